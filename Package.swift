@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// FlowCheck: a declarative flow-spec conformance harness for mobile OAuth SDKs.
+// No package dependencies: Foundation, FoundationNetworking, Dispatch and the test libraries only.
+import PackageDescription
+
+let package = Package(
+    name: "FlowCheck",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .executable(name: "flowcheck", targets: ["flowcheck"]),
+        .library(name: "FlowCheckSDK", targets: ["FlowCheckSDK"]),
+        .library(name: "FlowCheckFakeServer", targets: ["FlowCheckFakeServer"]),
+        .library(name: "FlowCheckTestSupport", targets: ["FlowCheckTestSupport"]),
+        .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckReports"]),
+    ],
+    targets: [
+        // The SDK core: our own platform-neutral OAuth client. Foundation only.
+        .target(name: "FlowCheckSDK"),
+        // In-process HTTP/1.1 fake providers on loopback. Knows nothing of the SDK.
+        .target(name: "FlowCheckFakeServer"),
+        // Test doubles downstream SDK teams can use too: the manual clock, server helpers.
+        .target(name: "FlowCheckTestSupport", dependencies: ["FlowCheckSDK", "FlowCheckFakeServer"]),
+        // The spec format: a position-aware JSON reader, the model, the loader and its diagnostics.
+        .target(name: "FlowCheckSpec"),
+        // Runs specs through a driver against a fresh fake server per flow; produces results.
+        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
+        // The driver that puts our SDK core under the runner.
+        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckSDK"]),
+        // JUnit XML and Markdown, written from results only.
+        .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
+        // Argument parsing, console output and exit codes, as a library so it can be tested.
+        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver"]),
+        .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
+
+        .testTarget(name: "FlowCheckSDKTests", dependencies: ["FlowCheckSDK", "FlowCheckTestSupport"]),
+        .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckFakeServer"]),
+        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec"]),
+        .testTarget(
+            name: "FlowCheckRunnerTests",
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckTestSupport"]
+        ),
+        .testTarget(
+            name: "FlowCheckReportsTests",
+            dependencies: ["FlowCheckReports", "FlowCheckRunner"],
+            exclude: ["Golden"]
+        ),
+        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["flowcheck"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

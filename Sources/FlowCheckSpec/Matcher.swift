@@ -1,0 +1,110 @@
+import Foundation
+
+/// A check on one value: equals, differs, present, absent, regex or contains; optionally
+/// capturing the actual value into a variable for later steps.
+public struct Matcher: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case equals(Template)
+        case notEquals(Template)
+        case present
+        case absent
+        case regex(String)
+        case contains(Template)
+    }
+
+    public var kind: Kind
+    /// The variable that receives the actual value when the check passes.
+    public var capture: String?
+
+    public init(_ kind: Kind, capture: String? = nil) {
+        self.kind = kind
+        self.capture = capture
+    }
+
+    /// The verdict on an actual value (nil: the field is not there).
+    public func matches(_ actual: String?, variables: [String: String]) -> Bool {
+        switch kind {
+        case .present: return actual != nil
+        case .absent: return actual == nil
+        case .equals(let template): return actual == template.render(variables)
+        case .notEquals(let template): return actual != template.render(variables)
+        case .contains(let template): return actual.map { $0.contains(template.render(variables)) } ?? false
+        case .regex(let pattern):
+            guard let actual, let regex = try? NSRegularExpression(pattern: pattern) else { return false }
+            return regex.firstMatch(in: actual, range: NSRange(actual.startIndex..., in: actual)) != nil
+        }
+    }
+
+    /// What the matcher wants, in words for reports: `equals "x"`, `is present`.
+    public var expectation: String {
+        switch kind {
+        case .equals(let t): return "equals \(t.quoted)"
+        case .notEquals(let t): return "differs from \(t.quoted)"
+        case .present: return "is present"
+        case .absent: return "is absent"
+        case .regex(let p): return "matches /\(p)/"
+        case .contains(let t): return "contains \(t.quoted)"
+        }
+    }
+
+    /// The variables this matcher reads.
+    public var variables: [String] {
+        switch kind {
+        case .equals(let t), .notEquals(let t), .contains(let t): return t.variables
+        default: return []
+        }
+    }
+}
+
+/// A string that may refer to captured variables as `${name}`.
+public struct Template: Sendable, Equatable {
+    enum Part: Sendable, Equatable {
+        case literal(String)
+        case variable(String)
+    }
+
+    let parts: [Part]
+    public let raw: String
+
+    /// Parses `${name}` references; `$${` stands for a literal `${`.
+    public init(_ raw: String) {
+        self.raw = raw
+        var parts: [Part] = []
+        var literal = ""
+        var rest = Substring(raw)
+        while let range = rest.range(of: "${") {
+            if range.lowerBound > rest.startIndex, rest[rest.index(before: range.lowerBound)] == "$" {
+                literal += rest[rest.startIndex..<rest.index(before: range.lowerBound)] + "${"
+                rest = rest[range.upperBound...]
+                continue
+            }
+            guard let close = rest[range.upperBound...].firstIndex(of: "}") else { break }
+            literal += rest[rest.startIndex..<range.lowerBound]
+            if !literal.isEmpty { parts.append(.literal(literal)) }
+            literal = ""
+            parts.append(.variable(String(rest[range.upperBound..<close])))
+            rest = rest[rest.index(after: close)...]
+        }
+        literal += rest
+        if !literal.isEmpty { parts.append(.literal(literal)) }
+        self.parts = parts
+    }
+
+    /// The names referred to, in order.
+    public var variables: [String] {
+        parts.compactMap { if case .variable(let name) = $0 { return name } else { return nil } }
+    }
+
+    /// The text with every known variable substituted (an unknown one stays as written).
+    public func render(_ variables: [String: String]) -> String {
+        parts.map { part in
+            switch part {
+            case .literal(let s): return s
+            case .variable(let name): return variables[name] ?? "${\(name)}"
+            }
+        }.joined()
+    }
+
+    /// The raw text in double quotes, for reports.
+    public var quoted: String { "\"\(raw)\"" }
+}

@@ -1,0 +1,23 @@
+/// A problem in a spec file: what is wrong, where (file, line:column, JSON path) and how to fix it.
+///
+/// Model: hurl_core's error trait. The text form is the one editors and CI logs understand:
+/// `file:line:column: error: title at path`, then an indented `fix:` line.
+public struct SpecDiagnostic: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var location: SourceLocation
+    public var path: String
+    public var title: String
+    public var fix: String
+
+    public init(file: String, location: SourceLocation, path: String, title: String, fix: String) {
+        self.file = file
+        self.location = location
+        self.path = path
+        self.title = title
+        self.fix = fix
+    }
+
+    public var description: String {
+        "\(file):\(location.line):\(location.column): error: \(title) at \(path)\n  fix: \(fix)"
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// Finds spec files, reads them and reports every problem with its place, never stopping the
+/// valid specs from loading.
+public struct SpecLoader: Sendable {
+    /// What a load produced: the valid specs (sorted by id) and the problems of the others.
+    public struct Result: Sendable {
+        public var specs: [FlowSpec]
+        public var diagnostics: [SpecDiagnostic]
+        /// The files that had at least one problem, in the order found.
+        public var invalidFiles: [String]
+    }
+
+    /// A path that names neither a file nor a folder.
+    public struct MissingPath: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var description: String { "no such file or folder: \(path)" }
+    }
+
+    public init() {}
+
+    /// Every `.json` spec under the given files and folders (folders searched recursively,
+    /// `*.schema.json` left out), sorted by path so runs are repeatable.
+    /// - Throws: ``MissingPath`` for a path that does not exist.
+    public func specFiles(in paths: [String]) throws(MissingPath) -> [String] {
+        var files: [String] = []
+        let fileManager = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else { throw MissingPath(path: path) }
+            if !isDirectory.boolValue {
+                files.append(path)
+                continue
+            }
+            let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+            // Enumerate the resolved folder (a symlinked specs folder is followed) but name files by
+            // the path the user gave, so reports show what they typed.
+            let resolved = URL(fileURLWithPath: base).resolvingSymlinksInPath().path
+            guard let enumerator = fileManager.enumerator(atPath: resolved) else { continue }
+            var found: [String] = []
+            for case let relative as String in enumerator where relative.hasSuffix(".json") && !relative.hasSuffix(".schema.json") {
+                found.append(base + "/" + relative)
+            }
+            files.append(contentsOf: found.sorted())
+        }
+        var seen = Set<String>()
+        return files.filter { seen.insert($0).inserted }
+    }
+
+    /// Loads every spec under `paths`.
+    /// - Throws: ``MissingPath`` when a path does not exist (a usage error, not a spec error).
+    public func load(paths: [String]) throws(MissingPath) -> Result {
+        let files = try specFiles(in: paths)
+        var specs: [FlowSpec] = []
+        var diagnostics: [SpecDiagnostic] = []
+        var invalid: [String] = []
+        var idOwners: [String: String] = [:]
+        for file in files {
+            switch load(file: file) {
+            case .valid(let spec):
+                if let owner = idOwners[spec.id] {
+                    diagnostics.append(SpecDiagnostic(file: file, location: idLocation(of: file) ?? spec.location, path: "$.id", title: "duplicate id \"\(spec.id)\" (already used by \(owner))", fix: "give each flow its own catalogue id"))
+                    invalid.append(file)
+                } else {
+                    idOwners[spec.id] = file
+                    specs.append(spec)
+                }
+            case .invalid(let problems):
+                diagnostics.append(contentsOf: problems)
+                invalid.append(file)
+            }
+        }
+        specs.sort { $0.id < $1.id }
+        return Result(specs: specs, diagnostics: diagnostics, invalidFiles: invalid)
+    }
+
+    /// Loads one file.
+    public func load(file: String) -> SpecFile {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return .invalid([SpecDiagnostic(file: file, location: SourceLocation(line: 1, column: 1), path: "$", title: "cannot read the file", fix: "check that it exists and is readable")])
+        }
+        return decode(Array(data), file: file)
+    }
+
+    /// Decodes spec text that came from `file` (which only names it in diagnostics).
+    public func decode(_ bytes: [UInt8], file: String) -> SpecFile {
+        if String(validating: bytes, as: UTF8.self) == nil {
+            return .invalid([SpecDiagnostic(file: file, location: SourceLocation(line: 1, column: 1), path: "$", title: "the file is not UTF-8 text", fix: "save it as UTF-8")])
+        }
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(bytes)
+        } catch {
+            return .invalid([SpecDiagnostic(file: file, location: error.location, path: error.path, title: "invalid JSON: \(error.message)", fix: error.fix)])
+        }
+        var decoder = SpecDecoder(file: file)
+        return decoder.decode(root)
+    }
+
+    private func idLocation(of file: String) -> SourceLocation? {
+        guard let data = FileManager.default.contents(atPath: file), let root = try? JSONReader.parse(Array(data)) else { return nil }
+        return root.members?.first { $0.key == "id" }?.value.location
+    }
+}
+
+/// One spec file after loading: the spec, or why it is not one.
+public enum SpecFile: Sendable {
+    case valid(FlowSpec)
+    case invalid([SpecDiagnostic])
+}

@@ -1,0 +1,120 @@
+import Testing
+@testable import FlowCheckSpec
+
+/// Every kind of malformed spec, with the exact message an author sees.
+struct SpecLoaderErrorTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var json: String
+        var expected: [String]
+        var testDescription: String { name }
+    }
+
+    /// A valid spec with one hole, `%STEPS%`, for the step-level cases.
+    static func spec(steps: String, fixture: String = #"{"clients": [{"id": "store-1", "secret": "sk-abcdef"}]}"#) -> String {
+        """
+        {
+          "id": "MLT-AUTH",
+          "title": "Auth",
+          "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "Obtaining a new token"},
+          "provider": "moltin",
+          "fixture": \(fixture),
+          "steps": \(steps)
+        }
+        """
+    }
+
+    static let cases: [Case] = [
+        Case(name: "bad JSON: missing comma", json: "{\n  \"id\": \"MLT-AUTH\"\n  \"title\": \"x\"\n}", expected: [
+            "t.json:3:3: error: invalid JSON: expected ',' or '}' after an object member at $\n  fix: add a comma between members, or close the object with '}'",
+        ]),
+        Case(name: "bad JSON: trailing comma in a nested array", json: "{\"steps\": [1, 2,]}", expected: [
+            "t.json:1:17: error: invalid JSON: trailing comma before ']' at $.steps\n  fix: remove the comma after the last element",
+        ]),
+        Case(name: "bad JSON: unterminated string", json: "{\"id\": \"MLT", expected: [
+            "t.json:1:12: error: invalid JSON: unterminated string at $.id\n  fix: close the string with a double quote",
+        ]),
+        Case(name: "bad JSON: empty file", json: "", expected: [
+            "t.json:1:1: error: invalid JSON: unexpected end of file, expected a value at $\n  fix: complete the document; a bracket or brace may be missing",
+        ]),
+        Case(name: "top level is not an object", json: "[]", expected: [
+            "t.json:1:1: error: expected an object, found an array at $\n  fix: write it as {\"id\": \"MLT-AUTH\", \"title\": \"...\", ...}",
+        ]),
+        Case(name: "missing field", json: #"{"id": "MLT-AUTH", "title": "x", "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "p"}, "provider": "moltin", "fixture": {"clients": []}}"#, expected: [
+            "t.json:1:1: error: missing required key \"steps\" at $\n  fix: add \"steps\": [ ... ]",
+        ]),
+        Case(name: "wrong type", json: spec(steps: "[]").replacingOccurrences(of: "\"title\": \"Auth\"", with: "\"title\": 42"), expected: [
+            "t.json:3:12: error: expected a string, found a number at $.title\n  fix: write it as \"Auth stores a token\"",
+            "t.json:7:12: error: a flow needs at least one step at $.steps\n  fix: add a step, e.g. {\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}",
+        ]),
+        Case(name: "unknown key, near miss", json: spec(steps: #"[{"app": "products", "expcet": {"outcome": "ok"}}]"#), expected: [
+            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, with, advanceClock, fault, clearFaults, server, expect",
+        ]),
+        Case(name: "unknown step action", json: spec(steps: #"[{"app": "prodcts"}]"#), expected: [
+            "t.json:7:21: error: unknown app action \"prodcts\" for provider \"moltin\" at $.steps[0].app\n  fix: did you mean \"products\"? actions for moltin: auth, refreshToken, deleteToken, products, relaunch",
+        ]),
+        Case(name: "missing argument", json: spec(steps: #"[{"app": "auth", "with": {"clientId": "store-1"}}]"#), expected: [
+            "t.json:7:37: error: \"auth\" needs the argument \"clientSecret\" at $.steps[0].with\n  fix: add \"with\": {\"clientSecret\": \"...\"}",
+        ]),
+        Case(name: "two actions in one step", json: spec(steps: #"[{"app": "products", "advanceClock": "1m"}]"#), expected: [
+            "t.json:7:33: error: a step takes one action, found \"app\" and \"advanceClock\" at $.steps[0].advanceClock\n  fix: split this into two steps",
+        ]),
+        Case(name: "bad duration", json: spec(steps: #"[{"advanceClock": "an hour"}]"#), expected: [
+            "t.json:7:30: error: expected a duration such as \"61m\", found \"an hour\" at $.steps[0].advanceClock\n  fix: write hours, minutes and seconds as \"1h\", \"61m\", \"90s\" or \"1h30m\"",
+        ]),
+        Case(name: "unknown error kind", json: spec(steps: #"[{"app": "products", "expect": {"error": {"kind": "transprot"}}}]"#), expected: [
+            "t.json:7:62: error: unknown error kind \"transprot\" at $.steps[0].expect.error.kind\n  fix: did you mean \"transport\"? error kinds: transport, serverError, invalidResponse, tokenEndpoint, tokenRejected, httpStatus, notLoggedIn, storage, configuration, authorization, stateMismatch",
+        ]),
+        Case(name: "matcher with two checks", json: spec(steps: #"[{"app": "products", "expect": {"store": {"accessToken": {"present": true, "absent": true}}}}]"#), expected: [
+            "t.json:7:69: error: a matcher takes one check, found absent and present at $.steps[0].expect.store.accessToken\n  fix: use one of equals, notEquals, present, absent, regex, contains",
+        ]),
+        Case(name: "invalid regex", json: spec(steps: #"[{"app": "products", "expect": {"result": {"productCount": {"regex": "(["}}}}]"#), expected: [
+            "t.json:7:81: error: invalid regular expression /([/ at $.steps[0].expect.result.productCount.regex\n  fix: check the brackets and escapes (backslashes are doubled in JSON)",
+        ]),
+        Case(name: "variable used before capture", json: spec(steps: #"[{"app": "products", "expect": {"store": {"accessToken": "${tokn}"}}}]"#), expected: [
+            "t.json:7:69: error: variable \"${tokn}\" is not captured by an earlier step at $.steps[0].expect.store.accessToken\n  fix: capture it in an earlier step, e.g. {\"present\": true, \"capture\": \"tokn\"}",
+        ]),
+        Case(name: "outcome on a step with no call", json: spec(steps: #"[{"advanceClock": "1m", "expect": {"outcome": "ok"}}]"#), expected: [
+            "t.json:7:47: error: \"outcome\" checks an app call, and this step makes none at $.steps[0].expect.outcome\n  fix: move it to the step with the \"app\" call it is about",
+        ]),
+        Case(name: "unknown provider", json: spec(steps: #"[{"advanceClock": "1m"}]"#).replacingOccurrences(of: "\"moltin\"", with: "\"moltn\""), expected: [
+            "t.json:5:15: error: unknown provider \"moltn\" at $.provider\n  fix: did you mean \"moltin\"? providers: moltin",
+        ]),
+        Case(name: "bad id", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "MLT-AUTH", with: "mlt auth"), expected: [
+            "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
+        ]),
+        Case(name: "unknown fault", json: spec(steps: #"[{"fault": {"kind": "serverErorr"}}]"#), expected: [
+            "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid",
+        ]),
+    ]
+
+    @Test(arguments: cases)
+    func reportsExactMessage(_ testCase: Case) {
+        switch SpecLoader().decode(Array(testCase.json.utf8), file: "t.json") {
+        case .valid:
+            Issue.record("expected diagnostics, the spec loaded")
+        case .invalid(let diagnostics):
+            #expect(diagnostics.map(\.description) == testCase.expected)
+        }
+    }
+
+    @Test func validSpecLoads() throws {
+        guard case .valid(let spec) = SpecLoader().decode(Array(Self.spec(steps: #"[{"app": "products", "expect": {"outcome": "ok"}}]"#).utf8), file: "t.json") else {
+            Issue.record("expected a valid spec")
+            return
+        }
+        #expect(spec.id == "MLT-AUTH")
+        #expect(spec.steps.count == 1)
+        #expect(spec.steps[0].location == SourceLocation(line: 7, column: 13))
+    }
+
+    @Test(arguments: [("1h", 3600), ("61m", 3660), ("90s", 90), ("1h30m", 5400), ("1h2m3s", 3723)])
+    func parsesDurations(_ text: String, _ seconds: Int) {
+        #expect(SpecDecoder.parseDuration(text) == seconds)
+    }
+
+    @Test(arguments: ["", "1", "m", "1x", "1m1h", "-1m"])
+    func refusesBadDurations(_ text: String) {
+        #expect(SpecDecoder.parseDuration(text) == nil)
+    }
+}
