@@ -1,0 +1,10 @@
+import Foundation
+
+/// The wall clock: the time source for production use.
+public struct SystemTimeSource: TimeSource {
+    /// Creates a time source that reads the system clock.
+    public init() {}
+
+    /// The current system time.
+    public var now: Date { Date() }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A Moltin API client: the tutorial's actions (seed 003, "Preview of the View Controller
+/// Actions": Auth, Bad Auth, Refresh Token, Delete Token, Products) plus the token expiry the
+/// tutorial leaves as an exercise ("Add token expiration code").
+///
+/// The client credentials are remembered in memory only, after a successful `auth`, so the client
+/// can refresh or re-authenticate on its own; the token is persisted in the `TokenStore` under
+/// `MoltinConfiguration.storeKey`. No failure ever changes the store: a failed `auth` does not
+/// clobber an earlier good token. Concurrent callers that find an expired token share one renewal.
+///
+/// ```swift
+/// let client = MoltinClient(
+///     configuration: .production,
+///     transport: URLSessionTransport(),
+///     store: try FileTokenStore(directory: tokensDirectory),
+///     clock: SystemTimeSource()
+/// )
+/// try await client.auth(clientId: id, clientSecret: secret)
+/// let products = try await client.products()
+/// ```
+public actor MoltinClient {
+    let configuration: MoltinConfiguration
+    let transport: any HTTPTransport
+    let persistence: TokenPersistence
+    let clock: any TimeSource
+
+    /// Set by a successful `auth`; never persisted.
+    var credentials: ClientCredentials?
+
+    /// The renewal in flight, shared by every caller that needs a fresh token meanwhile
+    /// (model: AppAuth's pending actions in `OIDAuthState.m`).
+    var renewal: Task<StoredToken, any Error>?
+
+    /// Bumped by every explicit change of the stored token (`auth`, `refreshToken`,
+    /// `deleteToken`), so a renewal that started earlier does not overwrite it when it finishes.
+    var generation = 0
+
+    /// Test hook: called when a caller joins a renewal already in flight.
+    var renewalJoinObserver: (@Sendable () -> Void)?
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - configuration: The API root and refresh margin.
+    ///   - transport: The network seam.
+    ///   - store: Where the token is persisted.
+    ///   - clock: The time source for every expiry decision.
+    public init(configuration: MoltinConfiguration, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource) {
+        self.configuration = configuration
+        self.transport = transport
+        self.persistence = TokenPersistence(store: store, key: MoltinConfiguration.storeKey)
+        self.clock = clock
+    }
+
+    /// Obtains a token with the `client_credentials` grant and stores it (the tutorial's "Auth"
+    /// and "Bad Auth").
+    ///
+    /// On success the credentials are remembered in memory for later refresh and re-auth. On
+    /// failure neither the store nor the remembered credentials change.
+    /// - Parameters:
+    ///   - clientId: The store's client id.
+    ///   - clientSecret: The store's client secret; sent form-encoded, never logged or reported.
+    /// - Returns: The stored token.
+    /// - Throws: `OAuthError`: `.tokenEndpoint` with the server's message (e.g. "Invalid client id
+    ///   or secret"), `.serverError`, `.invalidResponse`, `.transport`, `.storage`, `.configuration`.
+    @discardableResult
+    public func auth(clientId: String, clientSecret: String) async throws -> StoredToken {
+        let newCredentials = ClientCredentials(clientId: clientId, clientSecret: clientSecret)
+        let token = try await requestToken(
+            fields: MoltinWire.clientCredentialsFields(newCredentials),
+            secrets: [clientSecret]
+        )
+        try persistence.save(token)
+        generation += 1
+        credentials = newCredentials
+        return token
+    }
+
+    /// Renews the stored token with the `refresh_token` grant (the tutorial's exercise) and stores
+    /// the result.
+    ///
+    /// Sends the stored refresh token, or the stored access token when there is none (seed 003,
+    /// "Refreshing a token"). Does not fall back to `client_credentials`: this is the explicit
+    /// "Refresh Token" action, so a refusal is reported as such.
+    /// - Returns: The new stored token.
+    /// - Throws: `OAuthError` `.notLoggedIn` without a stored token or remembered credentials;
+    ///   otherwise as `auth`. The store is unchanged on failure.
+    @discardableResult
+    public func refreshToken() async throws -> StoredToken {
+        guard let credentials else {
+            throw OAuthError.notLoggedIn("no client credentials in memory to refresh with; call auth first")
+        }
+        guard let current = try persistence.load() else {
+            throw OAuthError.notLoggedIn("there is no stored token to refresh")
+        }
+        let token = try await requestToken(
+            fields: MoltinWire.refreshFields(credentials, token: current),
+            secrets: secrets(credentials: credentials, tokens: [current])
+        )
+        try persistence.save(token)
+        generation += 1
+        return token
+    }
+
+    /// Removes the stored token (local only, like the tutorial's "Delete Token"). The remembered
+    /// credentials stay, but `products()` will then send no token and get Moltin's 400.
+    /// - Throws: `OAuthError` `.storage` when the store fails.
+    public func deleteToken() throws {
+        try persistence.clear()
+        generation += 1
+    }
+
+    /// The token currently in the store, or nil.
+    /// - Throws: `OAuthError` `.storage` when the store fails or holds unreadable data.
+    public func currentToken() throws -> StoredToken? {
+        try persistence.load()
+    }
+
+    /// Sets or clears the renewal-join hook (tests use it to hold a renewal until a second caller
+    /// has joined it).
+    func setRenewalJoinObserver(_ observer: (@Sendable () -> Void)?) {
+        renewalJoinObserver = observer
+    }
+}

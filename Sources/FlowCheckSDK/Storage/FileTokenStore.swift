@@ -1,0 +1,151 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A token store backed by one file per key in a private directory (Linux, tests, CLIs).
+///
+/// Readable by its owner only: the directory is `0700` and each file `0600`. Writes are atomic:
+/// the data goes to a temporary file in the same directory, is `fsync`ed, then `rename`d over the
+/// old file, and the directory is `fsync`ed, so a reader sees the old blob or the new one, never a
+/// partial file, and a crash cannot leave a torn token. Data survives reopening the directory with
+/// a new instance. Keys map reversibly to file names (see `FileTokenStore+Filenames.swift`).
+public final class FileTokenStore: TokenStore {
+    /// The directory holding the files.
+    public let directory: URL
+
+    /// Opens (creating if needed) the store in `directory`.
+    ///
+    /// Missing directories are created with mode `0700`; an existing one is tightened to `0700`.
+    /// - Parameter directory: A file URL of the directory to use.
+    /// - Throws: `OAuthError` `.storage` when the directory cannot be created, is not a directory,
+    ///   is owned by another user, or its mode cannot be set.
+    public init(directory: URL) throws {
+        guard directory.isFileURL else {
+            throw OAuthError.storage("the token directory must be a file URL")
+        }
+        self.directory = directory.standardizedFileURL
+        let path = self.directory.path
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw OAuthError.storage("could not create the token directory")
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw Self.posixFailure("could not inspect the token directory")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw OAuthError.storage("the token directory path is not a directory")
+        }
+        // Someone else's directory could be read or swapped under us: refuse it.
+        guard info.st_uid == geteuid() else {
+            throw OAuthError.storage("the token directory is owned by another user")
+        }
+        guard chmod(path, 0o700) == 0 else {
+            throw Self.posixFailure("could not restrict the token directory to its owner")
+        }
+    }
+
+    /// Reads the blob stored under `key`.
+    /// - Returns: The data, or nil when there is no file for `key`.
+    /// - Throws: `OAuthError` `.storage` when the file exists but cannot be read.
+    public func read(_ key: String) throws -> Data? {
+        let path = try filePath(for: key)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            throw Self.posixFailure("could not open the token file for key '\(key)'")
+        }
+        defer { close(descriptor) }
+        return try Self.readAll(from: descriptor, key: key)
+    }
+
+    /// Stores `data` under `key` atomically (temp file, `fsync`, `rename`, directory `fsync`).
+    /// - Throws: `OAuthError` `.storage` when any step fails; the previous blob is then intact.
+    public func write(_ data: Data, for key: String) throws {
+        let path = try filePath(for: key)
+        let temporaryPath = directory.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString).path
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw Self.posixFailure("could not create a temporary token file for key '\(key)'")
+        }
+        do {
+            // The umask can only remove bits, but be explicit: the file is the owner's alone.
+            guard fchmod(descriptor, 0o600) == 0 else {
+                throw Self.posixFailure("could not restrict the token file for key '\(key)'")
+            }
+            try Self.writeAll(data, to: descriptor, key: key)
+            guard fsync(descriptor) == 0 else {
+                throw Self.posixFailure("could not flush the token file for key '\(key)'")
+            }
+        } catch {
+            close(descriptor)
+            unlink(temporaryPath)
+            throw error
+        }
+        guard close(descriptor) == 0 else {
+            let failure = Self.posixFailure("could not close the token file for key '\(key)'")
+            unlink(temporaryPath)
+            throw failure
+        }
+        guard rename(temporaryPath, path) == 0 else {
+            let failure = Self.posixFailure("could not replace the token file for key '\(key)'")
+            unlink(temporaryPath)
+            throw failure
+        }
+        try syncDirectory()
+    }
+
+    /// Removes the file for `key`; a missing file is not an error.
+    /// - Throws: `OAuthError` `.storage` when the file exists but cannot be removed.
+    public func delete(_ key: String) throws {
+        let path = try filePath(for: key)
+        if unlink(path) != 0 {
+            if errno == ENOENT { return }
+            throw Self.posixFailure("could not delete the token file for key '\(key)'")
+        }
+        try syncDirectory()
+    }
+
+    /// The original keys of all stored items, sorted. Temporary and foreign files are ignored.
+    /// - Throws: `OAuthError` `.storage` when the directory cannot be listed.
+    public func keys() throws -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw OAuthError.storage("could not list the token directory")
+        }
+        return names.compactMap(Self.key(forFileName:)).sorted()
+    }
+
+    // MARK: - Private
+
+    /// Temporary files start with a dot, which no encoded key file name does.
+    static let temporaryPrefix = ".tmp-"
+
+    private func filePath(for key: String) throws -> String {
+        directory.appendingPathComponent(try Self.fileName(forKey: key)).path
+    }
+
+    private func syncDirectory() throws {
+        let descriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw Self.posixFailure("could not open the token directory to flush it")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw Self.posixFailure("could not flush the token directory")
+        }
+    }
+}

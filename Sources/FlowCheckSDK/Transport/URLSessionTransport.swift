@@ -1,0 +1,106 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The production transport: `URLSession` (FoundationNetworking on Linux).
+///
+/// Uses its own session with an ephemeral configuration (no cookies, no cache, no credential
+/// storage shared with the app) and does not follow redirects: a 3xx comes back as a response
+/// with its `Location` header, which is how a custom-scheme OAuth redirect is captured. Cancelling
+/// the calling task cancels the data task.
+public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
+    // `@unchecked`: `URLSession` is thread-safe but not annotated `Sendable` on every platform;
+    // all other state is behind `Locked`.
+    private let session: URLSession
+    private let invalidated = Locked(false)
+
+    /// Creates a transport with its own session.
+    /// - Parameter timeout: Seconds before a request or resource load times out.
+    public init(timeout: TimeInterval = 30) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCredentialStorage = nil
+        session = URLSession(configuration: configuration, delegate: RedirectRefusingDelegate(), delegateQueue: nil)
+    }
+
+    deinit {
+        invalidate()
+    }
+
+    /// Sends `request` without following redirects.
+    /// - Parameter request: The request to send.
+    /// - Returns: The response for any HTTP status, 3xx included.
+    /// - Throws: `OAuthError` `.transport` when no HTTP answer arrived or the transport was
+    ///   invalidated; `CancellationError` when the calling task was cancelled.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let urlRequest = Self.urlRequest(for: request)
+        let pending = PendingTask()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+                let started = pending.startUnlessCancelled { () -> URLSessionDataTask? in
+                    // A task created on an invalidated session raises an Objective-C exception on
+                    // Apple platforms, so refuse before asking the session.
+                    guard !invalidated.withLock({ $0 }) else { return nil }
+                    return session.dataTask(with: urlRequest) { data, response, error in
+                        continuation.resume(with: Self.result(data: data, response: response, error: error))
+                    }
+                }
+                switch started {
+                case .started:
+                    break
+                case .cancelled:
+                    continuation.resume(throwing: CancellationError())
+                case .refused:
+                    continuation.resume(throwing: OAuthError.transport("the transport was invalidated"))
+                }
+            }
+        } onCancel: {
+            pending.cancel()
+        }
+    }
+
+    /// Lets running tasks finish, then releases the session; later sends fail with `.transport`.
+    /// The harness calls this when a flow ends. Calling it again has no effect.
+    public func invalidate() {
+        let first = invalidated.withLock { wasInvalidated -> Bool in
+            defer { wasInvalidated = true }
+            return !wasInvalidated
+        }
+        if first {
+            session.finishTasksAndInvalidate()
+        }
+    }
+
+    private static func urlRequest(for request: TransportRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers {
+            urlRequest.addValue(value, forHTTPHeaderField: name)
+        }
+        urlRequest.httpBody = request.body
+        return urlRequest
+    }
+
+    private static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<TransportResponse, any Error> {
+        if let error {
+            return .failure(mapError(error))
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .failure(OAuthError.transport("the server's answer was not an HTTP response"))
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String {
+                headers[name] = value
+            }
+        }
+        return .success(TransportResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+    }
+}

@@ -1,0 +1,32 @@
+import Dispatch
+import Foundation
+import Testing
+import FlowCheckSDK
+
+@Suite("InMemoryTokenStore")
+struct InMemoryTokenStoreTests {
+    @Test("write, read, overwrite, delete, keys")
+    func lifecycle() throws {
+        let store = InMemoryTokenStore()
+        #expect(try store.read("a") == nil)
+        try store.write(Data("1".utf8), for: "b")
+        try store.write(Data("2".utf8), for: "a")
+        #expect(try store.keys() == ["a", "b"])
+        try store.write(Data("3".utf8), for: "a")
+        #expect(try store.read("a") == Data("3".utf8))
+        try store.delete("a")
+        try store.delete("missing")
+        #expect(try store.read("a") == nil)
+        #expect(try store.keys() == ["b"])
+    }
+
+    @Test("concurrent writers do not lose keys")
+    func concurrentWrites() throws {
+        let store = InMemoryTokenStore()
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            try? store.write(Data([UInt8(index % 256)]), for: "key-\(index)")
+        }
+        #expect(try store.keys().count == 200)
+        #expect(try store.read("key-7") == Data([7]))
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import FlowCheckSDK
+
+@Suite("OAuthError")
+struct OAuthErrorTests {
+    struct CodeCase: CustomTestStringConvertible, Sendable {
+        let code: OAuthError.Code
+        let name: String
+        var testDescription: String { name }
+    }
+
+    @Test("code names match their static lets", arguments: [
+        CodeCase(code: .transport, name: "transport"),
+        CodeCase(code: .serverError, name: "serverError"),
+        CodeCase(code: .invalidResponse, name: "invalidResponse"),
+        CodeCase(code: .tokenEndpoint, name: "tokenEndpoint"),
+        CodeCase(code: .tokenRejected, name: "tokenRejected"),
+        CodeCase(code: .httpStatus, name: "httpStatus"),
+        CodeCase(code: .notLoggedIn, name: "notLoggedIn"),
+        CodeCase(code: .storage, name: "storage"),
+        CodeCase(code: .configuration, name: "configuration"),
+        CodeCase(code: .authorization, name: "authorization"),
+        CodeCase(code: .stateMismatch, name: "stateMismatch"),
+    ])
+    func codeNames(_ testCase: CodeCase) {
+        #expect(testCase.code.name == testCase.name)
+        #expect(testCase.code.description == testCase.name)
+    }
+
+    @Test("codes are distinct")
+    func codesDistinct() {
+        let codes: Set<OAuthError.Code> = [
+            .transport, .serverError, .invalidResponse, .tokenEndpoint, .tokenRejected,
+            .httpStatus, .notLoggedIn, .storage, .configuration, .authorization, .stateMismatch,
+        ]
+        #expect(codes.count == 11)
+    }
+
+    @Test("description shows code, status and message")
+    func descriptionFormat() {
+        let error = OAuthError(code: .tokenEndpoint, message: "Invalid client id or secret", status: 401)
+        #expect(error.description == "tokenEndpoint [HTTP 401]: Invalid client id or secret")
+        #expect(OAuthError(code: .transport, message: "could not connect").description == "transport: could not connect")
+        #expect(error == OAuthError(code: .tokenEndpoint, message: "Invalid client id or secret", status: 401))
+        #expect(error != OAuthError(code: .tokenEndpoint, message: "Invalid client id or secret", status: 400))
+    }
+
+    /// Every error the Moltin client can produce, driven through the stub, must keep the client
+    /// secret and every token out of its description, even when the server echoes them.
+    @Test("no error description contains a secret, even when the server echoes one")
+    func descriptionsHoldNoSecret() async throws {
+        let fixture = try MoltinFixture()
+        try await fixture.authenticate()
+        let token = try #require(try await fixture.client.currentToken())
+        let secret = StubMoltin.clientSecret
+        let echoes: [@Sendable (TransportRequest) -> TransportResponse] = [
+            { _ in .json(401, #"{"status":false,"error":"Invalid client secret \#(secret)"}"#) },
+            { request in .json(500, #"{"error":"boom for \#(request.bodyText ?? "")"}"#) },
+            { request in .json(400, #"{"status":false,"errors":["bad header \#(request.header("Authorization") ?? "")"]}"#) },
+            { request in .json(401, #"{"status":false,"error":"Access token \#(request.bearerToken ?? "") is not valid"}"#) },
+            { _ in .text(200, "<html>\(secret)</html>") },
+        ]
+        var errors: [OAuthError] = []
+        for echo in echoes {
+            fixture.server.intercept { echo($0) }
+            for operation in 0..<3 {
+                do {
+                    switch operation {
+                    case 0: try await fixture.authenticate()
+                    case 1: try await fixture.client.refreshToken()
+                    default: _ = try await fixture.client.products()
+                    }
+                } catch let error as OAuthError {
+                    errors.append(error)
+                }
+            }
+        }
+        fixture.server.intercept { _ in throw OAuthError(code: .transport, message: "failed to send \(secret)") }
+        if let error = await oauthError({ try await fixture.client.products() }) {
+            errors.append(error)
+        }
+        #expect(errors.count == echoes.count * 3 + 1)
+        let encodedSecret = FormURLEncoding.encodeComponent(secret)
+        for error in errors {
+            #expect(!error.description.contains(secret), "\(error)")
+            #expect(!error.description.contains(encodedSecret), "\(error)")
+            #expect(!error.description.contains(token.accessToken), "\(error)")
+        }
+        // The server's own words still come through, minus the secret.
+        #expect(errors.contains { $0.message == "Invalid client secret <redacted>" })
+    }
+}

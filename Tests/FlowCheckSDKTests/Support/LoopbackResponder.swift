@@ -1,0 +1,170 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A minimal HTTP/1.1 responder on 127.0.0.1 for one connection: accepts, reads the request
+/// (headers plus `Content-Length` body), writes a fixed response, closes.
+///
+/// Only for `URLSessionTransport` tests; the project's fake server lives elsewhere. A 10-second
+/// socket timeout keeps a broken test from hanging forever; it is a safety net, not an assertion.
+///
+/// ```swift
+/// let responder = try LoopbackResponder(response: "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+/// async let request = responder.serveOnce()
+/// let response = try await transport.send(TransportRequest(url: responder.url(path: "/x")))
+/// ```
+final class LoopbackResponder: @unchecked Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let response: Data
+
+    init(response: String) throws {
+        self.response = Data(response.utf8)
+        (listener, port) = try Self.listen()
+    }
+
+    deinit {
+        close(listener)
+    }
+
+    func url(path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path)")!
+    }
+
+    /// Serves one connection on a background thread; returns the raw request text, or nil when
+    /// no complete request arrived.
+    func serveOnce() async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.serveBlocking())
+            }
+        }
+    }
+
+    /// Accepts one connection, reads the request, opens `received`, then writes nothing and
+    /// waits for the client to hang up. Returns true when the client closed the connection.
+    func serveHolding(received: Gate) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.holdBlocking(received: received))
+            }
+        }
+    }
+
+    private func holdBlocking(received: Gate) -> Bool {
+        let connection = accept(listener, nil, nil)
+        guard connection >= 0 else { return false }
+        defer { close(connection) }
+        Self.setTimeout(connection)
+        guard Self.readRequest(connection) != nil else { return false }
+        Task { await received.open() }
+        var byte: UInt8 = 0
+        return recv(connection, &byte, 1, 0) == 0
+    }
+
+    private func serveBlocking() -> String? {
+        let connection = accept(listener, nil, nil)
+        guard connection >= 0 else { return nil }
+        defer { close(connection) }
+        Self.setTimeout(connection)
+        guard let request = Self.readRequest(connection) else { return nil }
+        response.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = send(connection, bytes.baseAddress! + offset, bytes.count - offset, 0)
+                if sent <= 0 { break }
+                offset += sent
+            }
+        }
+        return request
+    }
+
+    private static func readRequest(_ connection: Int32) -> String? {
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let terminator = Array("\r\n\r\n".utf8)
+        while true {
+            if let end = received.firstRange(of: terminator)?.upperBound {
+                let head = String(decoding: received[..<end], as: UTF8.self)
+                let length = head.split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if received.count >= end + length {
+                    return String(decoding: received, as: UTF8.self)
+                }
+            }
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count <= 0 { return nil }
+            received.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    private static func setTimeout(_ socket: Int32) {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// A listening socket on 127.0.0.1 with a kernel-chosen port.
+    static func listen() throws -> (Int32, UInt16) {
+        let (socket, port) = try bound()
+        guard Glue.listen(socket, 4) == 0 else {
+            close(socket)
+            throw POSIXError(.EADDRINUSE)
+        }
+        setTimeout(socket)  // accept() honours SO_RCVTIMEO on Linux
+        return (socket, port)
+    }
+
+    /// A port on 127.0.0.1 that nobody listens on: bound, read, then closed.
+    static func closedPort() throws -> UInt16 {
+        let (socket, port) = try bound()
+        close(socket)
+        return port
+    }
+
+    private static func bound() throws -> (Int32, UInt16) {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let boundOK = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let namedOK = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+        }
+        guard boundOK, namedOK else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+}
+
+private enum Glue {
+    static func listen(_ socket: Int32, _ backlog: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.listen(socket, backlog)
+        #else
+        Darwin.listen(socket, backlog)
+        #endif
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import FlowCheckSDK
+
+@Suite("URLSessionTransport")
+struct URLSessionTransportTests {
+    @Test("a closed loopback port is a .transport error")
+    func closedPort() async throws {
+        let transport = URLSessionTransport(timeout: 10)
+        defer { transport.invalidate() }
+        let port = try LoopbackResponder.closedPort()
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/oauth/access_token?code=SECRET"))
+        let error = await #expect(throws: OAuthError.self) {
+            try await transport.send(TransportRequest(method: "POST", url: url, body: Data("client_secret=x".utf8)))
+        }
+        #expect(error?.code == .transport)
+        #expect(error?.status == nil)
+        #expect(error?.description.contains("SECRET") == false)
+    }
+
+    @Test("one real round trip: method, path, headers and body out; status, headers and body back")
+    func roundTrip() async throws {
+        let responder = try LoopbackResponder(response: """
+            HTTP/1.1 201 Created\r
+            Content-Type: application/json\r
+            X-Custom-Header: Yes\r
+            Content-Length: 11\r
+            Connection: close\r
+            \r
+            {"ok":true}
+            """)
+        let transport = URLSessionTransport(timeout: 10)
+        defer { transport.invalidate() }
+        async let served = responder.serveOnce()
+        let response = try await transport.send(TransportRequest(
+            method: "POST",
+            url: responder.url(path: "/oauth/access_token"),
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+            body: Data("grant_type=client_credentials&client_id=a%26b".utf8)
+        ))
+        let request = try #require(await served)
+
+        #expect(response.status == 201)
+        #expect(response.body == Data(#"{"ok":true}"#.utf8))
+        #expect(response.headers["x-custom-header"] == "Yes")
+        #expect(response.header("Content-Type") == "application/json")
+        #expect(request.hasPrefix("POST /oauth/access_token HTTP/1.1\r\n"))
+        let lowered = request.lowercased()
+        #expect(lowered.contains("\r\ncontent-type: application/x-www-form-urlencoded\r\n"))
+        #expect(lowered.contains("\r\naccept: application/json\r\n"))
+        #expect(request.hasSuffix("\r\n\r\ngrant_type=client_credentials&client_id=a%26b"))
+    }
+
+    @Test("a 302 is returned with its Location, not followed")
+    func redirectNotFollowed() async throws {
+        let location = "flowcheck-app://oauth/callback?code=abc&state=xyz"
+        let responder = try LoopbackResponder(response: """
+            HTTP/1.1 302 Found\r
+            Location: \(location)\r
+            Content-Length: 0\r
+            Connection: close\r
+            \r
+
+            """)
+        let transport = URLSessionTransport(timeout: 10)
+        defer { transport.invalidate() }
+        async let served = responder.serveOnce()
+        let response = try await transport.send(TransportRequest(url: responder.url(path: "/oauth/authorize")))
+        let request = try #require(await served)
+
+        #expect(response.status == 302)
+        #expect(response.headers["location"] == location)
+        #expect(request.hasPrefix("GET /oauth/authorize HTTP/1.1\r\n"))
+    }
+
+    @Test("after invalidate, send fails with .transport instead of crashing")
+    func invalidated() async throws {
+        let transport = URLSessionTransport()
+        transport.invalidate()
+        transport.invalidate()
+        let url = try #require(URL(string: "http://127.0.0.1:1/"))
+        let error = await #expect(throws: OAuthError.self) { try await transport.send(TransportRequest(url: url)) }
+        #expect(error?.code == .transport)
+    }
+
+    @Test("a task cancelled before sending gets CancellationError")
+    func cancelledBeforeSend() async throws {
+        let transport = URLSessionTransport()
+        defer { transport.invalidate() }
+        let url = try #require(URL(string: "http://127.0.0.1:1/"))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transport.send(TransportRequest(url: url))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test("cancelling the calling task cancels the running data task")
+    func cancelledWhileWaiting() async throws {
+        let responder = try LoopbackResponder(response: "")
+        let transport = URLSessionTransport(timeout: 10)
+        defer { transport.invalidate() }
+        let received = Gate()
+        async let clientHungUp = responder.serveHolding(received: received)
+        let task = Task { try await transport.send(TransportRequest(url: responder.url(path: "/slow"))) }
+        await received.wait()
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        // The connection was dropped by the cancel, not by a timeout.
+        #expect(await clientHungUp)
+    }
+}
