@@ -1,0 +1,198 @@
+import Foundation
+
+/// A strict fake of the Moltin v1 API as described by its OAuth tutorial: token endpoint plus
+/// one protected resource, enough to drive every token path an SDK must handle.
+///
+/// Wire contract:
+/// - `POST /oauth/access_token`, form-encoded (another Content-Type is 400; none is tolerated),
+///   grants `client_credentials`, `implicit` (treated like client_credentials) and
+///   `refresh_token`. Success is `{"access_token","token_type":"Bearer","expires",
+///   "expires_in","identifier"}` where `identifier` is the grant used.
+/// - `GET /v1/products` with `Authorization: Bearer <token>` (scheme matched
+///   case-insensitively, RFC 6750); missing or malformed is 400, unknown, dead or expired
+///   (`now >= expires`) is 401.
+/// - Unknown paths are 404; a wrong method on a known path is 405 with `Allow`.
+///
+/// Refresh decision: the fake issues no separate refresh token. Following the tutorial
+/// ("refresh_token should have the value of the previously expired token"), the refresh grant
+/// takes an access token previously issued to the same client, expired or not, exactly once;
+/// afterwards that token is dead both as access token and as refresh token. Tokens killed by
+/// ``revokeAllTokens()`` are dead too, so they cannot be refreshed either: the client has to
+/// authenticate again.
+///
+/// Expiry is judged against the `now` passed in (the flow's virtual clock), never `Date()`,
+/// using the whole-second `expires` value the client was told.
+public final class FakeMoltin: FakeProvider {
+    public let name = "moltin"
+    public let fixture: MoltinFixture
+
+    private struct Token {
+        var clientID: String
+        /// Unix seconds, exactly as reported in the token response.
+        var expires: Int
+        var dead: Bool
+    }
+
+    private struct Book {
+        var tokens: [String: Token] = [:]
+        var issued: [String] = []
+    }
+
+    private let book = Locked(Book())
+
+    public static let tokenPath = "/oauth/access_token"
+    public static let productsPath = "/v1/products"
+
+    public init(fixture: MoltinFixture) {
+        self.fixture = fixture
+    }
+
+    public var issuedSecrets: [String] {
+        book.withLock { $0.issued }
+    }
+
+    /// Kills every token issued so far, so a flow can exercise "Access token is not valid"
+    /// recovery. Tokens issued afterwards work normally.
+    public func revokeAllTokens() {
+        book.withLock { book in
+            for key in book.tokens.keys {
+                book.tokens[key]?.dead = true
+            }
+        }
+    }
+
+    /// Whether `token` would currently be accepted on `GET /v1/products`.
+    public func isTokenValid(_ token: String, now: Date) -> Bool {
+        book.withLock { book in
+            guard let record = book.tokens[token] else { return false }
+            return !record.dead && now.timeIntervalSince1970 < Double(record.expires)
+        }
+    }
+
+    public func handle(_ request: HTTPRequest, now: Date) -> HTTPResponse {
+        switch request.path {
+        case Self.tokenPath:
+            guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
+            return issueToken(request, now: now)
+        case Self.productsPath:
+            guard request.method == "GET" else { return Self.methodNotAllowed(allow: "GET") }
+            return listProducts(request, now: now)
+        default:
+            return Self.error(404, "Not found")
+        }
+    }
+
+    // MARK: - Token endpoint
+
+    private func issueToken(_ request: HTTPRequest, now: Date) -> HTTPResponse {
+        if let contentType = request.headers["Content-Type"] {
+            let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .trimmingCharacters(in: .whitespaces).lowercased()
+            guard mediaType == "application/x-www-form-urlencoded" else {
+                return Self.error(400, "Content-Type must be application/x-www-form-urlencoded")
+            }
+        }
+        guard let fields = request.formFields else {
+            return Self.error(400, "Malformed form body")
+        }
+        func field(_ name: String) -> String? {
+            fields.first { $0.name == name }?.value
+        }
+        guard let grant = field("grant_type"), !grant.isEmpty else {
+            return Self.error(400, "grant_type is required")
+        }
+        guard ["client_credentials", "implicit", "refresh_token"].contains(grant) else {
+            return Self.error(400, "Unsupported grant_type")
+        }
+        guard let client = fixture.clients.first(where: { $0.id == field("client_id") }),
+              client.secret == field("client_secret")
+        else {
+            return Self.error(401, "Invalid client id or secret")
+        }
+        let expires = Self.wholeSeconds(now.timeIntervalSince1970 + fixture.tokenLifetime)
+        let issued: String? = book.withLock { book in
+            if grant == "refresh_token" {
+                guard let old = field("refresh_token"),
+                      let record = book.tokens[old],
+                      record.clientID == client.id, !record.dead
+                else { return nil }
+                book.tokens[old]?.dead = true
+            }
+            let token = Self.randomToken()
+            book.tokens[token] = Token(clientID: client.id, expires: expires, dead: false)
+            book.issued.append(token)
+            return token
+        }
+        guard let token = issued else {
+            return Self.error(401, "Refresh token is not valid")
+        }
+        return .json(200, [
+            "access_token": token,
+            "token_type": "Bearer",
+            "expires": expires,
+            "expires_in": Self.wholeSeconds(fixture.tokenLifetime),
+            "identifier": grant,
+        ])
+    }
+
+    // MARK: - Products
+
+    private func listProducts(_ request: HTTPRequest, now: Date) -> HTTPResponse {
+        guard let token = Self.bearerToken(request.headers["Authorization"]) else {
+            return Self.error(400, "Access token is required")
+        }
+        guard isTokenValid(token, now: now) else {
+            return Self.error(401, "Access token is not valid")
+        }
+        let result: [[String: Any]] = fixture.products.map { product in
+            [
+                "id": product.id,
+                "title": product.title,
+                "price": ["amount": product.price, "currency": product.currency],
+            ]
+        }
+        return .json(200, [
+            "status": true,
+            "result": result,
+            "pagination": ["total": fixture.products.count],
+        ])
+    }
+
+    /// The token of `Bearer <token>`, or nil if absent, empty or of another form.
+    static func bearerToken(_ header: String?) -> String? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        let parts = header.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = String(parts[1])
+        guard !token.contains(where: \.isWhitespace) else { return nil }
+        return token
+    }
+
+    // MARK: - Helpers
+
+    private static func error(_ status: Int, _ message: String) -> HTTPResponse {
+        .json(status, ["status": false, "error": message])
+    }
+
+    private static func methodNotAllowed(allow: String) -> HTTPResponse {
+        var response = error(405, "Method not allowed")
+        response.headers.set("Allow", allow)
+        return response
+    }
+
+    /// Whole seconds, rounded down and clamped, so odd fixture values cannot trap.
+    private static func wholeSeconds(_ seconds: TimeInterval) -> Int {
+        guard seconds.isFinite else { return seconds > 0 ? Int.max : Int.min }
+        return Int(max(min(seconds.rounded(.down), 9e18), -9e18))
+    }
+
+    /// 40 lowercase hex characters from the system CSPRNG.
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<20).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// One fake world for one flow: a provider behind a real loopback server, a recorder and
+/// injectable faults. Create a fresh one per flow so no state leaks between flows.
+///
+/// Control methods (`start`, `inject`, `clearFaults`, `stop`) are serialised with each other;
+/// they are meant to be called by the harness, not from inside a request.
+public final class FakeProviderServer: @unchecked Sendable {
+    /// The persona answering requests.
+    public let provider: any FakeProvider
+    private let chain: ProviderResponder
+    private let server: HTTPServer
+    private struct Control {
+        var unreachable = false
+        var listenerError: HTTPServerError?
+    }
+    private let control = Locked(Control())
+
+    public init(provider: any FakeProvider, now: @escaping @Sendable () -> Date, limits: HTTPServerLimits = .init()) {
+        self.provider = provider
+        self.chain = ProviderResponder(provider: provider, now: now)
+        self.server = HTTPServer(responder: chain, limits: limits)
+    }
+
+    /// Safety net for a harness that forgets `stop()`: the server's threads keep the
+    /// `HTTPServer` alive, but nothing keeps this wrapper alive.
+    deinit {
+        server.stop()
+    }
+
+    /// Starts listening on an ephemeral loopback port (refusing at once if `.unreachable`
+    /// was injected before starting).
+    public func start() throws(HTTPServerError) {
+        try control.withLock { (control: inout Control) throws(HTTPServerError) in
+            try server.start()
+            if control.unreachable { server.refuseConnections() }
+        }
+    }
+
+    /// `http://127.0.0.1:PORT` (port 0 before `start()`).
+    public var baseURL: URL {
+        var components = URLComponents()
+        components.scheme = "http"
+        components.host = "127.0.0.1"
+        components.port = server.port
+        // Scheme, IPv4 host and numeric port always form a valid URL.
+        return components.url ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The bound port, or 0 before `start()`.
+    public var port: Int { server.port }
+
+    /// Every exchange received so far, in order.
+    public var exchanges: [RecordedExchange] { chain.exchanges }
+
+    /// HTTP-level faults still armed (not including `.unreachable`; see `isUnreachable`).
+    public var activeFaults: [Fault] { chain.faults }
+
+    /// Whether `.unreachable` is in force.
+    public var isUnreachable: Bool { control.withLock { $0.unreachable } }
+
+    /// Set when `clearFaults()` could not reopen the listener (the port was taken meanwhile);
+    /// the server then stays unreachable. Cleared by the next successful reopen.
+    public var listenerError: HTTPServerError? { control.withLock { $0.listenerError } }
+
+    /// Arms `fault`. `.unreachable` takes effect immediately and lasts until `clearFaults()`.
+    public func inject(_ fault: Fault) {
+        guard fault.kind == .unreachable else {
+            chain.inject(fault)
+            return
+        }
+        control.withLock { control in
+            control.unreachable = true
+            server.refuseConnections()
+        }
+    }
+
+    /// Disarms every fault and, if unreachable, listens again on the same port.
+    public func clearFaults() {
+        chain.clearFaults()
+        control.withLock { control in
+            guard control.unreachable else { return }
+            control.unreachable = false
+            do throws(HTTPServerError) {
+                try server.acceptConnections()
+                control.listenerError = nil
+            } catch {
+                control.listenerError = error
+            }
+        }
+    }
+
+    /// Closes the listener and every connection; idempotent.
+    public func stop() {
+        control.withLock { _ in server.stop() }
+    }
+
+    /// Every credential the provider has issued so far (for redaction in reports).
+    public var issuedSecrets: [String] { provider.issuedSecrets }
+
+    /// The recording + fault + provider chain, callable without sockets.
+    public var responder: any HTTPResponder { chain }
+}

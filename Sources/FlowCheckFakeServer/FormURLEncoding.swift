@@ -1,0 +1,81 @@
+import Foundation
+
+/// `application/x-www-form-urlencoded` and percent-decoding rules, shared by query and body
+/// parsing so both agree on what a client meant.
+///
+/// Internal because FlowCheckSDK exports its own `FormURLEncoding`; a second public one would
+/// make the name ambiguous in any file importing both modules.
+enum FormURLEncoding {
+    /// Decodes `a=1&b=x+y` into ordered pairs, or nil if any escape is malformed or the
+    /// decoded bytes are not UTF-8 (a strict answer, so a harness can flag a broken encoder).
+    ///
+    /// '+' means space, empty segments (`a=1&&b=2`) are skipped, a name without '=' gets "".
+    static func decode(_ bytes: [UInt8]) -> [(name: String, value: String)]? {
+        decodePairs(bytes, strict: true)
+    }
+
+    /// Lenient variant for query strings: bad escapes stay literal, bad UTF-8 becomes U+FFFD.
+    static func decodeLeniently(_ text: Substring) -> [(name: String, value: String)] {
+        decodePairs(Array(text.utf8), strict: false) ?? []
+    }
+
+    /// Percent-decodes a path segment (no '+' rule), leniently.
+    static func decodePath(_ text: Substring) -> String {
+        percentDecode(Array(text.utf8)[...], plusIsSpace: false, strict: false) ?? String(text)
+    }
+
+    private static func decodePairs(_ bytes: [UInt8], strict: Bool) -> [(name: String, value: String)]? {
+        var result: [(name: String, value: String)] = []
+        for segment in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let name: ArraySlice<UInt8>
+            let value: ArraySlice<UInt8>
+            if let equals = segment.firstIndex(of: UInt8(ascii: "=")) {
+                name = segment[segment.startIndex..<equals]
+                value = segment[segment.index(after: equals)...]
+            } else {
+                name = segment
+                value = []
+            }
+            guard let decodedName = percentDecode(name, plusIsSpace: true, strict: strict),
+                  let decodedValue = percentDecode(value, plusIsSpace: true, strict: strict)
+            else { return nil }
+            result.append((name: decodedName, value: decodedValue))
+        }
+        return result
+    }
+
+    private static func percentDecode(_ bytes: ArraySlice<UInt8>, plusIsSpace: Bool, strict: Bool) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                if bytes.endIndex - index >= 3,
+                   let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                    out.append(high << 4 | low)
+                    index += 3
+                    continue
+                }
+                if strict { return nil }
+                out.append(byte)
+            } else if byte == UInt8(ascii: "+") && plusIsSpace {
+                out.append(UInt8(ascii: " "))
+            } else {
+                out.append(byte)
+            }
+            index += 1
+        }
+        if let text = String(bytes: out, encoding: .utf8) { return text }
+        return strict ? nil : String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

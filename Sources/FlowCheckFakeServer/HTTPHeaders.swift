@@ -1,0 +1,82 @@
+/// Ordered header fields as they appeared on the wire, looked up case-insensitively.
+///
+/// Order and repeats are kept because conformance reports show exactly what a client sent.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    private var storage: [(name: String, value: String)]
+
+    public init(_ pairs: [(String, String)] = []) {
+        storage = pairs.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// `["Content-Type": "text/plain"]`; repeated names are kept, in order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// `[("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")]`.
+    public init(arrayLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The fields in wire order, names with their original spelling.
+    public var pairs: [(name: String, value: String)] { storage }
+
+    /// Number of fields, counting repeats.
+    public var count: Int { storage.count }
+
+    /// The first value for `name` (case-insensitive), or nil.
+    public subscript(name: String) -> String? {
+        let key = name.lowercased()
+        return storage.first { $0.name.lowercased() == key }?.value
+    }
+
+    /// Every value for `name` in order (case-insensitive).
+    public func values(for name: String) -> [String] {
+        let key = name.lowercased()
+        return storage.filter { $0.name.lowercased() == key }.map(\.value)
+    }
+
+    /// Whether at least one field called `name` exists (case-insensitive).
+    public func contains(_ name: String) -> Bool {
+        self[name] != nil
+    }
+
+    /// Appends a field, keeping any existing ones of that name.
+    public mutating func add(_ name: String, _ value: String) {
+        storage.append((name: name, value: value))
+    }
+
+    /// Replaces every field called `name` with one field, at the position of the first.
+    public mutating func set(_ name: String, _ value: String) {
+        let key = name.lowercased()
+        if let first = storage.firstIndex(where: { $0.name.lowercased() == key }) {
+            storage[first] = (name: name, value: value)
+            var index = storage.index(after: first)
+            while index < storage.endIndex {
+                if storage[index].name.lowercased() == key {
+                    storage.remove(at: index)
+                } else {
+                    index = storage.index(after: index)
+                }
+            }
+        } else {
+            storage.append((name: name, value: value))
+        }
+    }
+
+    /// Removes every field called `name` (case-insensitive).
+    public mutating func remove(_ name: String) {
+        let key = name.lowercased()
+        storage.removeAll { $0.name.lowercased() == key }
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        storage.makeIterator()
+    }
+
+    /// Exact comparison: same names (same spelling), same values, same order.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.storage.count == rhs.storage.count
+            && zip(lhs.storage, rhs.storage).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}

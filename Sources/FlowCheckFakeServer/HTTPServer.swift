@@ -1,0 +1,183 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real HTTP/1.1 listener on 127.0.0.1, so SDKs are exercised through their genuine
+/// networking stack rather than a mocked URL loader.
+///
+/// One accept thread plus one thread per connection, all with blocking sockets: simple to
+/// reason about and plenty for a test harness. Descriptors are only ever closed by the thread
+/// that owns them; other threads merely `shutdown()` them to wake blocked calls, so a closed
+/// descriptor number can never be reused under a thread's feet.
+///
+/// Call `stop()` when done: running threads keep the server alive, so it is not stopped by
+/// merely dropping the last reference.
+public final class HTTPServer: @unchecked Sendable {
+    private enum Phase {
+        case idle, listening, refusing, stopped
+    }
+
+    private struct State {
+        var phase: Phase = .idle
+        var port = 0
+        /// The listening descriptor while `phase == .listening`; owned by the accept thread.
+        var listener: Int32 = -1
+        /// Live connection descriptors; each is owned by its connection thread.
+        var connections: Set<Int32> = []
+        /// Left when the current accept thread has closed its listener and exited.
+        var acceptThread: DispatchGroup?
+    }
+
+    private let responder: any HTTPResponder
+    private let limits: HTTPServerLimits
+    private let state = Locked(State())
+    /// Tracks every connection thread so `stop()` can wait for all of them.
+    private let connectionThreads = DispatchGroup()
+    private let threadMarker: String
+
+    public init(responder: any HTTPResponder, limits: HTTPServerLimits = .init()) {
+        self.responder = responder
+        self.limits = limits
+        self.threadMarker = "FlowCheckFakeServer.HTTPServer.\(UUID().uuidString)"
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The bound port, or 0 before `start()`. Stays the same across refuse/accept cycles.
+    public var port: Int {
+        state.withLock { $0.port }
+    }
+
+    /// Binds 127.0.0.1 on an ephemeral port, starts accepting and returns the port.
+    @discardableResult
+    public func start() throws(HTTPServerError) -> Int {
+        Socket.ignoreSIGPIPE()
+        return try state.withLock { (state: inout State) throws(HTTPServerError) -> Int in
+            guard state.phase == .idle else { throw .alreadyStarted }
+            let fd = try Socket.openListener(port: 0)
+            state.port = Socket.localPort(fd)
+            beginAccepting(on: fd, state: &state)
+            return state.port
+        }
+    }
+
+    /// Simulates an unreachable server: closes the listener and every open connection, so
+    /// new connects fail with ECONNREFUSED and kept-alive sockets see their peer vanish.
+    /// Returns once the listener is closed. No effect unless currently listening.
+    public func refuseConnections() {
+        let acceptThread: DispatchGroup? = state.withLock { state in
+            guard state.phase == .listening else { return nil }
+            state.phase = .refusing
+            return closeEverything(&state)
+        }
+        acceptThread?.wait()
+    }
+
+    /// Listens again on the same port after `refuseConnections()`; no effect if listening.
+    public func acceptConnections() throws(HTTPServerError) {
+        try state.withLock { (state: inout State) throws(HTTPServerError) in
+            switch state.phase {
+            case .listening: return
+            case .idle, .stopped: throw .notRunning
+            case .refusing:
+                let fd = try Socket.openListener(port: state.port)
+                beginAccepting(on: fd, state: &state)
+            }
+        }
+    }
+
+    /// Closes the listener and every connection and waits for their threads to finish.
+    /// Idempotent. Called from one of this server's own connection threads (from inside a
+    /// responder) it cannot wait for that thread, so it waits only for the listener then.
+    public func stop() {
+        let acceptThread: DispatchGroup? = state.withLock { state in
+            let wasStopped = state.phase == .stopped
+            state.phase = .stopped
+            return wasStopped ? nil : closeEverything(&state)
+        }
+        acceptThread?.wait()
+        if Thread.current.threadDictionary[threadMarker] == nil {
+            connectionThreads.wait()
+        }
+    }
+
+    // MARK: - Threads
+
+    /// Wakes the accept thread and every connection thread; caller holds the lock.
+    private func closeEverything(_ state: inout State) -> DispatchGroup? {
+        if state.listener >= 0 {
+            Socket.shutdownBoth(state.listener)
+            state.listener = -1
+        }
+        for fd in state.connections {
+            Socket.shutdownBoth(fd)
+        }
+        let acceptThread = state.acceptThread
+        state.acceptThread = nil
+        return acceptThread
+    }
+
+    /// Records `fd` as the listener and spawns its accept thread; caller holds the lock.
+    private func beginAccepting(on fd: Int32, state: inout State) {
+        state.phase = .listening
+        state.listener = fd
+        let group = DispatchGroup()
+        group.enter()
+        state.acceptThread = group
+        let thread = Thread { [self] in
+            acceptLoop(fd)
+            close(fd)
+            group.leave()
+        }
+        thread.name = "FlowCheckFakeServer.accept"
+        thread.start()
+    }
+
+    private func acceptLoop(_ listener: Int32) {
+        while true {
+            let fd = accept(listener, nil, nil)
+            let stillListening = state.withLock { state -> Bool in
+                guard state.phase == .listening, state.listener == listener else { return false }
+                if fd >= 0 { spawnConnection(fd, state: &state) }
+                return true
+            }
+            if !stillListening {
+                if fd >= 0 { close(fd) }
+                return
+            }
+            if fd < 0 {
+                switch errno {
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of resources: back off briefly instead of spinning on the error.
+                    usleep(10_000)
+                default:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// Registers and serves an accepted socket on its own thread; caller holds the lock.
+    private func spawnConnection(_ fd: Int32, state: inout State) {
+        state.connections.insert(fd)
+        Socket.setTimeouts(fd, seconds: limits.readTimeout)
+        Socket.setNoDelay(fd)
+        connectionThreads.enter()
+        let connection = HTTPConnection(fd: fd, responder: responder, limits: limits)
+        let marker = threadMarker
+        let thread = Thread { [self] in
+            Thread.current.threadDictionary[marker] = true
+            connection.run()
+            _ = self.state.withLock { $0.connections.remove(fd) }
+            close(fd)
+            connectionThreads.leave()
+        }
+        thread.name = "FlowCheckFakeServer.connection"
+        thread.start()
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin POSIX socket helpers, kept in one place so platform differences stay out of the
+/// server logic.
+enum Socket {
+    /// Writing to a peer that vanished raises SIGPIPE, whose default action kills the whole
+    /// test process; ignore it once per process (sends also pass MSG_NOSIGNAL).
+    static func ignoreSIGPIPE() {
+        _ = sigpipeIgnored
+    }
+
+    private static let sigpipeIgnored: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        return true
+    }()
+
+    /// Opens a listening TCP socket on 127.0.0.1:`port` (0 = ephemeral).
+    static func openListener(port: Int, backlog: Int32 = 128) throws(HTTPServerError) -> Int32 {
+        #if os(Linux)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw .socketCreationFailed(errno: errno) }
+        var on: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            throw .bindFailed(port: port, errno: code)
+        }
+        guard listen(fd, backlog) == 0 else {
+            let code = errno
+            close(fd)
+            throw .listenFailed(errno: code)
+        }
+        return fd
+    }
+
+    /// The local port a socket is bound to, or 0.
+    static func localPort(_ fd: Int32) -> Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getsockname(fd, $0, &length)
+            }
+        }
+        guard result == 0 else { return 0 }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Sets receive and send timeouts so a silent peer cannot pin a thread forever.
+    static func setTimeouts(_ fd: Int32, seconds: TimeInterval) {
+        guard seconds > 0, seconds.isFinite else { return }
+        let clamped = min(seconds, 86_400)
+        var value = timeval()
+        value.tv_sec = numericCast(Int(clamped))
+        value.tv_usec = numericCast(Int((clamped - clamped.rounded(.down)) * 1_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Disables Nagle so small keep-alive responses are not held back.
+    static func setNoDelay(_ fd: Int32) {
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Sends every byte; false if the peer went away or the send timed out.
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return true }
+            var offset = 0
+            while offset < raw.count {
+                #if os(Linux)
+                let sent = send(fd, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                #else
+                let sent = send(fd, base + offset, raw.count - offset, 0)
+                #endif
+                if sent > 0 {
+                    offset += sent
+                } else if sent < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
+    /// What a blocking receive produced.
+    enum ReceiveResult {
+        case data(Int)
+        case endOfStream
+        case timedOut
+        case failed
+    }
+
+    /// Receives into `buffer`, retrying on EINTR.
+    static func receive(_ fd: Int32, into buffer: inout [UInt8]) -> ReceiveResult {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                recv(fd, raw.baseAddress, raw.count, 0)
+            }
+            if count > 0 { return .data(count) }
+            if count == 0 { return .endOfStream }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .timedOut
+            default: return .failed
+            }
+        }
+    }
+
+    /// Wakes any thread blocked on `fd` (accept, recv, send) without closing it, so the
+    /// owning thread can close it later and no other thread ever sees a reused descriptor.
+    static func shutdownBoth(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Half-closes our side so the peer sees EOF after the last response.
+    static func shutdownWrite(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_WR))
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import FlowCheckFakeServer
+
+/// Proves the server speaks HTTP well enough for the real client stack SDKs use.
+struct URLSessionRoundTripTests {
+    static let client = MoltinFixture.Client(id: "client-a", secret: "s3cr3t")
+
+    private func makeWorld() throws -> (FakeProviderServer, URLSession) {
+        let moltin = FakeMoltin(fixture: MoltinFixture(clients: [Self.client]))
+        let clock = TestClock()
+        let world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now })
+        try world.start()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        return (world, URLSession(configuration: configuration))
+    }
+
+    private func tokenRequest(_ world: FakeProviderServer) -> URLRequest {
+        var request = URLRequest(url: world.baseURL.appendingPathComponent("oauth/access_token"))
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(FormBody.encode([
+            ("grant_type", "client_credentials"), ("client_id", Self.client.id), ("client_secret", Self.client.secret),
+        ]).utf8)
+        return request
+    }
+
+    private func productsRequest(_ world: FakeProviderServer, token: String) -> URLRequest {
+        var request = URLRequest(url: world.baseURL.appendingPathComponent("v1/products"))
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    private func accessToken(_ data: Data) throws -> String {
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return try #require(object?["access_token"] as? String)
+    }
+
+    @Test func postFormThenGetWithBearer() async throws {
+        let (world, session) = try makeWorld()
+        defer {
+            session.invalidateAndCancel()
+            world.stop()
+        }
+        let (tokenData, tokenResponse) = try await session.data(for: tokenRequest(world))
+        #expect((tokenResponse as? HTTPURLResponse)?.statusCode == 200)
+        let token = try accessToken(tokenData)
+
+        let (productData, productResponse) = try await session.data(for: productsRequest(world, token: token))
+        let http = try #require(productResponse as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let products = try JSONSerialization.jsonObject(with: productData) as? [String: Any]
+        #expect((products?["result"] as? [Any])?.count == 2)
+
+        let exchanges = world.exchanges
+        #expect(exchanges.map(\.request.method) == ["POST", "GET"])
+        #expect(exchanges.first?.request.formFields?.first { $0.name == "client_secret" }?.value == Self.client.secret)
+        #expect(exchanges.last?.request.headers["Authorization"] == "Bearer \(token)")
+        #expect(world.issuedSecrets == [token])
+    }
+
+    @Test func unreachableFailsThenRecoversAfterClearing() async throws {
+        let (world, session) = try makeWorld()
+        defer {
+            session.invalidateAndCancel()
+            world.stop()
+        }
+        let (data, _) = try await session.data(for: tokenRequest(world))
+        let token = try accessToken(data)
+
+        world.inject(Fault(.unreachable))
+        await #expect(throws: URLError.self) {
+            _ = try await session.data(for: productsRequest(world, token: token))
+        }
+        world.clearFaults()
+        let (_, response) = try await session.data(for: productsRequest(world, token: token))
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(world.exchanges.map(\.response.status) == [200, 200])
+    }
+
+    @Test func faultedResponsesReachTheClient() async throws {
+        let (world, session) = try makeWorld()
+        defer {
+            session.invalidateAndCancel()
+            world.stop()
+        }
+        world.inject(Fault(kind: .nonJSONBody, path: "/oauth/access_token", times: 1))
+        let (body, response) = try await session.data(for: tokenRequest(world))
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "text/html")
+        #expect(String(decoding: body, as: UTF8.self) == "<html><body>Service Unavailable</body></html>")
+        let (_, second) = try await session.data(for: tokenRequest(world))
+        #expect((second as? HTTPURLResponse)?.statusCode == 200)
+        #expect(world.exchanges.map(\.fault) == ["nonJSONBody", nil])
+    }
+}
