@@ -8,7 +8,7 @@ public enum Vocabulary {
         public var name: String
         public var required: [String]
         public var optional: [String]
-        /// How reports describe the call ("The app calls `auth`").
+        /// What the call stands for, as reports say it after the call ("the tutorial's Products").
         public var summary: String
     }
 
@@ -17,11 +17,11 @@ public enum Vocabulary {
         switch provider {
         case .moltin:
             return [
-                ActionSignature(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "authenticates with client credentials (the tutorial's Auth / Bad Auth)"),
-                ActionSignature(name: "refreshToken", required: [], optional: [], summary: "refreshes the stored token (the tutorial's Refresh Token exercise)"),
-                ActionSignature(name: "deleteToken", required: [], optional: [], summary: "deletes the stored token (the tutorial's Delete Token)"),
-                ActionSignature(name: "products", required: [], optional: [], summary: "lists the products (the tutorial's Products)"),
-                ActionSignature(name: "relaunch", required: [], optional: [], summary: "relaunches: a new SDK instance over the same token store"),
+                ActionSignature(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token"),
+                ActionSignature(name: "refreshToken", required: [], optional: [], summary: "the tutorial's Refresh Token exercise"),
+                ActionSignature(name: "deleteToken", required: [], optional: [], summary: "the tutorial's Delete Token"),
+                ActionSignature(name: "products", required: [], optional: [], summary: "the tutorial's Products"),
+                ActionSignature(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
             ]
         }
     }

@@ -1,0 +1,104 @@
+import Foundation
+import FlowCheckRunner
+
+/// Renders results as JUnit XML that validates against the Jenkins xUnit schema
+/// (shared/junit/junit-10.xsd), which GitLab and GitHub's JUnit actions also read.
+///
+/// One `testsuite` per spec file (the schema allows `file` there, not on `testcase`), one
+/// `testcase` per flow named after its id; `<failure>` when the SDK did not conform, `<error>`
+/// when the harness broke or the spec is invalid; the redacted HTTP transcript in `<system-out>`.
+public enum JUnitReport {
+    public static func render(_ run: RunResult) -> String {
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        let total = run.flows.count + run.invalidSpecs.count
+        let errors = run.errors + run.invalidSpecs.count
+        let time = run.flows.reduce(0) { $0 + $1.duration }
+        out += "<testsuites name=\"flowcheck\" tests=\"\(total)\" failures=\"\(run.failed)\" errors=\"\(errors)\" time=\"\(seconds(time))\">\n"
+        for flow in run.flows {
+            let failures = flow.status == .failed ? 1 : 0
+            let flowErrors = flow.status == .error ? 1 : 0
+            out += "  <testsuite name=\"\(attr("\(flow.provider).\(flow.id)"))\" tests=\"1\" failures=\"\(failures)\" errors=\"\(flowErrors)\" skipped=\"0\" time=\"\(seconds(flow.duration))\" file=\"\(attr(flow.file))\">\n"
+            out += "    <testcase name=\"\(attr("\(flow.id): \(flow.title)"))\" classname=\"\(attr("flowcheck.\(flow.provider)"))\" time=\"\(seconds(flow.duration))\">\n"
+            switch flow.status {
+            case .passed:
+                break
+            case .failed:
+                let first = flow.failures.first?.message ?? "failed"
+                let detail = flow.failures.map(\.message).joined(separator: "\n")
+                out += "      <failure type=\"conformance\" message=\"\(attr(first))\">\(text(detail))</failure>\n"
+            case .error:
+                let message = flow.errorMessage ?? "harness error"
+                out += "      <error type=\"harness\" message=\"\(attr(message))\">\(text(message))</error>\n"
+            }
+            let transcript = flow.transcript.isEmpty ? "(no HTTP exchanges)" : flow.transcript.joined(separator: "\n\n")
+            out += "      <system-out>\(text("Spec: \(flow.file)\nSource: \(flow.seed), \(flow.passage)\n\n" + transcript))</system-out>\n"
+            out += "    </testcase>\n"
+            out += "  </testsuite>\n"
+        }
+        for invalid in run.invalidSpecs {
+            let first = invalid.messages.first ?? "invalid spec"
+            out += "  <testsuite name=\"\(attr("invalid.\(invalid.file)"))\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\" file=\"\(attr(invalid.file))\">\n"
+            out += "    <testcase name=\"\(attr(invalid.file))\" classname=\"flowcheck.specs\" time=\"0\">\n"
+            out += "      <error type=\"invalid-spec\" message=\"\(attr(firstLine(first)))\">\(text(invalid.messages.joined(separator: "\n")))</error>\n"
+            out += "    </testcase>\n"
+            out += "  </testsuite>\n"
+        }
+        out += "</testsuites>\n"
+        return out
+    }
+
+    /// A plain decimal with millisecond precision, as the schema's time pattern wants.
+    static func seconds(_ value: Double) -> String {
+        String(format: "%.3f", max(0, value))
+    }
+
+    private static func firstLine(_ s: String) -> String {
+        s.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? s
+    }
+
+    /// Escapes for an attribute value (newlines kept as character references).
+    static func attr(_ s: String) -> String {
+        escape(s, attribute: true)
+    }
+
+    /// Escapes for element text. No CDATA, so `]]>` needs no special case beyond `>`.
+    static func text(_ s: String) -> String {
+        escape(s, attribute: false)
+    }
+
+    private static func escape(_ s: String, attribute: Bool) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"" where attribute: out += "&quot;"
+            case "\n" where attribute: out += "&#10;"
+            case "\t" where attribute: out += "&#9;"
+            case "\r": out += "&#13;"
+            case "\n", "\t": out.unicodeScalars.append(scalar)
+            default:
+                if isAllowedInXML(scalar) {
+                    out.unicodeScalars.append(scalar)
+                } else {
+                    // XML 1.0 forbids it even as a reference: show it, do not drop it silently.
+                    out += String(format: "\\u{%X}", scalar.value)
+                }
+            }
+        }
+        return out
+    }
+
+    /// XML 1.0 Char production.
+    static func isAllowedInXML(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x9, 0xA, 0xD: return true
+        case 0x20...0xD7FF: return true
+        case 0xE000...0xFFFD: return true
+        case 0x10000...0x10FFFF: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import FlowCheckSpec
+import FlowCheckTestSupport
+
+/// Puts an SDK under the runner. Our SDK core's driver is one implementation; another team
+/// implements this for their own SDK and runs the same specs against it.
+///
+/// A driver is asked for a fresh ``FlowSession`` per flow; the session performs the spec's app
+/// actions on the SDK and reports what is in the SDK's token store.
+public protocol FlowDriver: Sendable {
+    /// A short name for reports, e.g. "FlowCheck SDK core".
+    var name: String { get }
+
+    /// A fresh SDK for one flow, pointed at the flow's fake server and clock.
+    /// - Throws: anything; the flow is then reported as a harness error.
+    func makeSession(for context: DriverContext) async throws -> any FlowSession
+}
+
+/// What a driver needs to build an SDK for one flow.
+public struct DriverContext: Sendable {
+    /// The flow's catalogue id, for the driver's own diagnostics.
+    public var flowID: String
+    public var provider: Provider
+    /// The fake provider's base URL, e.g. `http://127.0.0.1:54321`.
+    public var baseURL: URL
+    /// The virtual clock the fake server also reads: give it to the SDK as its time source.
+    public var clock: ManualClock
+    /// A fresh, empty, owner-only folder for the SDK's token store; removed after the flow.
+    public var storageDirectory: URL
+
+    public init(flowID: String, provider: Provider, baseURL: URL, clock: ManualClock, storageDirectory: URL) {
+        self.flowID = flowID
+        self.provider = provider
+        self.baseURL = baseURL
+        self.clock = clock
+        self.storageDirectory = storageDirectory
+    }
+}
+
+/// One SDK instance (and its relaunches) for the length of one flow.
+public protocol FlowSession: AnyObject, Sendable {
+    /// Performs an app action, e.g. `auth` with `clientId` and `clientSecret`.
+    ///
+    /// Return `.ok` with result fields, or `.error` with one of ``Vocabulary/errorKinds`` for an
+    /// error the SDK surfaced. Throw only when the driver itself cannot go on (for example an
+    /// action it does not support): the flow is then a harness error, not a failure.
+    func perform(_ call: AppCall) async throws -> CallOutcome
+
+    /// The SDK's stored token as named fields (`accessToken`, `refreshToken`, `expiresAt`,
+    /// `tokenType`); empty when nothing is stored.
+    func storeContents() async throws -> [String: String]
+
+    /// Releases the SDK's resources (sessions, files). Called once when the flow ends.
+    func close() async
+}
+
+/// An app action with its arguments, variables already substituted.
+public struct AppCall: Sendable, Equatable {
+    public var name: String
+    public var arguments: [String: String]
+
+    public init(name: String, arguments: [String: String] = [:]) {
+        self.name = name
+        self.arguments = arguments
+    }
+}
+
+/// How an SDK call ended.
+public enum CallOutcome: Sendable, Equatable {
+    /// Success, with result fields such as `productCount`.
+    case ok([String: String])
+    /// An error the SDK surfaced to the app: a kind from ``Vocabulary/errorKinds`` and its message.
+    case error(kind: String, message: String)
+    /// The SDK would have crashed the app (a trap such as a force unwrap of nil). Drivers for
+    /// SDKs that can trap report it this way so the harness itself survives to say so.
+    case crashed(String)
+}
+
+/// A driver that cannot do what a spec asks.
+public struct DriverError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+
+    /// The driver has no such app action.
+    public static func unsupported(_ call: AppCall, provider: Provider) -> DriverError {
+        DriverError("the driver does not support the \(provider.rawValue) action \"\(call.name)\"")
+    }
+}

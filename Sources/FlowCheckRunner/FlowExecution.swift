@@ -1,0 +1,164 @@
+import Foundation
+import FlowCheckFakeServer
+import FlowCheckSpec
+import FlowCheckTestSupport
+
+/// Runs one flow: a fresh fake server, clock, store folder and SDK session; the steps in order;
+/// then everything torn down, whatever happened.
+struct FlowExecution: Sendable {
+    let spec: FlowSpec
+    let driver: any FlowDriver
+    let timeLimit: Duration
+
+    /// What the steps have got to so far; shared with the time-limit watchdog, which reports a
+    /// hung flow with the step it hung in.
+    private final class Progress: @unchecked Sendable {
+        let state = Locked(State())
+        struct State {
+            var stepStatuses: [StepResult.Status] = []
+            var failures: [CheckFailure] = []
+            var errorMessage: String?
+            var secrets: [String] = []
+            var current = 0
+        }
+    }
+
+    func run() async -> FlowResult {
+        let started = ContinuousClock.now
+        let progress = Progress()
+        progress.state.withLock { $0.stepStatuses = Array(repeating: .notRun, count: spec.steps.count) }
+        let clock = ManualClock()
+        var world: FakeWorld?
+        var storage: URL?
+        var session: (any FlowSession)?
+        do {
+            world = try FakeWorld(spec: spec, clock: clock)
+            storage = try Self.makeStorageDirectory()
+            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!)
+            session = try await driver.makeSession(for: context)
+            let finished = await Self.withTimeLimit(timeLimit) { [spec, world, session] in
+                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, progress: progress)
+            }
+            if !finished {
+                progress.state.withLock { state in
+                    state.errorMessage = "the flow did not finish within \(timeLimit) of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
+                }
+            }
+        } catch {
+            progress.state.withLock { $0.errorMessage = "\(error)" }
+        }
+        await session?.close()
+        let exchanges = world?.server.exchanges ?? []
+        let issued = world?.server.issuedSecrets ?? []
+        let origin = world?.server.baseURL.absoluteString
+        world?.stop()
+        if let storage { try? FileManager.default.removeItem(at: storage) }
+        let elapsed = ContinuousClock.now - started
+        let state = progress.state.withLock { $0 }
+        return buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, elapsed: elapsed)
+    }
+
+    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, progress: Progress) async {
+        var variables: [String: String] = [:]
+        var cursor = 0
+        for (index, step) in spec.steps.enumerated() {
+            progress.state.withLock { $0.current = step.number }
+            var outcome: CallOutcome?
+            do {
+                switch step.action {
+                case .app(let name, let arguments)?:
+                    var values: [String: String] = [:]
+                    for argument in arguments { values[argument.name] = argument.value.render(variables) }
+                    let sensitive = arguments.filter { Redactor.isSensitive(field: $0.name) }.compactMap { values[$0.name] }
+                    progress.state.withLock { $0.secrets += sensitive }
+                    outcome = try await session.perform(AppCall(name: name, arguments: values))
+                case .advanceClock(let seconds, _)?:
+                    clock.advance(by: TimeInterval(seconds))
+                case .fault(let fault)?:
+                    try world.inject(fault)
+                case .clearFaults?:
+                    world.server.clearFaults()
+                case .server(let operation)?:
+                    try world.perform(operation)
+                case nil:
+                    break
+                }
+                let all = world.server.exchanges
+                let fresh = Array(all[min(cursor, all.count)...])
+                cursor = all.count
+                var checker = ExpectationChecker(step: step, variables: variables)
+                if let outcome { checker.checkOutcome(outcome, expect: step.expect) }
+                if let expect = step.expect {
+                    if let requests = expect.requests { checker.checkRequests(requests, fresh) }
+                    if expect.storeEmpty != nil || !expect.store.isEmpty {
+                        checker.checkStore(expect, try await session.storeContents())
+                    }
+                }
+                variables = checker.variables
+                let failures = checker.failures
+                let captured = variables.values
+                progress.state.withLock { state in
+                    state.secrets += captured
+                    state.stepStatuses[index] = failures.isEmpty ? .passed : .failed
+                    state.failures += failures
+                }
+                if !failures.isEmpty { return }
+            } catch {
+                progress.state.withLock { $0.errorMessage = "step \(step.number): \(error)" }
+                return
+            }
+        }
+    }
+
+    /// Runs `body`, giving up after `limit` of real time. Returns false when the limit hit.
+    private static func withTimeLimit(_ limit: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+        let settled = Locked(false)
+        return await withCheckedContinuation { continuation in
+            let work = Task {
+                await body()
+                if settled.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: true) }
+            }
+            Task {
+                // A guard against a hung SDK or server, not a wait in a flow: healthy flows never meet it.
+                try? await Task.sleep(for: limit)
+                if settled.withLock({ done in defer { done = true }; return !done }) {
+                    work.cancel()
+                    continuation.resume(returning: false)
+                }
+            }
+        }
+    }
+
+    private static func makeStorageDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return url
+    }
+
+    private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, elapsed: Duration) -> FlowResult {
+        var redactor = Redactor(secrets: spec.fixture.secrets + issuedSecrets + state.secrets)
+        if let origin { redactor.addOrigin(origin, as: "{\(spec.provider.rawValue)}") }
+        let steps = spec.steps.enumerated().map { index, step in
+            StepResult(
+                number: step.number,
+                line: step.location.line,
+                action: StepNarrative.action(step.action, provider: spec.provider).map(redactor.scrub),
+                checks: StepNarrative.checks(step.expect, isAppStep: { if case .app? = step.action { return true } else { return false } }()).map(redactor.scrub),
+                note: step.note.map(redactor.scrub),
+                status: state.stepStatuses[index]
+            )
+        }
+        let failures = state.failures.map { failure in
+            CheckFailure(step: failure.step, line: failure.line, check: redactor.scrub(failure.check), expected: redactor.scrub(failure.expected), actual: redactor.scrub(failure.actual))
+        }
+        let status: FlowResult.Status = state.errorMessage != nil ? .error : failures.isEmpty ? .passed : .failed
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return FlowResult(
+            id: spec.id, title: redactor.scrub(spec.title), summary: spec.summary.map(redactor.scrub), file: spec.file,
+            provider: spec.provider.rawValue, seed: spec.source.seed, passage: redactor.scrub(spec.source.passage),
+            decisions: spec.decisions.map(redactor.scrub), steps: steps, status: status, failures: failures,
+            errorMessage: state.errorMessage.map(redactor.scrub),
+            transcript: exchanges.map { redactor.scrub(Transcript.render($0)) }, duration: seconds
+        )
+    }
+}

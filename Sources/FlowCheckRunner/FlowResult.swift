@@ -1,0 +1,134 @@
+import Foundation
+
+/// What a whole run produced. Reporters read only this.
+public struct RunResult: Sendable {
+    public var flows: [FlowResult]
+    /// Spec files that could not be loaded, with every problem found in them.
+    public var invalidSpecs: [InvalidSpec]
+    /// The driver the flows ran through.
+    public var driverName: String
+
+    public init(flows: [FlowResult], invalidSpecs: [InvalidSpec] = [], driverName: String) {
+        self.flows = flows
+        self.invalidSpecs = invalidSpecs
+        self.driverName = driverName
+    }
+
+    public var passed: Int { flows.filter { $0.status == .passed }.count }
+    public var failed: Int { flows.filter { $0.status == .failed }.count }
+    public var errors: Int { flows.filter { $0.status == .error }.count }
+}
+
+/// A spec file that is not a valid spec.
+public struct InvalidSpec: Sendable, Equatable {
+    public var file: String
+    /// Each problem rendered as `file:line:column: error: ... at $.path` plus a `fix:` line.
+    public var messages: [String]
+    /// The line of the first problem (for CI annotations).
+    public var line: Int
+
+    public init(file: String, messages: [String], line: Int) {
+        self.file = file
+        self.messages = messages
+        self.line = line
+    }
+}
+
+/// One flow's verdict, with everything the reports show. All text is already redacted.
+public struct FlowResult: Sendable {
+    public enum Status: String, Sendable {
+        /// Every step's expectations held.
+        case passed
+        /// An expectation did not hold: the SDK does not conform.
+        case failed
+        /// The harness itself broke (server would not start, driver gave up, time limit hit).
+        case error
+    }
+
+    public var id: String
+    public var title: String
+    public var summary: String?
+    public var file: String
+    public var provider: String
+    public var seed: String
+    public var passage: String
+    public var decisions: [String]
+    public var steps: [StepResult]
+    public var status: Status
+    /// The expectations that did not hold (empty unless failed).
+    public var failures: [CheckFailure]
+    /// Why the harness broke (nil unless status is error).
+    public var errorMessage: String?
+    /// Every HTTP exchange the fake server saw, redacted.
+    public var transcript: [String]
+    /// Wall time in seconds (JUnit only: the Markdown must be the same on every run).
+    public var duration: Double
+
+    public init(
+        id: String, title: String, summary: String?, file: String, provider: String, seed: String, passage: String,
+        decisions: [String], steps: [StepResult], status: Status, failures: [CheckFailure], errorMessage: String?,
+        transcript: [String], duration: Double
+    ) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.file = file
+        self.provider = provider
+        self.seed = seed
+        self.passage = passage
+        self.decisions = decisions
+        self.steps = steps
+        self.status = status
+        self.failures = failures
+        self.errorMessage = errorMessage
+        self.transcript = transcript
+        self.duration = duration
+    }
+}
+
+/// One step as documentation and verdict.
+public struct StepResult: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        case passed, failed, notRun
+    }
+
+    public var number: Int
+    /// The line of the step in its spec file.
+    public var line: Int
+    /// What the app or the world does, in words (nil for a step that only checks).
+    public var action: String?
+    /// What must hold afterwards, one check per line, in words.
+    public var checks: [String]
+    public var note: String?
+    public var status: Status
+
+    public init(number: Int, line: Int, action: String?, checks: [String], note: String?, status: Status) {
+        self.number = number
+        self.line = line
+        self.action = action
+        self.checks = checks
+        self.note = note
+        self.status = status
+    }
+}
+
+/// An expectation that did not hold.
+public struct CheckFailure: Sendable, Equatable {
+    public var step: Int
+    public var line: Int
+    /// What was checked, e.g. `requests[0].form.client_secret`.
+    public var check: String
+    public var expected: String
+    public var actual: String
+
+    public init(step: Int, line: Int, check: String, expected: String, actual: String) {
+        self.step = step
+        self.line = line
+        self.check = check
+        self.expected = expected
+        self.actual = actual
+    }
+
+    /// One line: `step 2: requests[0].form.client_secret: expected equals "x", got "y"`.
+    public var message: String { "step \(step): \(check): expected \(expected), got \(actual)" }
+}

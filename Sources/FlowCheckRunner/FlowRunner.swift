@@ -1,0 +1,51 @@
+import Foundation
+import FlowCheckSpec
+
+/// Runs specs through a driver, each flow against its own fake server, several at once.
+public struct FlowRunner: Sendable {
+    public struct Options: Sendable {
+        /// How many flows run at once; defaults to the machine's core count.
+        public var concurrency: Int
+        /// Real time a flow may take before it is reported as hung. The clock in flows is
+        /// virtual, so a healthy flow never comes near it.
+        public var timeLimit: Duration
+
+        public init(concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, timeLimit: Duration = .seconds(30)) {
+            self.concurrency = max(1, concurrency)
+            self.timeLimit = timeLimit
+        }
+    }
+
+    public let driver: any FlowDriver
+    public let options: Options
+
+    public init(driver: any FlowDriver, options: Options = Options()) {
+        self.driver = driver
+        self.options = options
+    }
+
+    /// Runs every spec; results come back in the order of `specs`.
+    public func run(_ specs: [FlowSpec]) async -> [FlowResult] {
+        await withTaskGroup(of: (Int, FlowResult).self) { group in
+            var results = [FlowResult?](repeating: nil, count: specs.count)
+            var next = 0
+            func launch() {
+                let index = next
+                let execution = FlowExecution(spec: specs[index], driver: driver, timeLimit: options.timeLimit)
+                group.addTask { (index, await execution.run()) }
+                next += 1
+            }
+            while next < specs.count && next < options.concurrency { launch() }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                if next < specs.count { launch() }
+            }
+            return results.compactMap { $0 }
+        }
+    }
+
+    /// Runs one spec.
+    public func run(_ spec: FlowSpec) async -> FlowResult {
+        await FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit).run()
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Removes secrets from text bound for a report or the console.
+///
+/// Two layers: transcripts are redacted by structure (sensitive form and JSON fields,
+/// `Authorization` values) before they become text, and then every string is scrubbed of each
+/// known secret in the forms it travels in (raw, form-encoded, percent-encoded, JSON-escaped).
+public struct Redactor: Sendable {
+    /// What stands in for a secret.
+    public static let mask = "‹redacted›"
+
+    /// Field names whose values are secret wherever they appear (form, JSON, query, arguments).
+    public static let sensitiveFieldPattern = "(secret|token|password|code|verifier|assertion|authorization)"
+
+    /// Secrets shorter than this are not scrubbed from free text: masking every "a" would wreck
+    /// the report. Structured redaction still hides them in transcripts.
+    public static let minimumLength = 4
+
+    private var needles: [String] = []
+    private var origins: [(String, String)] = []
+
+    public init(secrets: [String] = []) {
+        add(secrets)
+    }
+
+    /// Registers more secrets, in all their travelling forms.
+    public mutating func add(_ secrets: [String]) {
+        var set = Set(needles)
+        for secret in secrets where secret.count >= Self.minimumLength {
+            for form in Self.forms(of: secret) where form.count >= Self.minimumLength {
+                set.insert(form)
+            }
+        }
+        // Longest first, so a secret that contains another is masked whole.
+        needles = set.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+    }
+
+    /// Replaces a server origin (`http://127.0.0.1:54321`) with a stable name such as `{moltin}`,
+    /// so reports do not change with the ephemeral port.
+    public mutating func addOrigin(_ origin: String, as name: String) {
+        origins.append((origin, name))
+        if let host = URL(string: origin).flatMap({ url in url.port.map { "\(url.host ?? ""):\($0)" } }) {
+            origins.append((host, name))
+        }
+    }
+
+    /// The text with every secret masked and every origin named.
+    public func scrub(_ text: String) -> String {
+        var result = text
+        for (origin, name) in origins where result.contains(origin) {
+            result = result.replacingOccurrences(of: origin, with: name)
+        }
+        for needle in needles where result.contains(needle) {
+            result = result.replacingOccurrences(of: needle, with: Self.mask)
+        }
+        return result
+    }
+
+    /// True when a field of this name carries a secret.
+    public static func isSensitive(field: String) -> Bool {
+        field.range(of: sensitiveFieldPattern, options: [.regularExpression, .caseInsensitive]) != nil
+            && field.lowercased() != "token_type" && field.lowercased() != "tokentype"
+    }
+
+    /// The forms a secret takes on the wire and in text.
+    static func forms(of secret: String) -> [String] {
+        var forms = [secret]
+        let formEncoded = formEncode(secret)
+        forms.append(formEncoded)
+        forms.append(formEncoded.replacingOccurrences(of: "+", with: "%20"))
+        if let hostEncoded = secret.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed) { forms.append(hostEncoded) }
+        if let json = try? JSONSerialization.data(withJSONObject: [secret], options: [.fragmentsAllowed]),
+           let text = String(data: json, encoding: .utf8) {
+            forms.append(String(text.dropFirst(2).dropLast(2)))
+        }
+        forms.append(Data(secret.utf8).base64EncodedString())
+        return forms
+    }
+
+    private static func formEncode(_ s: String) -> String {
+        var out = ""
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                out.append(Character(Unicode.Scalar(byte)))
+            case UInt8(ascii: " "): out.append("+")
+            default: out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+}

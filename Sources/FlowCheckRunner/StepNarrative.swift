@@ -1,0 +1,112 @@
+import FlowCheckSpec
+
+/// Writes a step as documentation of the expected behaviour: the spec, read aloud.
+enum StepNarrative {
+    /// The action in words, or nil for a step that only checks.
+    static func action(_ action: Action?, provider: Provider) -> String? {
+        guard let action else { return nil }
+        switch action {
+        case .app(let name, let arguments):
+            let summary = Vocabulary.actions(for: provider).first { $0.name == name }?.summary
+            var sentence = "The app calls `\(name)`"
+            if !arguments.isEmpty {
+                let list = arguments.map { argument in
+                    let value = Redactor.isSensitive(field: argument.name) && argument.value.variables.isEmpty ? Redactor.mask : argument.value.raw
+                    return "\(argument.name) `\(value)`"
+                }
+                sentence += " with " + list.joined(separator: ", ")
+            }
+            if let summary { sentence += " (\(summary))" }
+            return sentence + "."
+        case .advanceClock(let seconds, let written):
+            return "The clock moves forward \(written) (\(seconds) s)."
+        case .fault(let fault):
+            let scope = fault.path.map { "on `\($0)`" } ?? "on every path"
+            let count = fault.times.map { $0 == 1 ? "once" : "\($0) times" } ?? "until cleared"
+            return "The server is told to fail with `\(fault.kind)` \(scope), \(count)."
+        case .clearFaults:
+            return "The server stops failing (faults cleared)."
+        case .server(let operation):
+            return "The server performs `\(operation)`."
+        }
+    }
+
+    /// The expectations in words, one per line.
+    static func checks(_ expect: Expectation?, isAppStep: Bool) -> [String] {
+        var lines: [String] = []
+        if isAppStep {
+            let outcome = expect?.effectiveOutcome ?? .ok
+            if outcome == .ok {
+                lines.append("The call succeeds.")
+            } else {
+                var line = "The call fails"
+                if let kind = expect?.error?.kind { line += " with a `\(kind)` error" }
+                if let message = expect?.error?.message { line += " whose message \(message.expectation)" }
+                lines.append(line + ".")
+            }
+        }
+        guard let expect else { return lines }
+        for field in expect.result {
+            lines.append("Result `\(field.field)` \(describe(field))." )
+        }
+        if let requests = expect.requests {
+            if requests.isEmpty {
+                lines.append("The server sees no request.")
+            } else {
+                lines.append("The server sees exactly \(requests.count == 1 ? "this request" : "these \(requests.count) requests, in order"):")
+                for (i, request) in requests.enumerated() {
+                    lines.append("  \(i + 1). " + describe(request))
+                }
+            }
+        }
+        if expect.storeEmpty == true { lines.append("The token store is empty.") }
+        if expect.storeEmpty == false { lines.append("The token store is not empty.") }
+        for field in expect.store {
+            lines.append("Stored `\(field.field)` \(describe(field)).")
+        }
+        return lines
+    }
+
+    static func describe(_ request: RequestExpectation) -> String {
+        var head = "`\(request.method ?? "any method")"
+        if let path = request.path {
+            if case .equals(let template) = path.kind { head += " \(template.raw)`" } else { head += "` to a path that \(path.expectation)" }
+        } else {
+            head += "` to any path"
+        }
+        var parts: [String] = []
+        func section(_ name: String, _ fields: [FieldMatcher]) {
+            guard !fields.isEmpty else { return }
+            parts.append("\(name) " + fields.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", "))
+        }
+        section("query", request.query)
+        section("headers", request.headers)
+        section("form", request.form)
+        section("JSON", request.json)
+        if request.strict { parts.append("no other fields") }
+        if let status = request.status { parts.append("answered \(status)") }
+        return parts.isEmpty ? head : head + ": " + parts.joined(separator: "; ")
+    }
+
+    static func describe(_ field: FieldMatcher) -> String {
+        var text = Redactor.isSensitive(field: field.field) && isLiteral(field.matcher) ? masked(field.matcher) : field.matcher.expectation
+        if let capture = field.matcher.capture { text += " (kept as `${\(capture)}`)" }
+        return text
+    }
+
+    private static func isLiteral(_ matcher: Matcher) -> Bool {
+        switch matcher.kind {
+        case .equals(let t), .notEquals(let t), .contains(let t): return t.variables.isEmpty
+        default: return false
+        }
+    }
+
+    private static func masked(_ matcher: Matcher) -> String {
+        switch matcher.kind {
+        case .equals: return "equals \"\(Redactor.mask)\""
+        case .notEquals: return "differs from \"\(Redactor.mask)\""
+        case .contains: return "contains \"\(Redactor.mask)\""
+        default: return matcher.expectation
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import FlowCheckFakeServer
+
+/// Renders recorded exchanges as text with secrets removed by structure: sensitive form and
+/// JSON fields and `Authorization` values are masked before anything becomes a string.
+enum Transcript {
+    /// Bodies longer than this are cut in transcripts.
+    static let bodyLimit = 2048
+
+    static func render(_ exchange: RecordedExchange) -> String {
+        let request = exchange.request
+        let response = exchange.response
+        var lines: [String] = []
+        var head = "#\(exchange.index + 1) \(request.method) \(maskQuery(request.target)) → \(response.status)"
+        if let fault = exchange.fault { head += " (fault: \(fault))" }
+        lines.append(head)
+        for (name, value) in request.headers.pairs {
+            lines.append("> \(name): \(maskHeader(name, value))")
+        }
+        if !request.body.isEmpty { lines.append("> " + body(request.body, contentType: request.headers["Content-Type"])) }
+        for (name, value) in response.headers.pairs {
+            lines.append("< \(name): \(maskHeader(name, value))")
+        }
+        if !response.body.isEmpty { lines.append("< " + body(response.body, contentType: response.headers["Content-Type"])) }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func maskHeader(_ name: String, _ value: String) -> String {
+        let lowered = name.lowercased()
+        if lowered == "authorization" || lowered == "proxy-authorization" {
+            let scheme = value.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+            return value.contains(" ") ? "\(scheme) \(Redactor.mask)" : Redactor.mask
+        }
+        if lowered == "cookie" || lowered == "set-cookie" { return Redactor.mask }
+        if lowered == "location" { return maskQuery(value) }
+        return value
+    }
+
+    /// Masks sensitive query parameters (`code`, `access_token`, ...) in a URL or target.
+    static func maskQuery(_ target: String) -> String {
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        let query = target[target.index(after: mark)...]
+        let masked = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, Redactor.isSensitive(field: String(parts[0])) else { return String(pair) }
+            return "\(parts[0])=\(Redactor.mask)"
+        }
+        return String(target[..<mark]) + "?" + masked.joined(separator: "&")
+    }
+
+    private static func body(_ data: Data, contentType: String?) -> String {
+        let type = contentType?.lowercased() ?? ""
+        if type.hasPrefix("application/json") || type.isEmpty, let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+           let masked = try? JSONSerialization.data(withJSONObject: maskJSON(object), options: [.sortedKeys, .fragmentsAllowed]),
+           let text = String(data: masked, encoding: .utf8) {
+            return cut(text)
+        }
+        if type.hasPrefix("application/x-www-form-urlencoded") || type.isEmpty, let text = String(data: data, encoding: .utf8),
+           !text.contains(" "), !text.contains("\n"), text.contains("=") {
+            let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, Redactor.isSensitive(field: String(parts[0]).removingPercentEncoding ?? String(parts[0])) else { return String(pair) }
+                return "\(parts[0])=\(Redactor.mask)"
+            }
+            return "form: " + cut(pairs.joined(separator: "&"))
+        }
+        guard let text = String(data: data, encoding: .utf8) else { return "(\(data.count) bytes, not UTF-8)" }
+        return cut(text.replacingOccurrences(of: "\n", with: "\\n"))
+    }
+
+    private static func maskJSON(_ value: Any) -> Any {
+        if let object = value as? [String: Any] {
+            var masked: [String: Any] = [:]
+            for (key, inner) in object {
+                masked[key] = Redactor.isSensitive(field: key) && !(inner is [String: Any]) && !(inner is [Any]) ? Redactor.mask : maskJSON(inner)
+            }
+            return masked
+        }
+        if let array = value as? [Any] { return array.map(maskJSON) }
+        return value
+    }
+
+    private static func cut(_ text: String) -> String {
+        text.count > bodyLimit ? String(text.prefix(bodyLimit)) + "… (\(text.count - bodyLimit) more characters)" : text
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+@testable import FlowCheckReports
+import FlowCheckRunner
+
+/// Reports against golden files. Re-record on purpose only:
+/// `FLOWCHECK_RECORD_GOLDEN=1 swift test --filter ReportGoldenTests`; a recording run fails, so it
+/// never passes silently.
+struct ReportGoldenTests {
+    static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+
+    /// One flow of each status, with text that XML and Markdown must escape.
+    static let sample: RunResult = {
+        let passed = FlowResult(
+            id: "MLT-AUTH", title: "Auth obtains a token", summary: "Why it matters.", file: "specs/moltin/auth.json", provider: "moltin",
+            seed: "003_d427daaf6ba0e8e7.txt", passage: "Obtaining a new token", decisions: ["The fake issues no refresh token."],
+            steps: [
+                StepResult(number: 1, line: 9, action: "The app calls `auth` with clientId `store-1`, clientSecret `‹redacted›`.", checks: ["The call succeeds.", "The server sees exactly this request:", "  1. `POST /oauth/access_token`: form `grant_type` equals \"client_credentials\"; answered 200"], note: nil, status: .passed),
+                StepResult(number: 2, line: 20, action: nil, checks: ["Stored `accessToken` is present (kept as `${token}`)."], note: "The token is parsed.", status: .passed),
+            ],
+            status: .passed, failures: [], errorMessage: nil,
+            transcript: ["#1 POST /oauth/access_token → 200\n> Content-Type: application/x-www-form-urlencoded\n> form: grant_type=client_credentials&client_secret=‹redacted›"],
+            duration: 0.0123
+        )
+        let failed = FlowResult(
+            id: "MLT-ENCODING", title: "Secrets with & < > \" survive | intact", summary: nil, file: "specs/moltin/encoding.json", provider: "moltin",
+            seed: "003_d427daaf6ba0e8e7.txt", passage: "Percent Escaping String", decisions: [],
+            steps: [StepResult(number: 1, line: 8, action: "The app calls `auth`.", checks: ["The call succeeds."], note: nil, status: .failed)],
+            status: .failed,
+            failures: [CheckFailure(step: 1, line: 8, check: "requests[0] (POST /oauth/access_token).form.client_secret", expected: "equals \"‹redacted›\"", actual: "\"s3\" ]]> \u{1B}[31m\u{0}")],
+            errorMessage: nil, transcript: [], duration: 1.5
+        )
+        let broken = FlowResult(
+            id: "MLT-NETFAIL", title: "Network failures", summary: nil, file: "specs/moltin/netfail.json", provider: "moltin",
+            seed: "003_d427daaf6ba0e8e7.txt", passage: "getProducts", decisions: [],
+            steps: [StepResult(number: 1, line: 8, action: "The app calls `products`.", checks: ["The call succeeds."], note: nil, status: .notRun)],
+            status: .error, failures: [], errorMessage: "harness: the server could not listen", transcript: [], duration: 0
+        )
+        let invalid = InvalidSpec(file: "specs/bad.json", messages: ["specs/bad.json:3:5: error: unknown key \"tite\" at $.tite\n  fix: did you mean \"title\"?"], line: 3)
+        return RunResult(flows: [passed, failed, broken], invalidSpecs: [invalid], driverName: "FlowCheck SDK core")
+    }()
+
+    private func assertGolden(_ text: String, _ name: String) throws {
+        let url = Self.goldenDirectory.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["FLOWCHECK_RECORD_GOLDEN"] == "1" {
+            try Data(text.utf8).write(to: url)
+            Issue.record("recorded \(name); run again without FLOWCHECK_RECORD_GOLDEN to check it")
+            return
+        }
+        let golden = try String(contentsOf: url, encoding: .utf8)
+        #expect(text == golden, "\(name) differs from its golden file; re-record only on purpose")
+    }
+
+    @Test func junitMatchesGolden() throws {
+        try assertGolden(JUnitReport.render(Self.sample), "report.xml")
+    }
+
+    @Test func markdownMatchesGolden() throws {
+        try assertGolden(MarkdownReport.render(Self.sample), "report.md")
+    }
+
+    @Test func markdownIsTheSameOnEveryRender() {
+        #expect(MarkdownReport.render(Self.sample) == MarkdownReport.render(Self.sample))
+    }
+
+    @Test func junitHasNoForbiddenCharactersAndParses() throws {
+        let xml = JUnitReport.render(Self.sample)
+        #expect(xml.unicodeScalars.allSatisfy { JUnitReport.isAllowedInXML($0) })
+        #expect(!xml.contains("\u{1B}"))
+        let document = try XMLDocument(data: Data(xml.utf8))
+        let cases = try document.nodes(forXPath: "//testcase")
+        #expect(cases.count == 4)
+        #expect(try document.nodes(forXPath: "//failure").count == 1)
+        #expect(try document.nodes(forXPath: "//error").count == 2)
+        // classname + name must be unique: GitLab drops repeats.
+        let keys = try cases.map { node -> String in
+            let element = try #require(node as? XMLElement)
+            return (element.attribute(forName: "classname")?.stringValue ?? "") + "/" + (element.attribute(forName: "name")?.stringValue ?? "")
+        }
+        #expect(Set(keys).count == keys.count)
+    }
+
+    @Test(arguments: [("MLT-AUTH", "mlt-auth"), ("CLV-FULL-1", "clv-full-1"), ("A b.c", "a-bc")])
+    func anchorsFollowGitHub(_ heading: String, _ anchor: String) {
+        #expect(MarkdownReport.anchor(heading) == anchor)
+    }
+
+    @Test func writerReplacesAtomically() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rw-\(UUID().uuidString)/deep/r.md").path
+        try ReportWriter.write("one", to: path)
+        try ReportWriter.write("two", to: path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "two")
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+        #expect(siblings == ["r.md"])
+    }
+}

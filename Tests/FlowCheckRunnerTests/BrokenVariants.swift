@@ -1,0 +1,147 @@
+import Foundation
+import FlowCheckCoreDriver
+import FlowCheckRunner
+import FlowCheckSDK
+
+/// Deliberately broken SDKs, each built from the real SDK core with one defect, so every spec
+/// is shown to fail when the SDK breaks what the spec checks.
+enum BrokenVariants {
+    /// A transport that rewrites each request before it leaves.
+    struct TamperingTransport: HTTPTransport {
+        let base: any HTTPTransport
+        let rewrite: @Sendable (TransportRequest) -> TransportRequest
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            try await base.send(rewrite(request))
+        }
+    }
+
+    /// A store with one operation that silently does nothing.
+    struct LeakyStore: TokenStore {
+        let base: any TokenStore
+        var ignoresWrites = false
+        var ignoresDeletes = false
+
+        func read(_ key: String) throws -> Data? { try base.read(key) }
+        func write(_ data: Data, for key: String) throws { if !ignoresWrites { try base.write(data, for: key) } }
+        func delete(_ key: String) throws { if !ignoresDeletes { try base.delete(key) } }
+        func keys() throws -> [String] { try base.keys() }
+    }
+
+    /// A session that lets a broken app-level behaviour stand in front of the real one.
+    final class OverridingSession: FlowSession, @unchecked Sendable {
+        typealias Override = @Sendable (AppCall, any FlowSession) async throws -> CallOutcome?
+        let inner: any FlowSession
+        let override: Override
+
+        init(inner: any FlowSession, override: @escaping Override) {
+            self.inner = inner
+            self.override = override
+        }
+
+        func perform(_ call: AppCall) async throws -> CallOutcome {
+            if let outcome = try await override(call, inner) { return outcome }
+            return try await inner.perform(call)
+        }
+
+        func storeContents() async throws -> [String: String] { try await inner.storeContents() }
+        func close() async { await inner.close() }
+    }
+
+    struct OverridingDriver: FlowDriver {
+        let name: String
+        let base: any FlowDriver
+        let override: OverridingSession.Override
+
+        func makeSession(for context: DriverContext) async throws -> any FlowSession {
+            OverridingSession(inner: try await base.makeSession(for: context), override: override)
+        }
+    }
+
+    /// Rewrites one form field of token requests.
+    static func formRewrite(_ body: Data?, _ transform: ([(String, String)]) -> [(String, String)]) -> Data? {
+        guard let body, let text = String(data: body, encoding: .utf8), let fields = FormURLEncoding.decode(text) else { return body }
+        return Data(FormURLEncoding.encode(transform(fields)).utf8)
+    }
+
+    static func tampering(_ name: String, _ rewrite: @escaping @Sendable (TransportRequest) -> TransportRequest) -> any FlowDriver {
+        CoreSDKDriver(name: name, transport: { TamperingTransport(base: $0, rewrite: rewrite) })
+    }
+
+    static func overriding(_ name: String, _ override: @escaping OverridingSession.Override) -> any FlowDriver {
+        OverridingDriver(name: name, base: CoreSDKDriver(), override: override)
+    }
+
+    /// Asks for `implicit` where the tutorial's code sends `client_credentials`.
+    static let wrongGrant = tampering("grant_type implicit") { request in
+        var request = request
+        request.body = formRewrite(request.body) { $0.map { $0.0 == "grant_type" && $0.1 == "client_credentials" ? ($0.0, "implicit") : $0 } }
+        return request
+    }
+
+    /// Answers a refresh by authenticating again, never sending the refresh grant.
+    static let refreshIsReauth = tampering("refresh sent as client_credentials") { request in
+        var request = request
+        request.body = formRewrite(request.body) { fields in
+            fields.contains { $0 == ("grant_type", "refresh_token") }
+                ? fields.filter { $0.0 != "refresh_token" }.map { $0.0 == "grant_type" ? ($0.0, "client_credentials") : $0 }
+                : fields
+        }
+        return request
+    }
+
+    /// Forgets the Bearer header.
+    static let noBearer = tampering("no Authorization header") { request in
+        var request = request
+        request.headers.removeAll { $0.0.lowercased() == "authorization" }
+        return request
+    }
+
+    /// Escapes form values with the URL-host set, as the tutorial does.
+    static let hostEncoding = tampering("URL-host form encoding") { request in
+        var request = request
+        if let body = request.body, let text = String(data: body, encoding: .utf8), let fields = FormURLEncoding.decode(text) {
+            let encoded = fields.map { "\($0.0.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed)!)=\($0.1.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed)!)" }
+            request.body = Data(encoded.joined(separator: "&").utf8)
+        }
+        return request
+    }
+
+    /// Keeps nothing it is given.
+    static let forgetfulStore: any FlowDriver = CoreSDKDriver(name: "store ignores writes", store: { LeakyStore(base: $0, ignoresWrites: true) })
+
+    /// Delete Token that deletes nothing.
+    static let undeletableStore: any FlowDriver = CoreSDKDriver(name: "store ignores deletes", store: { LeakyStore(base: $0, ignoresDeletes: true) })
+
+    /// Throws the stored token away before every Auth, so a failed Auth leaves nothing.
+    static let clobberingAuth = overriding("auth clobbers the stored token") { call, inner in
+        guard call.name == "auth" else { return nil }
+        _ = try await inner.perform(AppCall(name: "deleteToken"))
+        return nil
+    }
+
+    /// Replaces the server's message with its own.
+    static let genericAuthError = overriding("auth error message lost") { call, inner in
+        guard call.name == "auth" else { return nil }
+        if case .error(let kind, _) = try await inner.perform(call) { return .error(kind: kind, message: "Authentication failed") }
+        return .ok([:])
+    }
+
+    /// Retries a rejected products call until it gives up, five times over.
+    static let retriesForever = overriding("retries products until it works") { call, inner in
+        guard call.name == "products" else { return nil }
+        var outcome = try await inner.perform(call)
+        for _ in 0..<5 {
+            guard case .error("tokenRejected", _) = outcome else { break }
+            outcome = try await inner.perform(call)
+        }
+        return outcome
+    }
+
+    /// Logs the user out whenever a call fails.
+    static let clearsStoreOnError = overriding("clears the store on any error") { call, inner in
+        let outcome = try await inner.perform(call)
+        if case .error = outcome { _ = try await inner.perform(AppCall(name: "deleteToken")) }
+        return outcome
+    }
+}

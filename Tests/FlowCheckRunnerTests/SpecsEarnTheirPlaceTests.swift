@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import FlowCheckCoreDriver
+import FlowCheckRunner
+import FlowCheckSpec
+
+/// The committed specs pass against our SDK core, and each one fails against an SDK that
+/// breaks what it checks: a spec no broken SDK can fail would be decoration.
+struct SpecsEarnTheirPlaceTests {
+    static let specsFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("specs").path
+
+    static func specs() throws -> [FlowSpec] {
+        let loaded = try SpecLoader().load(paths: [specsFolder])
+        #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics)")
+        return loaded.specs
+    }
+
+    static func run(_ ids: [String], with driver: any FlowDriver) async throws -> [String: FlowResult] {
+        let specs = try specs().filter { ids.contains($0.id) }
+        #expect(specs.count == ids.count, "missing specs among \(ids)")
+        let results = await FlowRunner(driver: driver).run(specs)
+        return Dictionary(uniqueKeysWithValues: results.map { ($0.id, $0) })
+    }
+
+    @Test func everySpecPassesAgainstTheSDKCore() async throws {
+        let specs = try Self.specs()
+        let results = await FlowRunner(driver: CoreSDKDriver()).run(specs)
+        for result in results {
+            #expect(result.status == .passed, "\(result.id): \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
+        }
+        #expect(results.count == specs.count)
+    }
+
+    struct Variant: CustomTestStringConvertible, Sendable {
+        let name: String
+        let driver: any FlowDriver
+        /// The specs this defect must make fail.
+        let mustFail: [String]
+        var testDescription: String { name }
+    }
+
+    static let variants: [Variant] = [
+        Variant(name: "the tutorial's client, as written", driver: TutorialMoltinDriver(), mustFail: ["MLT-ENCODING", "MLT-EXPIRED", "MLT-NETFAIL", "MLT-REFRESH"]),
+        Variant(name: "grant_type implicit", driver: BrokenVariants.wrongGrant, mustFail: ["MLT-AUTH", "MLT-ENCODING"]),
+        Variant(name: "store ignores writes", driver: BrokenVariants.forgetfulStore, mustFail: ["MLT-AUTH", "MLT-BADAUTH", "MLT-PRODUCTS"]),
+        Variant(name: "auth clobbers the stored token", driver: BrokenVariants.clobberingAuth, mustFail: ["MLT-BADAUTH"]),
+        Variant(name: "auth error message lost", driver: BrokenVariants.genericAuthError, mustFail: ["MLT-BADAUTH"]),
+        Variant(name: "refresh sent as client_credentials", driver: BrokenVariants.refreshIsReauth, mustFail: ["MLT-REFRESH"]),
+        Variant(name: "store ignores deletes", driver: BrokenVariants.undeletableStore, mustFail: ["MLT-DELETE"]),
+        Variant(name: "no Authorization header", driver: BrokenVariants.noBearer, mustFail: ["MLT-PRODUCTS", "MLT-AUTH"]),
+        Variant(name: "URL-host form encoding", driver: BrokenVariants.hostEncoding, mustFail: ["MLT-ENCODING"]),
+        Variant(name: "retries products until it works", driver: BrokenVariants.retriesForever, mustFail: ["MLT-EXPIRED"]),
+        Variant(name: "clears the store on any error", driver: BrokenVariants.clearsStoreOnError, mustFail: ["MLT-NETFAIL", "MLT-BADAUTH"]),
+    ]
+
+    @Test(arguments: variants)
+    func brokenSDKFails(_ variant: Variant) async throws {
+        let results = try await Self.run(variant.mustFail, with: variant.driver)
+        for id in variant.mustFail {
+            let result = try #require(results[id])
+            // Failed, not errored: the spec caught the SDK, the harness did not break.
+            #expect(result.status == .failed, "\(id) against \(variant.name): \(result.status) \(result.errorMessage ?? "")")
+        }
+    }
+
+    /// Every committed spec is in at least one variant's list.
+    @Test func everySpecHasAVariantThatBreaksIt() throws {
+        let covered = Set(Self.variants.flatMap(\.mustFail))
+        for spec in try Self.specs() {
+            #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail")
+        }
+    }
+}
