@@ -47,33 +47,11 @@ extension FileTokenStore {
         guard name.hasSuffix(fileSuffix), !name.hasPrefix(".") else { return nil }
         let bytes = Array(name.utf8.dropLast(fileSuffix.utf8.count))
         guard !bytes.isEmpty else { return nil }
-        var output: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count,
-                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-                else { return nil }
-                output.append(high << 4 | low)
-                index += 3
-            } else {
-                output.append(bytes[index])
-                index += 1
-            }
-        }
-        let key = String(decoding: output, as: UTF8.self)
+        guard let key = PercentDecoding.decode(bytes, plusIsSpace: false) else { return nil }
         // Only names this mapping produces count, so a stray file cannot alias a key.
-        guard key.utf8.elementsEqual(output), (try? fileName(forKey: key)) == name else { return nil }
+        guard (try? fileName(forKey: key)) == name else { return nil }
         return key
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
 }
