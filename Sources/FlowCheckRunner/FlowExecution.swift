@@ -36,12 +36,13 @@ struct FlowExecution: Sendable {
             storage = try Self.makeStorageDirectory()
             let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!)
             session = try await driver.makeSession(for: context)
-            let finished = await Self.withTimeLimit(timeLimit) { [spec, world, session] in
+            let limit = timeLimit
+            await Self.withTimeLimit(limit) { [spec, world, session] in
                 await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, progress: progress)
-            }
-            if !finished {
+            } onTimeout: {
+                // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
-                    state.errorMessage = "the flow did not finish within \(timeLimit) of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
+                    state.errorMessage = "the flow did not finish within \(limit) of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
                 }
             }
         } catch {
@@ -97,35 +98,48 @@ struct FlowExecution: Sendable {
                 variables = checker.variables
                 let failures = checker.failures
                 let captured = variables.values
-                progress.state.withLock { state in
+                let stopped = progress.state.withLock { state -> Bool in
                     state.secrets += captured
+                    // A flow past its time limit is already reported as hung: a late answer
+                    // must not turn it into a pass.
+                    guard state.errorMessage == nil else { return true }
                     state.stepStatuses[index] = failures.isEmpty ? .passed : .failed
                     state.failures += failures
+                    return false
                 }
-                if !failures.isEmpty { return }
+                if stopped || !failures.isEmpty { return }
             } catch {
-                progress.state.withLock { $0.errorMessage = "step \(step.number): \(error)" }
+                progress.state.withLock { state in
+                    if state.errorMessage == nil { state.errorMessage = "step \(step.number): \(error)" }
+                }
                 return
             }
         }
     }
 
-    /// Runs `body`, giving up after `limit` of real time. Returns false when the limit hit.
-    private static func withTimeLimit(_ limit: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+    /// Runs `body`, giving up after `limit` of real time: then `onTimeout` runs and `body` is
+    /// cancelled and left behind (a hung call may never come back).
+    private static func withTimeLimit(_ limit: Duration, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable () -> Void) async {
         let settled = Locked(false)
-        return await withCheckedContinuation { continuation in
+        let watchdog = Locked<Task<Void, Never>?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let work = Task {
                 await body()
-                if settled.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: true) }
+                if settled.withLock({ done in defer { done = true }; return !done }) {
+                    watchdog.withLock { $0?.cancel() }
+                    continuation.resume()
+                }
             }
-            Task {
+            let timer = Task {
                 // A guard against a hung SDK or server, not a wait in a flow: healthy flows never meet it.
                 try? await Task.sleep(for: limit)
                 if settled.withLock({ done in defer { done = true }; return !done }) {
+                    onTimeout()
                     work.cancel()
-                    continuation.resume(returning: false)
+                    continuation.resume()
                 }
             }
+            watchdog.withLock { $0 = timer }
         }
     }
 

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import FlowCheckCoreDriver
+import FlowCheckRunner
+import FlowCheckSpec
+
+/// When the harness itself cannot go on, the flow is an error (exit 3), never a pass or a
+/// conformance failure, and the run still finishes.
+struct HarnessErrorTests {
+    /// A session whose `products` never returns: a hung SDK call.
+    final class HangingSession: FlowSession, @unchecked Sendable {
+        func perform(_ call: AppCall) async throws -> CallOutcome {
+            if call.name == "products" {
+                // Waits for an element that never comes; ends only when the runner cancels it.
+                let (stream, continuation) = AsyncStream<Never>.makeStream()
+                for await _ in stream {}
+                continuation.finish()
+            }
+            return .ok([:])
+        }
+        func storeContents() async throws -> [String: String] { [:] }
+        func close() async {}
+    }
+
+    struct HangingDriver: FlowDriver {
+        let name = "hangs"
+        func makeSession(for context: DriverContext) async throws -> any FlowSession { HangingSession() }
+    }
+
+    struct RefusingDriver: FlowDriver {
+        let name = "refuses"
+        func makeSession(for context: DriverContext) async throws -> any FlowSession { throw DriverError("no SDK for \(context.flowID)") }
+    }
+
+    static func spec(_ steps: String) throws -> FlowSpec {
+        let text = """
+        {"id": "T-HARNESS", "title": "t", "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "p"}, "provider": "moltin",
+         "fixture": {"clients": [{"id": "c", "secret": "sk-harness"}]}, "steps": \(steps)}
+        """
+        guard case .valid(let spec) = SpecLoader().decode(Array(text.utf8), file: "t.json") else { throw DriverError("spec did not load") }
+        return spec
+    }
+
+    @Test func aHungCallIsReportedWithItsStep() async throws {
+        // The limit is tiny because the hang is certain; healthy flows never meet it.
+        let runner = FlowRunner(driver: HangingDriver(), options: .init(timeLimit: .milliseconds(50)))
+        let result = await runner.run(try Self.spec(#"[{"app": "deleteToken"}, {"app": "products"}]"#))
+        #expect(result.status == .error)
+        #expect(result.errorMessage?.contains("hung in step 2") == true, "\(result.errorMessage ?? "")")
+        #expect(result.steps.map(\.status) == [.passed, .notRun])
+    }
+
+    @Test func aDriverThatCannotStartIsAnError() async throws {
+        let result = await FlowRunner(driver: RefusingDriver()).run(try Self.spec(#"[{"app": "products"}]"#))
+        #expect(result.status == .error)
+        #expect(result.errorMessage == "no SDK for T-HARNESS")
+    }
+
+    @Test func anUnsupportedActionIsAnErrorNotAFailure() async throws {
+        let driver = BrokenVariants.overriding("unsupported") { call, _ in throw DriverError.unsupported(call, provider: .moltin) }
+        let result = await FlowRunner(driver: driver).run(try Self.spec(#"[{"app": "relaunch"}]"#))
+        #expect(result.status == .error)
+        #expect(result.errorMessage == "step 1: the driver does not support the moltin action \"relaunch\"")
+    }
+
+    @Test func theFirstFailingStepStopsTheFlowAndNamesEveryFailedCheck() async throws {
+        let result = await FlowRunner(driver: CoreSDKDriver()).run(try Self.spec("""
+        [{"app": "products", "expect": {"outcome": "ok", "requests": [{"method": "POST", "status": 200}]}},
+         {"app": "products"}]
+        """))
+        #expect(result.status == .failed)
+        #expect(result.steps.map(\.status) == [.failed, .notRun])
+        #expect(result.failures.map(\.message) == [
+            "step 1: outcome: expected success, got httpStatus error: Access token is required",
+            "step 1: requests[0] (GET /v1/products).method: expected \"POST\", got \"GET\"",
+            "step 1: requests[0] (GET /v1/products).status: expected 200, got 400",
+        ])
+    }
+}
