@@ -24,6 +24,23 @@ enum FormURLEncoding {
         percentDecode(Array(text.utf8)[...], plusIsSpace: false, strict: false) ?? String(text)
     }
 
+    /// Percent-encodes `text` for a query component: every byte but RFC 3986 unreserved
+    /// characters becomes %XX (space too, so the result reads the same with or without the
+    /// '+' rule).
+    static func encodeComponent(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if unreserved.contains(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+
     private static func decodePairs(_ bytes: [UInt8], strict: Bool) -> [(name: String, value: String)]? {
         var result: [(name: String, value: String)] = []
         for segment in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import FlowCheckFakeServer
+
+/// The whole Clover login over real loopback sockets, with a raw client so the 302 is seen
+/// as sent rather than followed (its target is the app's site, not this server).
+struct FakeCloverSocketTests {
+    private func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "") -> String {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers {
+            head += "\(name): \(value)\r\n"
+        }
+        if method == "POST" {
+            head += "Content-Length: \(body.utf8.count)\r\n"
+        }
+        return head + "\r\n" + body
+    }
+
+    @Test func authorizeLoginTokenMerchantOverLoopback() throws {
+        let env = CloverWorld()
+        try env.world.start()
+        defer { env.world.stop() }
+        let client = try RawClient(port: env.world.port)
+
+        client.send(request("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverWorld.authorizeParameters())))
+        let page = try #require(client.readResponse())
+        #expect(page.status == 200)
+        #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+        let requestID = try env.requestID(in: HTTPResponse(status: page.status, body: Data(page.body)))
+
+        let form = FormBody.encode([
+            ("request_id", requestID), ("email", "alice@example.com"), ("password", "pw-alice"), ("action", "login"),
+        ])
+        client.send(request("POST", "/oauth/v2/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
+        let redirect = try #require(client.readResponse())
+        #expect(redirect.status == 302)
+        let location = try #require(redirect.header("Location"))
+        let query = try #require(URLComponents(string: location)?.queryItems)
+        #expect(query.first { $0.name == "merchant_id" }?.value == "M1")
+        #expect(query.first { $0.name == "state" }?.value == "st-1")
+        let code = try #require(query.first { $0.name == "code" }?.value)
+
+        let json = JSONValue(any: ["client_id": "app-1", "code": code, "code_verifier": CloverWorld.verifier]).compactText
+        client.send(request("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: json))
+        let tokenResponse = try #require(client.readResponse())
+        #expect(tokenResponse.status == 200)
+        let tokens = try #require(JSONValue.parse(tokenResponse.body))
+        guard case .object(let fields) = tokens, case .string(let access)? = fields["access_token"] else {
+            Issue.record("no access token in \(tokenResponse.bodyText)")
+            return
+        }
+
+        client.send(request("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer \(access)")]))
+        let merchant = try #require(client.readResponse())
+        #expect(merchant.status == 200)
+        #expect(merchant.bodyText == #"{"id":"M1","name":"Cafe One"}"#)
+
+        #expect(env.world.exchanges.map(\.response.status) == [200, 302, 200, 200])
+        #expect(env.world.issuedSecrets.first == code)
+        #expect(env.world.issuedSecrets.contains(access))
+    }
+}
