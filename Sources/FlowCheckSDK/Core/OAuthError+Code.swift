@@ -61,12 +61,15 @@ extension OAuthError {
         public static let configuration = Code(.configuration)
 
         /// The authorization endpoint answered with an error redirect (RFC 6749 §4.1.2.1, e.g.
-        /// `error=access_denied`). Reserved for the browser-based providers (Clover, Clever).
+        /// `error=access_denied`; the message starts with that code), or its answer cannot be used:
+        /// a redirect for another `client_id`, without a `code`, or not under the redirect URI, or
+        /// a browser that could not show the page. Raised by the browser-based providers (Clover,
+        /// Clever).
         public static let authorization = Code(.authorization)
 
-        /// A redirect's `state` differs from the one sent, or is missing (RFC 6749 §10.12): a
-        /// client-side rejection, made before any token request. Reserved for the browser-based
-        /// providers (Clover, Clever).
+        /// A redirect's `state` differs from the one sent, or is missing, or no login is in
+        /// progress (a replay: state is single use) (RFC 6749 §10.12): a client-side rejection,
+        /// made before any token request. Raised by the browser-based providers (Clover, Clever).
         public static let stateMismatch = Code(.stateMismatch)
 
         /// The code's name, exactly as its static property is spelled (`"transport"`, ...).

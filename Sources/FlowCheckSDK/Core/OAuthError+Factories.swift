@@ -36,3 +36,14 @@ extension OAuthError {
         OAuthError(code: .configuration, message: message)
     }
 }
+
+// Shorthands for the browser-based providers (Clover).
+extension OAuthError {
+    static func authorization(_ message: String) -> OAuthError {
+        OAuthError(code: .authorization, message: message)
+    }
+
+    static func stateMismatch(_ message: String) -> OAuthError {
+        OAuthError(code: .stateMismatch, message: message)
+    }
+}
