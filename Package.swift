@@ -23,7 +23,7 @@ let package = Package(
         // The spec format: a position-aware JSON reader, the model, the loader and its diagnostics.
         .target(name: "FlowCheckSpec"),
         // Runs specs through a driver against a fresh fake server per flow; produces results.
-        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
+        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckSDK"]),
         // The driver that puts our SDK core under the runner.
         .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckSDK"]),
         // JUnit XML and Markdown, written from results only.

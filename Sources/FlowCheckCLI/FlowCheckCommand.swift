@@ -65,10 +65,13 @@ public struct FlowCheckCommand: Sendable {
         }
         let invalid = Self.invalidSpecs(loaded)
         for spec in invalid {
-            console.err(spec.messages.joined(separator: "\n"))
+            console.err(ControlCharacters.escaped(spec.messages.joined(separator: "\n")))
         }
         if options.list {
-            for spec in specs { console.out("\(spec.id)  \(spec.title)  (\(spec.file))") }
+            for spec in specs {
+                let redactor = Redactor(secrets: spec.fixture.secrets)
+                console.out(ControlCharacters.escaped(redactor.scrub("\(spec.id)  \(spec.title)  (\(spec.file))")))
+            }
             return invalid.isEmpty ? .passed : .usageOrInvalidSpec
         }
         if loaded.specs.isEmpty && invalid.isEmpty {

@@ -12,102 +12,61 @@ public struct CoreSDKDriver: FlowDriver {
     public typealias TransportFactory = @Sendable (_ base: URLSessionTransport) -> any HTTPTransport
     /// Builds the token store a session uses; the default is a real `FileTokenStore`.
     public typealias StoreFactory = @Sendable (_ base: FileTokenStore) -> any TokenStore
+    /// Builds the browser seam; the default forwards to the runner's browser window.
+    public typealias UserAgentFactory = @Sendable (_ base: any ExternalUserAgent) -> any ExternalUserAgent
+    /// Builds the time source the SDK reads; the default is the flow's virtual clock.
+    public typealias ClockFactory = @Sendable (_ base: any TimeSource) -> any TimeSource
 
     public let name: String
     private let wrapTransport: TransportFactory
     private let wrapStore: StoreFactory
+    private let wrapUserAgent: UserAgentFactory
+    private let wrapClock: ClockFactory
+    private let cloverRefreshMargin: TimeInterval
 
-    public init(name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 }) {
+    /// - Parameter cloverRefreshMargin: how long before expiry the Clover client refreshes.
+    public init(
+        name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 },
+        userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60
+    ) {
         self.name = name
         self.wrapTransport = transport
         self.wrapStore = store
+        self.wrapUserAgent = userAgent
+        self.wrapClock = clock
+        self.cloverRefreshMargin = cloverRefreshMargin
     }
 
     public func makeSession(for context: DriverContext) async throws -> any FlowSession {
         let base = URLSessionTransport()
         let fileStore = try FileTokenStore(directory: context.storageDirectory.appendingPathComponent("tokens", isDirectory: true))
+        let transport = wrapTransport(base)
+        let store = wrapStore(fileStore)
+        let clock = wrapClock(context.clock)
         switch context.provider {
         case .moltin:
-            return try MoltinSession(context: context, transport: wrapTransport(base), store: wrapStore(fileStore), onClose: { base.invalidate() })
+            return try MoltinSession(context: context, transport: transport, store: store, clock: clock, onClose: { base.invalidate() })
+        case .clover:
+            let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
+            return CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() })
         }
     }
 }
 
-/// Our Moltin client behind the driver protocol.
-public final class MoltinSession: FlowSession, @unchecked Sendable {
-    private let configuration: MoltinConfiguration
-    private let transport: any HTTPTransport
-    private let store: any TokenStore
-    private let clock: any TimeSource
-    private let onClose: @Sendable () -> Void
-    private let client: LockedClient
+/// The SDK's external user agent, wired to the runner's browser window.
+public struct WindowUserAgent: ExternalUserAgent {
+    public let window: BrowserWindow
 
-    /// The current client; replaced on relaunch. Guarded because sessions are `Sendable`.
-    private final class LockedClient: @unchecked Sendable {
-        private var value: MoltinClient
-        private let lock = NSLock()
-        init(_ value: MoltinClient) { self.value = value }
-        var current: MoltinClient {
-            get { lock.lock(); defer { lock.unlock() }; return value }
-            set { lock.lock(); value = newValue; lock.unlock() }
-        }
+    public init(window: BrowserWindow) {
+        self.window = window
     }
 
-    /// - Parameters:
-    ///   - transport: how the client reaches the fake (tests pass a tampering one).
-    ///   - store: where the client keeps its token (tests pass a forgetful one).
-    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, onClose: @escaping @Sendable () -> Void = {}) throws {
-        self.configuration = try MoltinConfiguration(baseURL: context.baseURL)
-        self.transport = transport
-        self.store = store
-        self.clock = context.clock
-        self.onClose = onClose
-        self.client = LockedClient(MoltinClient(configuration: configuration, transport: transport, store: store, clock: context.clock))
+    public func open(_ url: URL) async throws {
+        window.open(url)
     }
 
-    public func perform(_ call: AppCall) async throws -> CallOutcome {
-        let client = self.client.current
-        do {
-            switch call.name {
-            case "auth":
-                let token = try await client.auth(clientId: call.arguments["clientId"] ?? "", clientSecret: call.arguments["clientSecret"] ?? "")
-                return .ok(Self.fields(of: token))
-            case "refreshToken":
-                return .ok(Self.fields(of: try await client.refreshToken()))
-            case "deleteToken":
-                try await client.deleteToken()
-                return .ok([:])
-            case "products":
-                let products = try await client.products()
-                return .ok(["productCount": String(products.count), "productIds": products.map(\.id).joined(separator: ","), "productTitles": products.map(\.title).joined(separator: ",")])
-            case "relaunch":
-                // A relaunch is a new SDK instance over the same store: nothing in memory survives.
-                self.client.current = MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock)
-                return .ok([:])
-            default:
-                throw DriverError.unsupported(call, provider: .moltin)
-            }
-        } catch let error as OAuthError {
-            return .error(kind: error.code.name, message: error.message)
-        }
-    }
-
-    public func storeContents() async throws -> [String: String] {
-        // Read through a fresh client: what a relaunched app would find in the store.
-        let reader = MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock)
-        guard let token = try await reader.currentToken() else { return [:] }
-        return Self.fields(of: token)
-    }
-
-    public func close() async {
-        onClose()
-    }
-
-    static func fields(of token: StoredToken) -> [String: String] {
-        var fields = ["accessToken": token.accessToken, "tokenType": token.tokenType]
-        if let expiresAt = token.expiresAt { fields["expiresAt"] = String(Int(expiresAt.timeIntervalSince1970)) }
-        if let refreshToken = token.refreshToken { fields["refreshToken"] = refreshToken }
-        if let scope = token.scope { fields["scope"] = scope }
-        return fields
+    public func dismiss() async {
+        window.dismiss()
     }
 }
+

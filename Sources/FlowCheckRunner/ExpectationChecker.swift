@@ -20,12 +20,27 @@ struct ExpectationChecker {
         failures.append(CheckFailure(step: step.number, line: step.location.line, check: check, expected: expected, actual: actual))
     }
 
-    /// Applies one matcher; records a failure or a capture.
-    private mutating func check(_ check: String, _ matcher: Matcher, _ actual: String?) {
-        if matcher.matches(actual, variables: variables) {
-            if let name = matcher.capture, let actual { variables[name] = actual }
+    /// Values captured from sensitive fields: they join the secrets the reports must not show.
+    private(set) var capturedSecrets: [String] = []
+
+    /// Applies one matcher; records a failure or a capture. A sensitive field's actual value is
+    /// never shown, only its length: the scrubber knows issued tokens, not an SDK's verifier.
+    private mutating func check(_ check: String, _ matcher: Matcher, _ actual: String?, field: String? = nil) {
+        let sensitive = field.map(Redactor.isSensitive(field:)) ?? false
+        if matcher.matches(actual, variables: variables, s256: FakeCrypto.s256Challenge(for:)) {
+            if let name = matcher.capture, let actual {
+                variables[name] = actual
+                if sensitive { capturedSecrets.append(actual) }
+            }
+            if matcher.capture != nil && actual == nil {
+                // A later step would compare against "${name}" literally and pass by accident.
+                fail(check, expected: "a value to capture as ${\(matcher.capture!)}", actual: "nothing (absent)")
+            }
         } else {
-            fail(check, expected: rendered(matcher), actual: actual.map(quote) ?? "nothing (absent)")
+            let shown = actual.map { sensitive ? "\"\(Redactor.mask)\" (\($0.count) characters)" : quote($0) } ?? "nothing (absent)"
+            // A sensitive field's expected value is shown as the spec wrote it (a variable name),
+            // never rendered: the secret it stands for may be one the scrubber does not know.
+            fail(check, expected: sensitive ? StepNarrative.describe(FieldMatcher(field: field ?? "", matcher: matcher)) : rendered(matcher), actual: shown)
         }
     }
 
@@ -35,6 +50,7 @@ struct ExpectationChecker {
         case .equals(let t): return "equals \(quote(t.render(variables)))"
         case .notEquals(let t): return "differs from \(quote(t.render(variables)))"
         case .contains(let t): return "contains \(quote(t.render(variables)))"
+        case .pkceS256(let t): return "a PKCE verifier whose S256 challenge is \(quote(t.render(variables)))"
         default: return matcher.expectation
         }
     }
@@ -52,7 +68,7 @@ struct ExpectationChecker {
                 fail("outcome", expected: "an error" + (expect?.error?.kind.map { " of kind \($0)" } ?? ""), actual: "success")
             }
             for field in expect?.result ?? [] {
-                check("result.\(field.field)", field.matcher, result[field.field])
+                check("result.\(field.field)", field.matcher, result[field.field], field: field.field)
             }
         case .error(let kind, let message):
             if wanted == .ok {
@@ -89,9 +105,10 @@ struct ExpectationChecker {
         let query = Self.fields(request.query)
         checkFields(wanted.query, query, "\(label).query", strict: wanted.strict)
         for field in wanted.headers {
-            check("\(label).headers.\(field.field)", field.matcher, request.headers[field.field])
+            check("\(label).headers.\(field.field)", field.matcher, request.headers[field.field], field: field.field)
         }
-        if !wanted.form.isEmpty || (wanted.strict && request.formFields != nil && !request.body.isEmpty) {
+        let isForm = request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
+        if !wanted.form.isEmpty || (wanted.strict && isForm && !request.body.isEmpty) {
             if let form = request.formFields {
                 checkFields(wanted.form, Self.fields(form), "\(label).form", strict: wanted.strict)
             } else {
@@ -108,6 +125,13 @@ struct ExpectationChecker {
         if let status = wanted.status, status != exchange.response.status {
             fail("\(label).status", expected: "\(status)", actual: "\(exchange.response.status)")
         }
+        if !wanted.responseJson.isEmpty {
+            if let json = exchange.response.jsonFields() {
+                checkFields(wanted.responseJson, json.mapValues { [$0] }, "\(label).responseJson", strict: false)
+            } else {
+                fail("\(label).responseJson", expected: "a JSON object answer", actual: "an answer that is not a JSON object")
+            }
+        }
     }
 
     private mutating func checkFields(_ wanted: [FieldMatcher], _ actual: [String: [String]], _ prefix: String, strict: Bool) {
@@ -116,12 +140,14 @@ struct ExpectationChecker {
             if values.count > 1 {
                 fail("\(prefix).\(field.field)", expected: "one value", actual: "\(values.count) values")
             }
-            check("\(prefix).\(field.field)", field.matcher, values.first)
+            check("\(prefix).\(field.field)", field.matcher, values.first, field: field.field)
         }
         if strict {
             let listed = Set(wanted.map(\.field))
             for name in actual.keys.sorted() where !listed.contains(name) {
-                fail("\(prefix).\(name)", expected: "no such field (strict)", actual: "present")
+                // An unexpected name may be a fragment of a badly encoded secret: not shown.
+                let shown = Redactor.isNameShowable(name) ? name : "‹an unexpected field›"
+                fail("\(prefix).\(shown)", expected: "no such field (strict)", actual: "present")
             }
         }
     }
@@ -142,7 +168,71 @@ struct ExpectationChecker {
             }
         }
         for field in expect.store {
-            check("store.\(field.field)", field.matcher, contents[field.field])
+            check("store.\(field.field)", field.matcher, contents[field.field], field: field.field)
+        }
+    }
+
+    /// A URL and its query.
+    private mutating func checkURL(_ wanted: URLExpectation, _ url: String, label: String) {
+        let components = URLComponents(string: url)
+        if let matcher = wanted.url { check("\(label).url", matcher, url, field: "url") }
+        if let matcher = wanted.scheme { check("\(label).scheme", matcher, components?.scheme) }
+        if let matcher = wanted.host { check("\(label).host", matcher, components?.host) }
+        if let matcher = wanted.path { check("\(label).path", matcher, components?.path) }
+        let pairs = (components?.queryItems ?? []).map { (name: $0.name, value: $0.value ?? "") }
+        checkFields(wanted.query, Self.fields(pairs), "\(label).query", strict: wanted.strict)
+    }
+
+    /// What the browser saw since the previous step.
+    mutating func checkBrowser(_ wanted: BrowserExpectation, opened: [URL], dismissed: Bool, page: ScriptedBrowser.Page?, redirect: String?) {
+        if let expected = wanted.opened {
+            if expected.count != opened.count {
+                let seen = opened.isEmpty ? "none" : opened.map { $0.path }.joined(separator: ", ")
+                fail("browser.opened", expected: "\(expected.count) URL\(expected.count == 1 ? "" : "s") opened", actual: "\(opened.count): \(seen)")
+            }
+            for (i, (url, actual)) in zip(expected, opened).enumerated() {
+                checkURL(url, actual.absoluteString, label: "browser.opened[\(i)]")
+            }
+        }
+        if let expected = wanted.redirect {
+            if let redirect {
+                checkURL(expected, redirect, label: "browser.redirect")
+            } else {
+                fail("browser.redirect", expected: "a redirect", actual: "none (the page answered \(page.map { String($0.status) } ?? "nothing"))")
+            }
+        }
+        if wanted.noRedirect == true, let redirect {
+            fail("browser.redirect", expected: "no redirect", actual: "a redirect to \(Transcript.maskQuery(redirect))")
+        }
+        if let status = wanted.pageStatus, status != page?.status {
+            fail("browser.pageStatus", expected: "\(status)", actual: page.map { "\($0.status)" } ?? "no page loaded")
+        }
+        if let text = wanted.pageContains {
+            let needle = text.render(variables)
+            if !(page?.body.contains(needle) ?? false) {
+                fail("browser.page", expected: "contains \(quote(needle))", actual: page.map { "a \($0.status) page without it" } ?? "no page loaded")
+            }
+        }
+        if let expected = wanted.dismissed, expected != dismissed {
+            fail("browser.dismissed", expected: expected ? "the SDK dismissed the browser" : "the browser left open", actual: dismissed ? "dismissed" : "not dismissed")
+        }
+    }
+
+    /// No request and no opened URL carries any of the values, in any encoding they travel in.
+    mutating func checkNeverSent(_ values: [Template], exchanges: [RecordedExchange], opened: [URL]) {
+        for template in values {
+            let value = template.render(variables)
+            let forms = Redactor.forms(of: value).filter { !$0.isEmpty }
+            for (i, exchange) in exchanges.enumerated() {
+                let request = exchange.request
+                let text = ([request.target] + request.headers.pairs.map { "\($0.name): \($0.value)" }).joined(separator: "\n") + "\n" + String(decoding: request.body, as: UTF8.self)
+                if forms.contains(where: { text.contains($0) }) {
+                    fail("requests[\(i)] (\(request.method) \(request.path))", expected: "never to carry \(quote(template.raw))", actual: "it does")
+                }
+            }
+            for (i, url) in opened.enumerated() where forms.contains(where: { url.absoluteString.contains($0) }) {
+                fail("browser.opened[\(i)]", expected: "never to carry \(quote(template.raw))", actual: "it does")
+            }
         }
     }
 }

@@ -7,6 +7,7 @@ import FlowCheckTestSupport
 final class FakeWorld: @unchecked Sendable {
     let server: FakeProviderServer
     private let moltin: FakeMoltin?
+    private let clover: FakeClover?
 
     /// Builds the fake for the spec's provider from its fixture and starts it.
     /// - Throws: when the server cannot listen.
@@ -20,6 +21,20 @@ final class FakeWorld: @unchecked Sendable {
                 tokenLifetime: TimeInterval(fixture.tokenLifetime ?? 3600)
             ))
             moltin = provider
+            clover = nil
+            server = FakeProviderServer(provider: provider, now: { clock.now })
+        case .clover(let fixture):
+            var world = CloverFixture(
+                apps: fixture.apps.map { CloverFixture.App(id: $0.id, secret: $0.secret, siteURL: $0.siteURL) },
+                merchants: fixture.merchants.map { CloverFixture.Merchant(id: $0.id, name: $0.name, installedApps: $0.installedApps) },
+                employees: fixture.employees.map { CloverFixture.Employee(email: $0.email, password: $0.password, merchantID: $0.merchant) }
+            )
+            if let lifetime = fixture.accessTokenLifetime { world.accessTokenLifetime = TimeInterval(lifetime) }
+            if let lifetime = fixture.refreshTokenLifetime { world.refreshTokenLifetime = TimeInterval(lifetime) }
+            if let lifetime = fixture.codeLifetime { world.codeLifetime = TimeInterval(lifetime) }
+            let provider = FakeClover(fixture: world)
+            clover = provider
+            moltin = nil
             server = FakeProviderServer(provider: provider, now: { clock.now })
         }
         try server.start()
@@ -29,8 +44,8 @@ final class FakeWorld: @unchecked Sendable {
     func perform(_ operation: String) throws {
         switch operation {
         case "revokeTokens":
-            guard let moltin else { throw DriverError("revokeTokens needs the Moltin fake") }
-            moltin.revokeAllTokens()
+            moltin?.revokeAllTokens()
+            clover?.revokeAllTokens()
         default:
             throw DriverError("unknown server operation \(operation)")
         }
@@ -40,6 +55,14 @@ final class FakeWorld: @unchecked Sendable {
     func inject(_ fault: FaultSpec) throws {
         guard let kind = FaultKind(rawValue: fault.kind) else { throw DriverError("unknown fault \(fault.kind)") }
         server.inject(Fault(kind: kind, path: fault.path, times: fault.times))
+    }
+
+    /// Ends every fault; the server must be listening again afterwards.
+    func clearFaults() throws {
+        server.clearFaults()
+        if let error = server.listenerError {
+            throw DriverError("the fake server could not listen again after its faults were cleared: \(error)")
+        }
     }
 
     func stop() {

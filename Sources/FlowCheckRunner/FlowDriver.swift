@@ -27,13 +27,17 @@ public struct DriverContext: Sendable {
     public var clock: ManualClock
     /// A fresh, empty, owner-only folder for the SDK's token store; removed after the flow.
     public var storageDirectory: URL
+    /// The browser: wire the SDK's external user agent to it (open and dismiss), and the
+    /// runner's scripted browser plays the user on what the SDK opened.
+    public var browser: BrowserWindow
 
-    public init(flowID: String, provider: Provider, baseURL: URL, clock: ManualClock, storageDirectory: URL) {
+    public init(flowID: String, provider: Provider, baseURL: URL, clock: ManualClock, storageDirectory: URL, browser: BrowserWindow = BrowserWindow()) {
         self.flowID = flowID
         self.provider = provider
         self.baseURL = baseURL
         self.clock = clock
         self.storageDirectory = storageDirectory
+        self.browser = browser
     }
 }
 

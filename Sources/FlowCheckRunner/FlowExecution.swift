@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckSDK
 import FlowCheckSpec
 import FlowCheckTestSupport
 
@@ -9,6 +10,7 @@ struct FlowExecution: Sendable {
     let spec: FlowSpec
     let driver: any FlowDriver
     let timeLimit: Duration
+    let watchdog: FlowRunner.Watchdog
 
     /// What the steps have got to so far; shared with the time-limit watchdog, which reports a
     /// hung flow with the step it hung in.
@@ -28,27 +30,30 @@ struct FlowExecution: Sendable {
         let progress = Progress()
         progress.state.withLock { $0.stepStatuses = Array(repeating: .notRun, count: spec.steps.count) }
         let clock = ManualClock()
+        let window = BrowserWindow()
+        let browser = ScriptedBrowser(window: window)
         var world: FakeWorld?
         var storage: URL?
         var session: (any FlowSession)?
         do {
             world = try FakeWorld(spec: spec, clock: clock)
             storage = try Self.makeStorageDirectory()
-            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!)
+            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!, browser: window)
             session = try await driver.makeSession(for: context)
             let limit = timeLimit
-            await Self.withTimeLimit(limit) { [spec, world, session] in
-                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, progress: progress)
+            await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
+                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, progress: progress)
             } onTimeout: {
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
-                    state.errorMessage = "the flow did not finish within \(limit) of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
+                    state.errorMessage = "the flow did not finish within \(limit.components.seconds) s of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
                 }
             }
         } catch {
             progress.state.withLock { $0.errorMessage = "\(error)" }
         }
         await session?.close()
+        browser.close()
         let exchanges = world?.server.exchanges ?? []
         let issued = world?.server.issuedSecrets ?? []
         let origin = world?.server.baseURL.absoluteString
@@ -59,9 +64,12 @@ struct FlowExecution: Sendable {
         return buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, elapsed: elapsed)
     }
 
-    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, progress: Progress) async {
-        var variables: [String: String] = [:]
+    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, progress: Progress) async {
+        let baseURL = world.server.baseURL
+        var variables: [String: String] = ["baseURL": baseURL.absoluteString]
         var cursor = 0
+        let harness = URLSessionTransport()
+        defer { harness.invalidate() }
         for (index, step) in spec.steps.enumerated() {
             progress.state.withLock { $0.current = step.number }
             var outcome: CallOutcome?
@@ -78,12 +86,26 @@ struct FlowExecution: Sendable {
                 case .fault(let fault)?:
                     try world.inject(fault)
                 case .clearFaults?:
-                    world.server.clearFaults()
+                    try world.clearFaults()
                 case .server(let operation)?:
                     try world.perform(operation)
+                case .browser(let operation, let arguments)?:
+                    var values: [String: String] = [:]
+                    for argument in arguments { values[argument.name] = argument.value.render(variables) }
+                    try await browser.perform(operation, values)
+                case .send(let request)?:
+                    do {
+                        _ = try await harness.send(try HarnessRequest.make(request, baseURL: baseURL, variables: variables))
+                    } catch let error as DriverError {
+                        throw error
+                    } catch {
+                        throw DriverError("send: \(error)")
+                    }
                 case nil:
                     break
                 }
+                variables["redirect"] = browser.redirect ?? ""
+                let news = browser.takeNews()
                 let all = world.server.exchanges
                 let fresh = Array(all[min(cursor, all.count)...])
                 cursor = all.count
@@ -91,13 +113,17 @@ struct FlowExecution: Sendable {
                 if let outcome { checker.checkOutcome(outcome, expect: step.expect) }
                 if let expect = step.expect {
                     if let requests = expect.requests { checker.checkRequests(requests, fresh) }
+                    if let wanted = expect.browser {
+                        checker.checkBrowser(wanted, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect)
+                    }
+                    if !expect.neverSent.isEmpty { checker.checkNeverSent(expect.neverSent, exchanges: fresh, opened: news.opened) }
                     if expect.storeEmpty != nil || !expect.store.isEmpty {
                         checker.checkStore(expect, try await session.storeContents())
                     }
                 }
                 variables = checker.variables
                 let failures = checker.failures
-                let captured = variables.values
+                let captured = checker.capturedSecrets
                 let stopped = progress.state.withLock { state -> Bool in
                     state.secrets += captured
                     // A flow past its time limit is already reported as hung: a late answer
@@ -119,27 +145,27 @@ struct FlowExecution: Sendable {
 
     /// Runs `body`, giving up after `limit` of real time: then `onTimeout` runs and `body` is
     /// cancelled and left behind (a hung call may never come back).
-    private static func withTimeLimit(_ limit: Duration, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable () -> Void) async {
+    private static func withTimeLimit(_ limit: Duration, watchdog: @escaping FlowRunner.Watchdog, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable () -> Void) async {
         let settled = Locked(false)
-        let watchdog = Locked<Task<Void, Never>?>(nil)
+        let timerTask = Locked<Task<Void, Never>?>(nil)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let work = Task {
                 await body()
                 if settled.withLock({ done in defer { done = true }; return !done }) {
-                    watchdog.withLock { $0?.cancel() }
+                    timerTask.withLock { $0?.cancel() }
                     continuation.resume()
                 }
             }
             let timer = Task {
                 // A guard against a hung SDK or server, not a wait in a flow: healthy flows never meet it.
-                try? await Task.sleep(for: limit)
-                if settled.withLock({ done in defer { done = true }; return !done }) {
+                await watchdog(limit)
+                if !Task.isCancelled, settled.withLock({ done in defer { done = true }; return !done }) {
                     onTimeout()
                     work.cancel()
                     continuation.resume()
                 }
             }
-            watchdog.withLock { $0 = timer }
+            timerTask.withLock { $0 = timer }
         }
     }
 

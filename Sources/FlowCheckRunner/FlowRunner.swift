@@ -3,16 +3,22 @@ import FlowCheckSpec
 
 /// Runs specs through a driver, each flow against its own fake server, several at once.
 public struct FlowRunner: Sendable {
+    /// Waits out a flow's real-time limit. The default sleeps; tests pass one that returns
+    /// when the flow under test is known to hang, so no test depends on real time.
+    public typealias Watchdog = @Sendable (Duration) async -> Void
+
     public struct Options: Sendable {
         /// How many flows run at once; defaults to the machine's core count.
         public var concurrency: Int
         /// Real time a flow may take before it is reported as hung. The clock in flows is
         /// virtual, so a healthy flow never comes near it.
         public var timeLimit: Duration
+        public var watchdog: Watchdog
 
-        public init(concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, timeLimit: Duration = .seconds(30)) {
+        public init(concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, timeLimit: Duration = .seconds(30), watchdog: @escaping Watchdog = { try? await Task.sleep(for: $0) }) {
             self.concurrency = max(1, concurrency)
             self.timeLimit = timeLimit
+            self.watchdog = watchdog
         }
     }
 
@@ -31,7 +37,7 @@ public struct FlowRunner: Sendable {
             var next = 0
             func launch() {
                 let index = next
-                let execution = FlowExecution(spec: specs[index], driver: driver, timeLimit: options.timeLimit)
+                let execution = FlowExecution(spec: specs[index], driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog)
                 group.addTask { (index, await execution.run()) }
                 next += 1
             }
@@ -46,6 +52,6 @@ public struct FlowRunner: Sendable {
 
     /// Runs one spec.
     public func run(_ spec: FlowSpec) async -> FlowResult {
-        await FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit).run()
+        await FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog).run()
     }
 }

@@ -10,7 +10,7 @@ public struct Redactor: Sendable {
     public static let mask = "‹redacted›"
 
     /// Field names whose values are secret wherever they appear (form, JSON, query, arguments).
-    public static let sensitiveFieldPattern = "(secret|token|password|code|verifier|assertion|authorization)"
+    public static let sensitiveFieldPattern = "(secret|token|password|verifier|assertion|authorization|^code$|_code$|[a-z]code$)"
 
     /// Secrets shorter than this are not scrubbed from free text: masking every "a" would wreck
     /// the report. Structured redaction still hides them in transcripts.
@@ -56,10 +56,32 @@ public struct Redactor: Sendable {
         return result
     }
 
+    /// Names that look sensitive but are public by design: a PKCE challenge is sent in the
+    /// clear (RFC 7636 §4.3), a token's type and expiry say nothing of the token.
+    static let publicFields: Set<String> = [
+        "token_type", "tokentype", "code_challenge", "codechallenge", "code_challenge_method", "codechallengemethod",
+        "response_type", "responsetype", "grant_type", "granttype",
+    ]
+
+    /// Form and query field names shown with their values in transcripts and failures. Any
+    /// other name is masked too: when an SDK encodes a form body wrongly (`&` or `=` left
+    /// unescaped), pieces of a secret turn up as field names and values of their own.
+    static let publicFormFields: Set<String> = [
+        "grant_type", "client_id", "response_type", "redirect_uri", "code_challenge", "code_challenge_method", "state",
+        "scope", "merchant_id", "action", "request_id", "email", "error", "error_description",
+    ]
+
+    /// True when a form field of this name may be shown at all (its value still masked when sensitive).
+    static func isNameShowable(_ field: String) -> Bool {
+        publicFormFields.contains(field)
+            || (isSensitive(field: field) && field.range(of: "\\A[A-Za-z_]{1,40}\\z", options: .regularExpression) != nil)
+    }
+
     /// True when a field of this name carries a secret.
     public static func isSensitive(field: String) -> Bool {
-        field.range(of: sensitiveFieldPattern, options: [.regularExpression, .caseInsensitive]) != nil
-            && field.lowercased() != "token_type" && field.lowercased() != "tokentype"
+        let lowered = field.lowercased()
+        if publicFields.contains(lowered) || lowered.hasSuffix("expiration") || lowered.hasSuffix("expiresat") { return false }
+        return lowered.range(of: sensitiveFieldPattern, options: .regularExpression) != nil
     }
 
     /// The forms a secret takes on the wire and in text.

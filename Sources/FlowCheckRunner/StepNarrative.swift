@@ -9,13 +9,7 @@ enum StepNarrative {
         case .app(let name, let arguments):
             let summary = Vocabulary.actions(for: provider).first { $0.name == name }?.summary
             var sentence = "The app calls `\(name)`"
-            if !arguments.isEmpty {
-                let list = arguments.map { argument in
-                    let value = Redactor.isSensitive(field: argument.name) && argument.value.variables.isEmpty ? Redactor.mask : argument.value.raw
-                    return "\(argument.name) `\(value)`"
-                }
-                sentence += " with " + list.joined(separator: ", ")
-            }
+            sentence += describeArguments(arguments)
             if let summary { sentence += " (\(summary))" }
             return sentence + "."
         case .advanceClock(let seconds, let written):
@@ -28,7 +22,25 @@ enum StepNarrative {
             return "The server stops failing (faults cleared)."
         case .server(let operation):
             return "The server performs `\(operation)`."
+        case .browser(let operation, let arguments):
+            let summary = Vocabulary.browserOperations.first { $0.name == operation }?.summary ?? operation
+            return "The browser: \(summary)" + describeArguments(arguments) + "."
+        case .send(let request):
+            var sentence = "The harness itself sends `\(request.method) \(request.path.raw)`"
+            let body = request.json.isEmpty ? request.form : request.json
+            if !body.isEmpty { sentence += " with \(request.json.isEmpty ? "form" : "JSON")" + describeArguments(body).replacingOccurrences(of: " with", with: "") }
+            return sentence + "."
         }
+    }
+
+    /// ` with name `value`, ...` (a sensitive literal masked), or nothing.
+    static func describeArguments(_ arguments: [Argument]) -> String {
+        guard !arguments.isEmpty else { return "" }
+        let list = arguments.map { argument in
+            let value = Redactor.isSensitive(field: argument.name) && argument.value.variables.isEmpty ? Redactor.mask : argument.value.raw
+            return "\(argument.name) `\(value)`"
+        }
+        return " with " + list.joined(separator: ", ")
     }
 
     /// The expectations in words, one per line.
@@ -59,6 +71,24 @@ enum StepNarrative {
                 }
             }
         }
+        if let browser = expect.browser {
+            if let opened = browser.opened {
+                if opened.isEmpty {
+                    lines.append("The SDK opens no browser.")
+                } else {
+                    lines.append(opened.count == 1 ? "The SDK opens the browser at:" : "The SDK opens the browser at, in order:")
+                    for (i, url) in opened.enumerated() { lines.append("  \(i + 1). " + describe(url)) }
+                }
+            }
+            if let status = browser.pageStatus { lines.append("The page answers \(status).") }
+            if let text = browser.pageContains { lines.append("The page says \(text.quoted).") }
+            if let redirect = browser.redirect { lines.append("The browser is redirected to " + describe(redirect) + ".") }
+            if browser.noRedirect == true { lines.append("The browser is not redirected (no code reaches the app).") }
+            if let dismissed = browser.dismissed { lines.append(dismissed ? "The SDK dismisses the browser." : "The browser stays open.") }
+        }
+        if !expect.neverSent.isEmpty {
+            lines.append("No request carries " + expect.neverSent.map { $0.variables.isEmpty ? "\"\(Redactor.mask)\"" : $0.quoted }.joined(separator: " or ") + ", in any encoding.")
+        }
         if expect.storeEmpty == true { lines.append("The token store is empty.") }
         if expect.storeEmpty == false { lines.append("The token store is not empty.") }
         for field in expect.store {
@@ -85,7 +115,21 @@ enum StepNarrative {
         section("JSON", request.json)
         if request.strict { parts.append("no other fields") }
         if let status = request.status { parts.append("answered \(status)") }
+        if !request.responseJson.isEmpty { parts.append("answer " + request.responseJson.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", ")) }
         return parts.isEmpty ? head : head + ": " + parts.joined(separator: "; ")
+    }
+
+    static func describe(_ url: URLExpectation) -> String {
+        var parts: [String] = []
+        if let matcher = url.url { parts.append("a URL that \(matcher.expectation)") }
+        if let matcher = url.scheme { parts.append("scheme \(matcher.expectation)") }
+        if let matcher = url.host { parts.append("host \(matcher.expectation)") }
+        if let matcher = url.path {
+            if case .equals(let template) = matcher.kind { parts.append("`\(template.raw)`") } else { parts.append("a path that \(matcher.expectation)") }
+        }
+        if !url.query.isEmpty { parts.append("query " + url.query.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", ")) }
+        if url.strict { parts.append("no other parameters") }
+        return parts.isEmpty ? "any URL" : parts.joined(separator: "; ")
     }
 
     static func describe(_ field: FieldMatcher) -> String {
@@ -96,7 +140,7 @@ enum StepNarrative {
 
     private static func isLiteral(_ matcher: Matcher) -> Bool {
         switch matcher.kind {
-        case .equals(let t), .notEquals(let t), .contains(let t): return t.variables.isEmpty
+        case .equals(let t), .notEquals(let t), .contains(let t), .pkceS256(let t): return t.variables.isEmpty
         default: return false
         }
     }
@@ -106,6 +150,7 @@ enum StepNarrative {
         case .equals: return "equals \"\(Redactor.mask)\""
         case .notEquals: return "differs from \"\(Redactor.mask)\""
         case .contains: return "contains \"\(Redactor.mask)\""
+        case .pkceS256: return "is the PKCE verifier of the S256 challenge \"\(Redactor.mask)\""
         default: return matcher.expectation
         }
     }

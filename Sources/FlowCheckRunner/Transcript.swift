@@ -59,7 +59,9 @@ enum Transcript {
            !text.contains(" "), !text.contains("\n"), text.contains("=") {
             let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2, Redactor.isSensitive(field: String(parts[0]).removingPercentEncoding ?? String(parts[0])) else { return String(pair) }
+                let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+                guard Redactor.isNameShowable(name) else { return "\(Redactor.mask)=\(Redactor.mask)" }
+                guard parts.count == 2, Redactor.isSensitive(field: name) else { return String(pair) }
                 return "\(parts[0])=\(Redactor.mask)"
             }
             return "form: " + cut(pairs.joined(separator: "&"))

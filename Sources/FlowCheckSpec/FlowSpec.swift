@@ -48,17 +48,74 @@ public struct SourceReference: Sendable, Equatable {
 /// The provider whose fake server plays the other side of a flow.
 public enum Provider: String, Sendable, CaseIterable {
     case moltin
+    case clover
 }
 
 /// Server fixture data, per provider.
 public enum Fixture: Sendable, Equatable {
     case moltin(MoltinFixtureSpec)
+    case clover(CloverFixtureSpec)
 
     /// Every secret the fixture holds (for redaction: none of them may reach a report).
     public var secrets: [String] {
         switch self {
         case .moltin(let fixture): return fixture.clients.map(\.secret)
+        case .clover(let fixture): return fixture.apps.map(\.secret) + fixture.employees.map(\.password)
         }
+    }
+}
+
+/// The Clover fake's data: apps with their site URLs, merchants and the apps they installed,
+/// employees who log in.
+public struct CloverFixtureSpec: Sendable, Equatable {
+    public struct App: Sendable, Equatable {
+        public var id: String
+        public var secret: String
+        public var siteURL: String
+        public init(id: String, secret: String, siteURL: String) {
+            self.id = id
+            self.secret = secret
+            self.siteURL = siteURL
+        }
+    }
+
+    public struct Merchant: Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var installedApps: [String]
+        public init(id: String, name: String, installedApps: [String]) {
+            self.id = id
+            self.name = name
+            self.installedApps = installedApps
+        }
+    }
+
+    public struct Employee: Sendable, Equatable {
+        public var email: String
+        public var password: String
+        public var merchant: String
+        public init(email: String, password: String, merchant: String) {
+            self.email = email
+            self.password = password
+            self.merchant = merchant
+        }
+    }
+
+    public var apps: [App]
+    public var merchants: [Merchant]
+    public var employees: [Employee]
+    /// Seconds; nil means the fake's defaults (30 minutes, 30 days, 5 minutes).
+    public var accessTokenLifetime: Int?
+    public var refreshTokenLifetime: Int?
+    public var codeLifetime: Int?
+
+    public init(apps: [App], merchants: [Merchant], employees: [Employee], accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, codeLifetime: Int? = nil) {
+        self.apps = apps
+        self.merchants = merchants
+        self.employees = employees
+        self.accessTokenLifetime = accessTokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.codeLifetime = codeLifetime
     }
 }
 
@@ -127,6 +184,29 @@ public enum Action: Sendable, Equatable {
     case clearFaults
     /// A server-side operation of the provider persona, e.g. `revokeTokens`.
     case server(operation: String)
+    /// The scripted browser acts as the user: `login`, `deny`, `open`, `tamper`.
+    case browser(operation: String, arguments: [Argument])
+    /// The harness itself sends a request to the fake, as any HTTP client would.
+    case send(SendSpec)
+}
+
+/// A request the harness sends to the fake server itself.
+public struct SendSpec: Sendable, Equatable {
+    public var method: String
+    public var path: Template
+    public var headers: [Argument]
+    /// Sent as a JSON object of strings when not empty.
+    public var json: [Argument]
+    /// Sent form-encoded when not empty.
+    public var form: [Argument]
+
+    public init(method: String, path: Template, headers: [Argument] = [], json: [Argument] = [], form: [Argument] = []) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.json = json
+        self.form = form
+    }
 }
 
 /// A named argument of an app action.
@@ -171,11 +251,18 @@ public struct Expectation: Sendable, Equatable {
     public var store: [FieldMatcher]
     /// True: the SDK's store holds nothing at all.
     public var storeEmpty: Bool?
+    /// What the browser saw since the previous step.
+    public var browser: BrowserExpectation?
+    /// Values no request since the previous step may carry, in any encoding (e.g. an app secret).
+    public var neverSent: [Template]
 
     public init(
         outcome: Outcome? = nil, error: ErrorExpectation? = nil, result: [FieldMatcher] = [],
-        requests: [RequestExpectation]? = nil, store: [FieldMatcher] = [], storeEmpty: Bool? = nil
+        requests: [RequestExpectation]? = nil, store: [FieldMatcher] = [], storeEmpty: Bool? = nil,
+        browser: BrowserExpectation? = nil, neverSent: [Template] = []
     ) {
+        self.browser = browser
+        self.neverSent = neverSent
         self.outcome = outcome
         self.error = error
         self.result = result
@@ -212,6 +299,8 @@ public struct RequestExpectation: Sendable, Equatable {
     public var strict: Bool
     /// The status the server answered with.
     public var status: Int?
+    /// Fields of the server's JSON answer (e.g. to capture a token a `send` step obtained).
+    public var responseJson: [FieldMatcher] = []
 
     public init(
         location: SourceLocation, method: String? = nil, path: Matcher? = nil, query: [FieldMatcher] = [],
@@ -238,5 +327,53 @@ public struct FieldMatcher: Sendable, Equatable {
     public init(field: String, matcher: Matcher) {
         self.field = field
         self.matcher = matcher
+    }
+}
+
+/// What the browser saw: the URLs the SDK opened, the page it showed, the redirect it captured.
+public struct BrowserExpectation: Sendable, Equatable {
+    /// Nil: not checked. Otherwise the exact list of URLs the SDK opened since the previous step.
+    public var opened: [URLExpectation]?
+    /// The redirect the last browser action captured (its `Location`).
+    public var redirect: URLExpectation?
+    /// True: the last browser action ended without a redirect.
+    public var noRedirect: Bool?
+    /// The status of the last page the browser loaded.
+    public var pageStatus: Int?
+    /// Text the last page must contain.
+    public var pageContains: Template?
+    /// Whether the SDK dismissed the browser since the previous step.
+    public var dismissed: Bool?
+
+    public init(opened: [URLExpectation]? = nil, redirect: URLExpectation? = nil, noRedirect: Bool? = nil, pageStatus: Int? = nil, pageContains: Template? = nil, dismissed: Bool? = nil) {
+        self.opened = opened
+        self.redirect = redirect
+        self.noRedirect = noRedirect
+        self.pageStatus = pageStatus
+        self.pageContains = pageContains
+        self.dismissed = dismissed
+    }
+}
+
+/// Checks on a URL and its query.
+public struct URLExpectation: Sendable, Equatable {
+    public var location: SourceLocation
+    /// The whole URL.
+    public var url: Matcher?
+    public var scheme: Matcher?
+    public var host: Matcher?
+    public var path: Matcher?
+    public var query: [FieldMatcher]
+    /// True: query parameters not listed must not be there.
+    public var strict: Bool
+
+    public init(location: SourceLocation, url: Matcher? = nil, scheme: Matcher? = nil, host: Matcher? = nil, path: Matcher? = nil, query: [FieldMatcher] = [], strict: Bool = false) {
+        self.location = location
+        self.url = url
+        self.scheme = scheme
+        self.host = host
+        self.path = path
+        self.query = query
+        self.strict = strict
     }
 }

@@ -10,6 +10,8 @@ public struct Matcher: Sendable, Equatable {
         case absent
         case regex(String)
         case contains(Template)
+        /// The value is a PKCE verifier whose S256 challenge (RFC 7636 §4.2) equals the template.
+        case pkceS256(Template)
     }
 
     public var kind: Kind
@@ -21,9 +23,11 @@ public struct Matcher: Sendable, Equatable {
         self.capture = capture
     }
 
-    /// The verdict on an actual value (nil: the field is not there).
-    public func matches(_ actual: String?, variables: [String: String]) -> Bool {
+    /// The verdict on an actual value (nil: the field is not there). `s256` computes a PKCE
+    /// challenge from a verifier (the runner passes the fake server's own SHA-256).
+    public func matches(_ actual: String?, variables: [String: String], s256: (String) -> String = { _ in "" }) -> Bool {
         switch kind {
+        case .pkceS256(let template): return actual.map { s256($0) == template.render(variables) } ?? false
         case .present: return actual != nil
         case .absent: return actual == nil
         case .equals(let template): return actual == template.render(variables)
@@ -44,13 +48,14 @@ public struct Matcher: Sendable, Equatable {
         case .absent: return "is absent"
         case .regex(let p): return "matches /\(p)/"
         case .contains(let t): return "contains \(t.quoted)"
+        case .pkceS256(let t): return "is the PKCE verifier of the S256 challenge \(t.quoted)"
         }
     }
 
     /// The variables this matcher reads.
     public var variables: [String] {
         switch kind {
-        case .equals(let t), .notEquals(let t), .contains(let t): return t.variables
+        case .equals(let t), .notEquals(let t), .contains(let t), .pkceS256(let t): return t.variables
         default: return []
         }
     }

@@ -10,7 +10,7 @@ struct SpecDecoder {
     private let file: String
     private let diagnostics = Diagnostics()
     /// Variables captured by earlier steps; a reference to any other is an error.
-    private var defined: Set<String> = []
+    private var defined: Set<String> = Set(Vocabulary.builtinVariables)
     private var capturedThisStep: Set<String> = []
 
     init(file: String) {
@@ -19,16 +19,23 @@ struct SpecDecoder {
 
     static let topKeys = ["$schema", "id", "title", "summary", "source", "provider", "fixture", "decisions", "steps"]
     static let sourceKeys = ["seed", "passage"]
-    static let stepKeys = ["note", "app", "with", "advanceClock", "fault", "clearFaults", "server", "expect"]
-    static let actionKeys = ["app", "advanceClock", "fault", "clearFaults", "server"]
+    static let stepKeys = ["note", "app", "browser", "with", "advanceClock", "fault", "clearFaults", "server", "send", "expect"]
+    static let actionKeys = ["app", "browser", "advanceClock", "fault", "clearFaults", "server", "send"]
     static let faultKeys = ["kind", "path", "times"]
-    static let expectKeys = ["outcome", "error", "result", "requests", "store", "storeEmpty"]
+    static let expectKeys = ["outcome", "error", "result", "requests", "store", "storeEmpty", "browser", "neverSent"]
     static let errorKeys = ["kind", "message"]
-    static let requestKeys = ["method", "path", "query", "headers", "form", "json", "strict", "status"]
-    static let matcherKeys = ["equals", "notEquals", "present", "absent", "regex", "contains", "capture"]
+    static let requestKeys = ["method", "path", "query", "headers", "form", "json", "strict", "status", "responseJson"]
+    static let matcherKeys = ["equals", "notEquals", "present", "absent", "regex", "contains", "pkceS256", "capture"]
     static let moltinFixtureKeys = ["clients", "products", "tokenLifetime"]
     static let clientKeys = ["id", "secret"]
     static let productKeys = ["id", "title", "price"]
+    static let cloverFixtureKeys = ["apps", "merchants", "employees", "accessTokenLifetime", "refreshTokenLifetime", "codeLifetime"]
+    static let cloverAppKeys = ["id", "secret", "siteURL"]
+    static let cloverMerchantKeys = ["id", "name", "installedApps"]
+    static let cloverEmployeeKeys = ["email", "password", "merchant"]
+    static let sendKeys = ["method", "path", "headers", "json", "form"]
+    static let browserExpectKeys = ["opened", "redirect", "noRedirect", "pageStatus", "pageContains", "dismissed"]
+    static let urlKeys = ["url", "scheme", "host", "path", "query", "strict"]
 
     /// Decodes a document; returns the spec or every diagnostic found.
     mutating func decode(_ root: JSONNode) -> SpecFile {
@@ -97,7 +104,9 @@ struct SpecDecoder {
     private func integer(_ member: JSONNode.Member?, _ path: String, range: ClosedRange<Int>, example: String) -> Int? {
         guard let member else { return nil }
         guard case .number(let text) = member.value.value, let value = Int(text) else {
-            if case .number = member.value.value {
+            if case .number(let text) = member.value.value, text.allSatisfy({ $0.isNumber || $0 == "-" }) {
+                report(member.value, path, "\(text) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
+            } else if case .number = member.value.value {
                 report(member.value, path, "expected a whole number", fix: "write it as \(example)")
             } else {
                 typeMismatch(member.value, path, expected: "a whole number", example: example)
@@ -142,7 +151,7 @@ struct SpecDecoder {
         let path = "$"
         guard let members = object(root, path, allowed: Self.topKeys, example: "{\"id\": \"MLT-AUTH\", \"title\": \"...\", ...}") else { return nil }
         let id = string(members, "id", in: root, path, required: true, example: "\"MLT-AUTH\"")
-        if let id, let member = members["id"], id.range(of: "^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$", options: .regularExpression) == nil {
+        if let id, let member = members["id"], id.range(of: "\\A[A-Z][A-Z0-9]*(-[A-Z0-9]+)+\\z", options: .regularExpression) == nil {
             report(member.value, "$.id", "id \"\(id)\" is not a catalogue id", fix: "use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"")
         }
         let title = string(members, "title", in: root, path, required: true, example: "\"Auth stores a token\"")
@@ -196,7 +205,7 @@ struct SpecDecoder {
     private func decodeSource(_ node: JSONNode, _ path: String) -> SourceReference? {
         guard let members = object(node, path, allowed: Self.sourceKeys, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") else { return nil }
         let seed = string(members, "seed", in: node, path, required: true, example: "\"003_d427daaf6ba0e8e7.txt\"")
-        if let seed, let member = members["seed"], seed.range(of: "^[0-9]{3}_[0-9a-f]{16}\\.txt$", options: .regularExpression) == nil {
+        if let seed, let member = members["seed"], seed.range(of: "\\A[0-9]{3}_[0-9a-f]{16}\\.txt\\z", options: .regularExpression) == nil {
             report(member.value, path + ".seed", "seed \"\(seed)\" is not a seed file name", fix: "name one of the seed files, e.g. \"003_d427daaf6ba0e8e7.txt\"")
         }
         let passage = string(members, "passage", in: node, path, required: true, example: "\"Obtaining a new token\"")
@@ -215,6 +224,7 @@ struct SpecDecoder {
                     guard let fields = object(item, itemPath, allowed: Self.clientKeys) else { continue }
                     if let id = string(fields, "id", in: item, itemPath, required: true, example: "\"store-1\""),
                        let secret = string(fields, "secret", in: item, itemPath, required: true, example: "\"s3cr3t\"") {
+                        checkSecretLength(secret, fields["secret"]!.value, itemPath + ".secret")
                         clients.append(.init(id: id, secret: secret))
                     }
                 }
@@ -236,6 +246,68 @@ struct SpecDecoder {
             }
             let lifetime = integer(members["tokenLifetime"], path + ".tokenLifetime", range: 1...31_536_000, example: "3600")
             return .moltin(MoltinFixtureSpec(clients: clients, products: products, tokenLifetime: lifetime))
+        case .clover:
+            guard let members = object(node, path, allowed: Self.cloverFixtureKeys) else { return nil }
+            func items(_ key: String, example: String) -> [(JSONNode, String)] {
+                guard let member = members[key] else {
+                    missing(key, in: node, path, example: example)
+                    return []
+                }
+                return (array(member, path + "." + key, example: example) ?? []).enumerated().map { ($1, path + ".\(key)[\($0)]") }
+            }
+            var apps: [CloverFixtureSpec.App] = []
+            for (item, itemPath) in items("apps", example: "[{\"id\": \"app-1\", \"secret\": \"...\", \"siteURL\": \"https://pos.example.com/\"}]") {
+                guard let fields = object(item, itemPath, allowed: Self.cloverAppKeys) else { continue }
+                let id = string(fields, "id", in: item, itemPath, required: true, example: "\"app-1\"")
+                let secret = string(fields, "secret", in: item, itemPath, required: true, example: "\"app-secret\"")
+                let site = string(fields, "siteURL", in: item, itemPath, required: true, example: "\"https://pos.example.com/\"")
+                if let site, URL(string: site)?.host == nil {
+                    report(fields["siteURL"]!.value, itemPath + ".siteURL", "siteURL \"\(site)\" is not an absolute URL", fix: "write it like \"https://pos.example.com/\"")
+                }
+                if let secret { checkSecretLength(secret, fields["secret"]!.value, itemPath + ".secret") }
+                if let id, let secret, let site { apps.append(.init(id: id, secret: secret, siteURL: site)) }
+            }
+            var merchants: [CloverFixtureSpec.Merchant] = []
+            for (item, itemPath) in items("merchants", example: "[{\"id\": \"M1\", \"name\": \"Cafe\", \"installedApps\": [\"app-1\"]}]") {
+                guard let fields = object(item, itemPath, allowed: Self.cloverMerchantKeys) else { continue }
+                let id = string(fields, "id", in: item, itemPath, required: true, example: "\"M1\"")
+                let name = string(fields, "name", in: item, itemPath, required: true, example: "\"Cafe\"")
+                var installed: [String] = []
+                if let member = fields["installedApps"] {
+                    for (i, app) in (array(member, itemPath + ".installedApps", example: "[\"app-1\"]") ?? []).enumerated() {
+                        if case .string(let appID) = app.value { installed.append(appID) } else { typeMismatch(app, itemPath + ".installedApps[\(i)]", expected: "a string", example: "\"app-1\"") }
+                    }
+                } else {
+                    missing("installedApps", in: item, itemPath, example: "[\"app-1\"]")
+                }
+                if let id, let name { merchants.append(.init(id: id, name: name, installedApps: installed)) }
+            }
+            var employees: [CloverFixtureSpec.Employee] = []
+            for (item, itemPath) in items("employees", example: "[{\"email\": \"ann@example.com\", \"password\": \"...\", \"merchant\": \"M1\"}]") {
+                guard let fields = object(item, itemPath, allowed: Self.cloverEmployeeKeys) else { continue }
+                let email = string(fields, "email", in: item, itemPath, required: true, example: "\"ann@example.com\"")
+                let password = string(fields, "password", in: item, itemPath, required: true, example: "\"...\"")
+                let merchant = string(fields, "merchant", in: item, itemPath, required: true, example: "\"M1\"")
+                if let merchant, !merchants.contains(where: { $0.id == merchant }) {
+                    report(fields["merchant"]!.value, itemPath + ".merchant", "no merchant \"\(merchant)\" in the fixture", fix: merchants.isEmpty ? "add a merchant with the id \"\(merchant)\" to \"merchants\"" : Suggestion.fix(for: merchant, in: merchants.map(\.id), listName: "merchants"))
+                }
+                if let password { checkSecretLength(password, fields["password"]!.value, itemPath + ".password") }
+                if let email, let password, let merchant { employees.append(.init(email: email, password: password, merchant: merchant)) }
+            }
+            let access = integer(members["accessTokenLifetime"], path + ".accessTokenLifetime", range: 1...31_536_000, example: "1800")
+            let refresh = integer(members["refreshTokenLifetime"], path + ".refreshTokenLifetime", range: 1...315_360_000, example: "2592000")
+            let code = integer(members["codeLifetime"], path + ".codeLifetime", range: 1...86_400, example: "300")
+            return .clover(CloverFixtureSpec(apps: apps, merchants: merchants, employees: employees, accessTokenLifetime: access, refreshTokenLifetime: refresh, codeLifetime: code))
+        }
+    }
+
+    /// Fixture secrets are masked in every report by their text; one too short to mask without
+    /// wrecking the report (a secret "ab" would hide every "ab") is refused instead.
+    static let minimumSecretLength = 8
+
+    private func checkSecretLength(_ secret: String, _ node: JSONNode, _ path: String) {
+        if secret.count < Self.minimumSecretLength {
+            report(node, path, "a secret shorter than \(Self.minimumSecretLength) characters cannot be masked in reports", fix: "use at least \(Self.minimumSecretLength) characters, as a real secret would have")
         }
     }
 
@@ -250,16 +322,30 @@ struct SpecDecoder {
         if actionKeys.isEmpty, members["expect"] == nil {
             report(node, path, "a step needs an action or an \"expect\"", fix: "add one of \(Self.actionKeys.joined(separator: ", ")), or \"expect\"")
         }
-        if let with = members["with"], members["app"] == nil {
-            report(at: with.keyLocation, path + ".with", "\"with\" belongs to an \"app\" step", fix: "add \"app\": \"<action>\" or remove \"with\"")
+        if let with = members["with"], members["app"] == nil, members["browser"] == nil {
+            report(at: with.keyLocation, path + ".with", "\"with\" belongs to an \"app\" or \"browser\" step", fix: "add \"app\": \"<action>\" or remove \"with\"")
         }
         var action: Action?
         if let key = actionKeys.first, let member = members[key] {
             let actionPath = path + JSONPath.key(key)
             switch key {
-            case "app": action = decodeApp(member, members["with"], actionPath, stepPath: path, provider: provider)
+            case "app":
+                if let provider {
+                    let signatures = Vocabulary.actions(for: provider)
+                    if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: signatures, what: "app action", listName: "actions for \(provider.rawValue)", forProvider: provider) {
+                        action = .app(name: name, arguments: arguments)
+                    }
+                }
+            case "browser":
+                if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: Vocabulary.browserOperations, what: "browser operation", listName: "browser operations", forProvider: nil) {
+                    action = .browser(operation: name, arguments: arguments)
+                }
+            case "send": action = decodeSend(member.value, actionPath)
             case "advanceClock":
                 if case .string(let text) = member.value.value, let seconds = Self.parseDuration(text) {
+                    if seconds == 0 {
+                        report(member.value, actionPath, "a zero duration does nothing", fix: "move the clock by at least \"1s\", or remove the step")
+                    }
                     action = .advanceClock(seconds: seconds, written: text)
                 } else {
                     report(member.value, actionPath, "expected a duration such as \"61m\", found \(member.value.scalarText.map { "\"\($0)\"" } ?? member.value.typeName)", fix: "write hours, minutes and seconds as \"1h\", \"61m\", \"90s\" or \"1h30m\"")
@@ -285,7 +371,9 @@ struct SpecDecoder {
         if let member = members["note"] {
             if case .string(let s) = member.value.value { note = s } else { typeMismatch(member.value, path + ".note", expected: "a string", example: "\"why this step matters\"") }
         }
-        let expect = members["expect"].flatMap { decodeExpect($0.value, path + ".expect") }
+        var appAction: Vocabulary.ActionSignature?
+        if let provider, case .app(let name, _)? = action { appAction = Vocabulary.actions(for: provider).first { $0.name == name } }
+        let expect = members["expect"].flatMap { decodeExpect($0.value, path + ".expect", provider: provider, appAction: appAction) }
         if members["app"] == nil, let expectMember = members["expect"], let fields = expectMember.value.members {
             for field in fields where ["outcome", "error", "result"].contains(field.key) {
                 report(at: field.keyLocation, path + ".expect" + JSONPath.key(field.key), "\"\(field.key)\" checks an app call, and this step makes none", fix: "move it to the step with the \"app\" call it is about")
@@ -294,15 +382,15 @@ struct SpecDecoder {
         return Step(number: number, location: node.location, note: note, action: action, expect: expect)
     }
 
-    private func decodeApp(_ member: JSONNode.Member, _ with: JSONNode.Member?, _ path: String, stepPath: String, provider: Provider?) -> Action? {
+    /// An app action or browser operation with its `with` arguments, checked against `signatures`.
+    private func decodeCall(_ member: JSONNode.Member, _ with: JSONNode.Member?, _ path: String, stepPath: String, signatures: [Vocabulary.ActionSignature], what: String, listName: String, forProvider provider: Provider?) -> (String, [Argument])? {
         guard case .string(let name) = member.value.value else {
-            typeMismatch(member.value, path, expected: "a string", example: "\"auth\"")
+            typeMismatch(member.value, path, expected: "a string", example: provider == nil ? "\"login\"" : "\"auth\"")
             return nil
         }
-        guard let provider else { return nil }
-        let actions = Vocabulary.actions(for: provider)
-        guard let signature = actions.first(where: { $0.name == name }) else {
-            report(member.value, path, "unknown app action \"\(name)\" for provider \"\(provider.rawValue)\"", fix: Suggestion.fix(for: name, in: actions.map(\.name), listName: "actions for \(provider.rawValue)"))
+        guard let signature = signatures.first(where: { $0.name == name }) else {
+            let scope = provider.map { " for provider \"\($0.rawValue)\"" } ?? ""
+            report(member.value, path, "unknown \(what) \"\(name)\"\(scope)", fix: Suggestion.fix(for: name, in: signatures.map(\.name), listName: listName))
             return nil
         }
         var arguments: [Argument] = []
@@ -310,9 +398,10 @@ struct SpecDecoder {
         if let with {
             let withPath = stepPath + ".with"
             guard let members = with.value.members else {
-                typeMismatch(with.value, withPath, expected: "an object", example: "{\"clientId\": \"store-1\"}")
+                typeMismatch(with.value, withPath, expected: "an object", example: "{\"\(allowed.first ?? "name")\": \"...\"}")
                 return nil
             }
+            reportDuplicates(members, withPath)
             for argument in members {
                 let argumentPath = withPath + JSONPath.key(argument.key)
                 guard allowed.contains(argument.key) else {
@@ -321,7 +410,7 @@ struct SpecDecoder {
                     continue
                 }
                 guard let text = argument.value.scalarText, argument.value.members == nil else {
-                    typeMismatch(argument.value, argumentPath, expected: "a string", example: "\"store-1\"")
+                    typeMismatch(argument.value, argumentPath, expected: "a string", example: "\"...\"")
                     continue
                 }
                 let template = Template(text)
@@ -332,7 +421,57 @@ struct SpecDecoder {
         for required in signature.required where !arguments.contains(where: { $0.name == required }) && !(with?.value.members?.contains { $0.key == required } ?? false) {
             report(with?.value ?? member.value, with == nil ? stepPath : stepPath + ".with", "\"\(name)\" needs the argument \"\(required)\"", fix: "add \"with\": {\"\(required)\": \"...\"}")
         }
-        return .app(name: name, arguments: arguments)
+        return (name, arguments)
+    }
+
+    /// Reports every key that stands twice in one object (the second would silently win).
+    private func reportDuplicates(_ members: [JSONNode.Member], _ path: String) {
+        var seen = Set<String>()
+        for member in members where !seen.insert(member.key).inserted {
+            report(at: member.keyLocation, path + JSONPath.key(member.key), "duplicate key \"\(member.key)\"", fix: "keep one \"\(member.key)\" and remove the other")
+        }
+    }
+
+    /// `{"k": "v"}` as template arguments.
+    private func decodeArguments(_ node: JSONNode, _ path: String) -> [Argument] {
+        guard let members = node.members else {
+            typeMismatch(node, path, expected: "an object of strings", example: "{\"client_id\": \"app-1\"}")
+            return []
+        }
+        reportDuplicates(members, path)
+        return members.compactMap { member in
+            guard let text = member.value.scalarText else {
+                typeMismatch(member.value, path + JSONPath.key(member.key), expected: "a string", example: "\"...\"")
+                return nil
+            }
+            let template = Template(text)
+            checkVariables(template, member.value, path + JSONPath.key(member.key))
+            return Argument(name: member.key, value: template)
+        }
+    }
+
+    private func decodeSend(_ node: JSONNode, _ path: String) -> Action? {
+        guard let members = object(node, path, allowed: Self.sendKeys, example: "{\"method\": \"POST\", \"path\": \"/oauth/v2/refresh\", \"json\": {...}}") else { return nil }
+        let method = string(members, "method", in: node, path, required: true, example: "\"POST\"")
+        if let method, method.range(of: "\\A[A-Z]+\\z", options: .regularExpression) == nil {
+            report(members["method"]!.value, path + ".method", "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
+            return nil
+        }
+        guard let rawPath = string(members, "path", in: node, path, required: true, example: "\"/oauth/v2/refresh\"") else { return nil }
+        guard rawPath.hasPrefix("/") else {
+            report(members["path"]!.value, path + ".path", "a path starts with \"/\"", fix: "write it as \"/\(rawPath)\"")
+            return nil
+        }
+        let template = Template(rawPath)
+        checkVariables(template, members["path"]!.value, path + ".path")
+        let headers = members["headers"].map { decodeArguments($0.value, path + ".headers") } ?? []
+        let json = members["json"].map { decodeArguments($0.value, path + ".json") } ?? []
+        let form = members["form"].map { decodeArguments($0.value, path + ".form") } ?? []
+        if !json.isEmpty && !form.isEmpty {
+            report(node, path, "a request has one body: \"json\" or \"form\"", fix: "keep one of them")
+        }
+        guard let method else { return nil }
+        return .send(SendSpec(method: method, path: template, headers: headers, json: json, form: form))
     }
 
     private func decodeFault(_ node: JSONNode, _ path: String) -> Action? {
@@ -352,7 +491,18 @@ struct SpecDecoder {
 
     // MARK: - Expectations
 
-    private mutating func decodeExpect(_ node: JSONNode, _ path: String) -> Expectation? {
+    /// Reports field names not in `allowed` (an entry ending in "." allows any name it prefixes),
+    /// so a typo cannot pass silently behind `absent` or `notEquals`.
+    private func checkFieldNames(_ node: JSONNode, _ path: String, allowed: [String], listName: String) {
+        for member in node.members ?? [] {
+            let known = allowed.contains { $0.hasSuffix(".") ? member.key.hasPrefix($0) && member.key.count > $0.count : $0 == member.key }
+            if !known {
+                report(at: member.keyLocation, path + JSONPath.key(member.key), "unknown field \"\(member.key)\"", fix: Suggestion.fix(for: member.key, in: allowed, listName: listName))
+            }
+        }
+    }
+
+    private mutating func decodeExpect(_ node: JSONNode, _ path: String, provider: Provider?, appAction: Vocabulary.ActionSignature?) -> Expectation? {
         guard let members = object(node, path, allowed: Self.expectKeys, example: "{\"outcome\": \"ok\"}") else { return nil }
         var expectation = Expectation()
         if let outcome = string(members, "outcome", in: node, path, required: false, example: "\"ok\"") {
@@ -373,12 +523,30 @@ struct SpecDecoder {
                 report(member.value, path + ".error", "\"error\" contradicts \"outcome\": \"ok\"", fix: "set \"outcome\" to \"error\", or remove \"error\"")
             }
         }
-        if let member = members["result"] { expectation.result = decodeFields(member.value, path + ".result") }
-        if let member = members["store"] { expectation.store = decodeFields(member.value, path + ".store") }
+        if let member = members["result"] {
+            expectation.result = decodeFields(member.value, path + ".result")
+            if let appAction { checkFieldNames(member.value, path + ".result", allowed: appAction.results, listName: "results of \(appAction.name)") }
+        }
+        if let member = members["store"] {
+            expectation.store = decodeFields(member.value, path + ".store")
+            if let provider { checkFieldNames(member.value, path + ".store", allowed: Vocabulary.storeFields(for: provider), listName: "store fields") }
+        }
         if let member = members["storeEmpty"] { expectation.storeEmpty = bool(member, path + ".storeEmpty") }
         if let member = members["requests"], let items = array(member, path + ".requests", example: "[{\"method\": \"POST\", \"path\": \"/oauth/access_token\"}]") {
             expectation.requests = items.enumerated().compactMap { i, item in decodeRequest(item, path + ".requests[\(i)]") }
         }
+        if let member = members["neverSent"], let items = array(member, path + ".neverSent", example: "[\"app-secret\"]") {
+            for (i, item) in items.enumerated() {
+                guard case .string(let text) = item.value else {
+                    typeMismatch(item, path + ".neverSent[\(i)]", expected: "a string", example: "\"app-secret\"")
+                    continue
+                }
+                let template = Template(text)
+                checkVariables(template, item, path + ".neverSent[\(i)]")
+                expectation.neverSent.append(template)
+            }
+        }
+        if let member = members["browser"] { expectation.browser = decodeBrowserExpectation(member.value, path + ".browser") }
         return expectation
     }
 
@@ -386,7 +554,7 @@ struct SpecDecoder {
         guard let members = object(node, path, allowed: Self.requestKeys, example: "{\"method\": \"GET\", \"path\": \"/v1/products\"}") else { return nil }
         var request = RequestExpectation(location: node.location)
         if let method = string(members, "method", in: node, path, required: false, example: "\"POST\"") {
-            if method.range(of: "^[A-Z]+$", options: .regularExpression) != nil { request.method = method } else {
+            if method.range(of: "\\A[A-Z]+\\z", options: .regularExpression) != nil { request.method = method } else {
                 report(members["method"]!.value, path + ".method", "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
             }
         }
@@ -397,7 +565,41 @@ struct SpecDecoder {
         if let member = members["json"] { request.json = decodeFields(member.value, path + ".json") }
         request.strict = bool(members["strict"], path + ".strict") ?? false
         request.status = integer(members["status"], path + ".status", range: 100...599, example: "200")
+        if let member = members["responseJson"] { request.responseJson = decodeFields(member.value, path + ".responseJson") }
         return request
+    }
+
+    private mutating func decodeBrowserExpectation(_ node: JSONNode, _ path: String) -> BrowserExpectation? {
+        guard let members = object(node, path, allowed: Self.browserExpectKeys, example: "{\"opened\": [{\"path\": \"/oauth/v2/authorize\"}]}") else { return nil }
+        var expectation = BrowserExpectation()
+        if let member = members["opened"], let items = array(member, path + ".opened", example: "[{\"path\": \"/oauth/v2/authorize\"}]") {
+            expectation.opened = items.enumerated().compactMap { i, item in decodeURL(item, path + ".opened[\(i)]") }
+        }
+        if let member = members["redirect"] { expectation.redirect = decodeURL(member.value, path + ".redirect") }
+        expectation.noRedirect = bool(members["noRedirect"], path + ".noRedirect")
+        if expectation.noRedirect == true, members["redirect"] != nil {
+            report(node, path, "\"redirect\" and \"noRedirect\" contradict each other", fix: "keep one of them")
+        }
+        expectation.pageStatus = integer(members["pageStatus"], path + ".pageStatus", range: 100...599, example: "200")
+        if let text = string(members, "pageContains", in: node, path, required: false, example: "\"Invalid email or password\"") {
+            let template = Template(text)
+            checkVariables(template, members["pageContains"]!.value, path + ".pageContains")
+            expectation.pageContains = template
+        }
+        expectation.dismissed = bool(members["dismissed"], path + ".dismissed")
+        return expectation
+    }
+
+    private mutating func decodeURL(_ node: JSONNode, _ path: String) -> URLExpectation? {
+        guard let members = object(node, path, allowed: Self.urlKeys, example: "{\"path\": \"/oauth/v2/authorize\", \"query\": {\"client_id\": \"app-1\"}}") else { return nil }
+        var expectation = URLExpectation(location: node.location)
+        if let member = members["url"] { expectation.url = decodeMatcher(member.value, path + ".url") }
+        if let member = members["scheme"] { expectation.scheme = decodeMatcher(member.value, path + ".scheme") }
+        if let member = members["host"] { expectation.host = decodeMatcher(member.value, path + ".host") }
+        if let member = members["path"] { expectation.path = decodeMatcher(member.value, path + ".path") }
+        if let member = members["query"] { expectation.query = decodeFields(member.value, path + ".query") }
+        expectation.strict = bool(members["strict"], path + ".strict") ?? false
+        return expectation
     }
 
     private mutating func decodeFields(_ node: JSONNode, _ path: String) -> [FieldMatcher] {
@@ -405,6 +607,7 @@ struct SpecDecoder {
             typeMismatch(node, path, expected: "an object of field matchers", example: "{\"grant_type\": \"client_credentials\"}")
             return []
         }
+        reportDuplicates(members, path)
         return members.compactMap { member in
             decodeMatcher(member.value, path + JSONPath.key(member.key)).map { FieldMatcher(field: member.key, matcher: $0) }
         }
@@ -419,7 +622,7 @@ struct SpecDecoder {
         guard let members = object(node, path, allowed: Self.matcherKeys, example: "\"exact value\" or {\"present\": true}") else { return nil }
         let kinds = members.keys.filter { $0 != "capture" }.sorted()
         guard kinds.count == 1, let key = kinds.first, let member = members[key] else {
-            report(node, path, kinds.isEmpty ? "a matcher needs a check" : "a matcher takes one check, found \(kinds.joined(separator: " and "))", fix: "use one of equals, notEquals, present, absent, regex, contains")
+            report(node, path, kinds.isEmpty ? "a matcher needs a check" : "a matcher takes one check, found \(kinds.joined(separator: " and "))", fix: "use one of equals, notEquals, present, absent, regex, contains, pkceS256")
             return nil
         }
         let memberPath = path + JSONPath.key(key)
@@ -450,10 +653,15 @@ struct SpecDecoder {
             }
             let template = Template(text)
             checkVariables(template, member.value, memberPath)
-            matcher = Matcher(key == "equals" ? .equals(template) : key == "notEquals" ? .notEquals(template) : .contains(template))
+            switch key {
+            case "equals": matcher = Matcher(.equals(template))
+            case "notEquals": matcher = Matcher(.notEquals(template))
+            case "pkceS256": matcher = Matcher(.pkceS256(template))
+            default: matcher = Matcher(.contains(template))
+            }
         }
         if let capture = members["capture"] {
-            guard case .string(let name) = capture.value.value, name.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
+            guard case .string(let name) = capture.value.value, name.range(of: "\\A[A-Za-z_][A-Za-z0-9_]*\\z", options: .regularExpression) != nil else {
                 report(capture.value, path + ".capture", "a capture names a variable", fix: "use letters, digits and underscores, e.g. \"firstToken\"")
                 return matcher
             }
@@ -471,7 +679,7 @@ struct SpecDecoder {
 
     /// Parses "1h", "61m", "90s", "1h30m" into seconds.
     static func parseDuration(_ text: String) -> Int? {
-        guard !text.isEmpty, text.range(of: "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", options: .regularExpression) != nil else { return nil }
+        guard !text.isEmpty, text.range(of: "\\A([0-9]+h)?([0-9]+m)?([0-9]+s)?\\z", options: .regularExpression) != nil else { return nil }
         var total = 0
         var number = 0
         for character in text {

@@ -39,12 +39,15 @@ public struct SpecLoader: Sendable {
             guard let enumerator = fileManager.enumerator(atPath: resolved) else { continue }
             var found: [String] = []
             for case let relative as String in enumerator where relative.hasSuffix(".json") && !relative.hasSuffix(".schema.json") {
+                var isFolder: ObjCBool = false
+                if fileManager.fileExists(atPath: resolved + "/" + relative, isDirectory: &isFolder), isFolder.boolValue { continue }
                 found.append(base + "/" + relative)
             }
             files.append(contentsOf: found.sorted())
         }
+        // The same file reached by two spellings of its path is one file.
         var seen = Set<String>()
-        return files.filter { seen.insert($0).inserted }
+        return files.filter { seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path).inserted }
     }
 
     /// Loads every spec under `paths`.
@@ -66,7 +69,8 @@ public struct SpecLoader: Sendable {
                     specs.append(spec)
                 }
             case .invalid(let problems):
-                diagnostics.append(contentsOf: problems)
+                // In file order, as an author reads them.
+                diagnostics.append(contentsOf: problems.sorted { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) })
                 invalid.append(file)
             }
         }

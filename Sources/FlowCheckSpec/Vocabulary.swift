@@ -10,6 +10,16 @@ public enum Vocabulary {
         public var optional: [String]
         /// What the call stands for, as reports say it after the call ("the tutorial's Products").
         public var summary: String
+        /// The result fields the driver reports; an entry ending in "." is a prefix ("fired.").
+        public var results: [String] = []
+    }
+
+    /// The fields a provider's driver reports from the SDK's token store.
+    public static func storeFields(for provider: Provider) -> [String] {
+        switch provider {
+        case .moltin: return ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]
+        case .clover: return ["accessToken", "accessTokenExpiration", "refreshToken", "refreshTokenExpiration", "merchantId"]
+        }
     }
 
     /// The app actions a provider's driver understands.
@@ -17,19 +27,47 @@ public enum Vocabulary {
         switch provider {
         case .moltin:
             return [
-                ActionSignature(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token"),
-                ActionSignature(name: "refreshToken", required: [], optional: [], summary: "the tutorial's Refresh Token exercise"),
+                ActionSignature(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
+                ActionSignature(name: "refreshToken", required: [], optional: [], summary: "the tutorial's Refresh Token exercise", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
                 ActionSignature(name: "deleteToken", required: [], optional: [], summary: "the tutorial's Delete Token"),
-                ActionSignature(name: "products", required: [], optional: [], summary: "the tutorial's Products"),
+                ActionSignature(name: "products", required: [], optional: [], summary: "the tutorial's Products", results: ["productCount", "productIds", "productTitles"]),
+                ActionSignature(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
+            ]
+        case .clover:
+            return [
+                ActionSignature(name: "addTokenCallback", required: ["label"], optional: [], summary: "addOnTokenChangeCallback; the driver counts its calls under the label", results: ["id"]),
+                ActionSignature(name: "removeTokenCallback", required: ["label"], optional: [], summary: "removeOnTokenChangeCallback with the id the label was given (an unknown label passes an unknown id)", results: ["removed"]),
+                ActionSignature(name: "setupFull", required: ["appId", "appSecret", "redirectURI"], optional: [], summary: "setup with FullOAuth(redirectURI)", results: ["outcome", "merchantId", "merchantName"]),
+                ActionSignature(name: "setupPartial", required: ["appId", "appSecret"], optional: ["code", "codeVerifier", "merchantId"], summary: "setup with PartialOAuth(codeResponse), nil when no code is given", results: ["outcome", "merchantId", "merchantName"]),
+                ActionSignature(name: "setupNone", required: ["appId", "appSecret", "token", "merchantId"], optional: [], summary: "setup with NoOAuth(token)", results: ["outcome", "merchantId", "merchantName"]),
+                ActionSignature(name: "receiveRedirect", required: ["url"], optional: [], summary: "receivedOAuthCodeOrToken with the URL the app was opened with"),
+                ActionSignature(name: "updateToken", required: ["token"], optional: [], summary: "updateToken in No OAuth"),
+                ActionSignature(name: "logout", required: [], optional: [], summary: "logout"),
+                ActionSignature(name: "status", required: [], optional: [], summary: "reads isLoggedIn and how often each callback fired", results: ["isLoggedIn", "fired."]),
+                ActionSignature(name: "merchant", required: [], optional: ["concurrent"], summary: "an API call that needs the token: the merchant, by several callers at once when concurrent is given", results: ["merchantId", "merchantName", "calls"]),
+                ActionSignature(name: "codeChallenge", required: [], optional: [], summary: "the SDK's code-challenge helper for Partial OAuth apps", results: ["codeVerifier", "codeChallenge", "codeChallengeMethod"]),
+                ActionSignature(name: "environment", required: ["name"], optional: ["baseURL"], summary: "resolves an environment (sandbox, production, or custom with a base URL) to its hosts", results: ["webHost", "apiHost"]),
                 ActionSignature(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
             ]
         }
     }
 
+    /// What the scripted browser can do, and its arguments.
+    public static let browserOperations: [ActionSignature] = [
+        ActionSignature(name: "login", required: ["email", "password"], optional: [], summary: "the user loads the page the SDK opened and logs in"),
+        ActionSignature(name: "deny", required: [], optional: [], summary: "the user loads the page the SDK opened and declines"),
+        ActionSignature(name: "open", required: ["url"], optional: [], summary: "the user's browser opens a URL the app built itself"),
+        ActionSignature(name: "tamper", required: [], optional: ["state", "code", "client_id", "merchant_id", "error", "remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters, removes those listed in remove"),
+    ]
+
+    /// Variables every spec may use without capturing them: the fake's base URL and the
+    /// redirect the browser last captured.
+    public static let builtinVariables = ["baseURL", "redirect"]
+
     /// Server-side operations a provider's fake offers to specs.
     public static func serverOperations(for provider: Provider) -> [String] {
         switch provider {
-        case .moltin: return ["revokeTokens"]
+        case .moltin, .clover: return ["revokeTokens"]
         }
     }
 

@@ -144,6 +144,23 @@ struct FlowCheckBinaryTests {
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/m.md").path))
     }
 
+    /// The committed documentation must not change between runs: two full runs of the real
+    /// specs write byte-identical Markdown, and it is the committed report.
+    @Test func markdownIsByteIdenticalAcrossRunsAndCommitted() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-md-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        var reports: [String] = []
+        for run in 1...2 {
+            let result = try Self.run(["--junit", out.appendingPathComponent("j\(run).xml").path, "--markdown", out.appendingPathComponent("m\(run).md").path, "specs/"], in: root)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            reports.append(try String(contentsOf: out.appendingPathComponent("m\(run).md"), encoding: .utf8))
+        }
+        #expect(reports[0] == reports[1])
+        let committed = try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)
+        #expect(reports[0] == committed, "reports/flowcheck.md is out of date: run swift run flowcheck specs/ and commit it")
+    }
+
     @Test func helpExitsZero() throws {
         let run = try Self.run(["--help"], in: FileManager.default.temporaryDirectory)
         #expect(run.status == 0)

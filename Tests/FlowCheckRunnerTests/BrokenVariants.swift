@@ -30,17 +30,19 @@ enum BrokenVariants {
 
     /// A session that lets a broken app-level behaviour stand in front of the real one.
     final class OverridingSession: FlowSession, @unchecked Sendable {
-        typealias Override = @Sendable (AppCall, any FlowSession) async throws -> CallOutcome?
+        typealias Override = @Sendable (AppCall, any FlowSession, DriverContext) async throws -> CallOutcome?
         let inner: any FlowSession
+        let context: DriverContext
         let override: Override
 
-        init(inner: any FlowSession, override: @escaping Override) {
+        init(inner: any FlowSession, context: DriverContext, override: @escaping Override) {
             self.inner = inner
+            self.context = context
             self.override = override
         }
 
         func perform(_ call: AppCall) async throws -> CallOutcome {
-            if let outcome = try await override(call, inner) { return outcome }
+            if let outcome = try await override(call, inner, context) { return outcome }
             return try await inner.perform(call)
         }
 
@@ -54,7 +56,7 @@ enum BrokenVariants {
         let override: OverridingSession.Override
 
         func makeSession(for context: DriverContext) async throws -> any FlowSession {
-            OverridingSession(inner: try await base.makeSession(for: context), override: override)
+            OverridingSession(inner: try await base.makeSession(for: context), context: context, override: override)
         }
     }
 
@@ -68,8 +70,8 @@ enum BrokenVariants {
         CoreSDKDriver(name: name, transport: { TamperingTransport(base: $0, rewrite: rewrite) })
     }
 
-    static func overriding(_ name: String, _ override: @escaping OverridingSession.Override) -> any FlowDriver {
-        OverridingDriver(name: name, base: CoreSDKDriver(), override: override)
+    static func overriding(_ name: String, base: any FlowDriver = CoreSDKDriver(), _ override: @escaping OverridingSession.Override) -> any FlowDriver {
+        OverridingDriver(name: name, base: base, override: override)
     }
 
     /// Asks for `implicit` where the tutorial's code sends `client_credentials`.
@@ -114,21 +116,21 @@ enum BrokenVariants {
     static let undeletableStore: any FlowDriver = CoreSDKDriver(name: "store ignores deletes", store: { LeakyStore(base: $0, ignoresDeletes: true) })
 
     /// Throws the stored token away before every Auth, so a failed Auth leaves nothing.
-    static let clobberingAuth = overriding("auth clobbers the stored token") { call, inner in
+    static let clobberingAuth = overriding("auth clobbers the stored token") { call, inner, _ in
         guard call.name == "auth" else { return nil }
         _ = try await inner.perform(AppCall(name: "deleteToken"))
         return nil
     }
 
     /// Replaces the server's message with its own.
-    static let genericAuthError = overriding("auth error message lost") { call, inner in
+    static let genericAuthError = overriding("auth error message lost") { call, inner, _ in
         guard call.name == "auth" else { return nil }
         if case .error(let kind, _) = try await inner.perform(call) { return .error(kind: kind, message: "Authentication failed") }
         return .ok([:])
     }
 
     /// Retries a rejected products call until it gives up, five times over.
-    static let retriesForever = overriding("retries products until it works") { call, inner in
+    static let retriesForever = overriding("retries products until it works") { call, inner, _ in
         guard call.name == "products" else { return nil }
         var outcome = try await inner.perform(call)
         for _ in 0..<5 {
@@ -139,9 +141,9 @@ enum BrokenVariants {
     }
 
     /// Logs the user out whenever a call fails.
-    static let clearsStoreOnError = overriding("clears the store on any error") { call, inner in
+    static let clearsStoreOnError = overriding("clears the store on any error") { call, inner, context in
         let outcome = try await inner.perform(call)
-        if case .error = outcome { _ = try await inner.perform(AppCall(name: "deleteToken")) }
+        if case .error = outcome { _ = try await inner.perform(AppCall(name: context.provider == .moltin ? "deleteToken" : "logout")) }
         return outcome
     }
 }

@@ -7,10 +7,21 @@ import FlowCheckSpec
 /// When the harness itself cannot go on, the flow is an error (exit 3), never a pass or a
 /// conformance failure, and the run still finishes.
 struct HarnessErrorTests {
+    /// Tells the watchdog when the session has hung, so the test needs no real time.
+    final class HangSignal: Sendable {
+        let stream: AsyncStream<Void>
+        let continuation: AsyncStream<Void>.Continuation
+        init() { (stream, continuation) = AsyncStream<Void>.makeStream() }
+    }
+
     /// A session whose `products` never returns: a hung SDK call.
     final class HangingSession: FlowSession, @unchecked Sendable {
+        let signal: HangSignal
+        init(signal: HangSignal) { self.signal = signal }
+
         func perform(_ call: AppCall) async throws -> CallOutcome {
             if call.name == "products" {
+                signal.continuation.yield()
                 // Waits for an element that never comes; ends only when the runner cancels it.
                 let (stream, continuation) = AsyncStream<Never>.makeStream()
                 for await _ in stream {}
@@ -24,7 +35,8 @@ struct HarnessErrorTests {
 
     struct HangingDriver: FlowDriver {
         let name = "hangs"
-        func makeSession(for context: DriverContext) async throws -> any FlowSession { HangingSession() }
+        let signal: HangSignal
+        func makeSession(for context: DriverContext) async throws -> any FlowSession { HangingSession(signal: signal) }
     }
 
     struct RefusingDriver: FlowDriver {
@@ -42,11 +54,14 @@ struct HarnessErrorTests {
     }
 
     @Test func aHungCallIsReportedWithItsStep() async throws {
-        // The limit is tiny because the hang is certain; healthy flows never meet it.
-        let runner = FlowRunner(driver: HangingDriver(), options: .init(timeLimit: .milliseconds(50)))
+        // The watchdog "expires" exactly when the session has hung: no real time involved.
+        let signal = HangSignal()
+        let runner = FlowRunner(driver: HangingDriver(signal: signal), options: .init(timeLimit: .seconds(30), watchdog: { _ in
+            for await _ in signal.stream { return }
+        }))
         let result = await runner.run(try Self.spec(#"[{"app": "deleteToken"}, {"app": "products"}]"#))
         #expect(result.status == .error)
-        #expect(result.errorMessage?.contains("hung in step 2") == true, "\(result.errorMessage ?? "")")
+        #expect(result.errorMessage?.contains("within 30 s of real time (it hung in step 2)") == true, "\(result.errorMessage ?? "")")
         #expect(result.steps.map(\.status) == [.passed, .notRun])
     }
 
@@ -57,7 +72,7 @@ struct HarnessErrorTests {
     }
 
     @Test func anUnsupportedActionIsAnErrorNotAFailure() async throws {
-        let driver = BrokenVariants.overriding("unsupported") { call, _ in throw DriverError.unsupported(call, provider: .moltin) }
+        let driver = BrokenVariants.overriding("unsupported") { call, _, _ in throw DriverError.unsupported(call, provider: .moltin) }
         let result = await FlowRunner(driver: driver).run(try Self.spec(#"[{"app": "relaunch"}]"#))
         #expect(result.status == .error)
         #expect(result.errorMessage == "step 1: the driver does not support the moltin action \"relaunch\"")

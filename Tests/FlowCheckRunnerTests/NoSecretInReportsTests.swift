@@ -21,7 +21,7 @@ struct NoSecretInReportsTests {
 
         func makeSession(for context: DriverContext) async throws -> any FlowSession {
             let inner = try await CoreSDKDriver().makeSession(for: context)
-            return BrokenVariants.OverridingSession(inner: inner) { [spy] call, inner in
+            return BrokenVariants.OverridingSession(inner: inner, context: context) { [spy] call, inner, _ in
                 let outcome = try await inner.perform(call)
                 let stored = try await inner.storeContents()
                 spy.add([stored["accessToken"], stored["refreshToken"]].compactMap { $0 })

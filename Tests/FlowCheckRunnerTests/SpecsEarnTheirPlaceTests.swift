@@ -65,10 +65,54 @@ struct SpecsEarnTheirPlaceTests {
         }
     }
 
-    /// Every committed spec is in at least one variant's list.
+    /// Every committed Moltin spec is in at least one variant's list.
     @Test func everySpecHasAVariantThatBreaksIt() throws {
         let covered = Set(Self.variants.flatMap(\.mustFail))
-        for spec in try Self.specs() {
+        for spec in try Self.specs() where spec.id.hasPrefix("MLT-") {
+            #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail")
+        }
+    }
+}
+
+/// The same proof for the Clover flows: one broken SDK per defect the issue names, each caught.
+struct CloverSpecsEarnTheirPlaceTests {
+    typealias Variant = SpecsEarnTheirPlaceTests.Variant
+
+    static let variants: [Variant] = [
+        Variant(name: "PKCE plain instead of S256", driver: CloverBrokenVariants.pkcePlain, mustFail: ["CLV-FULL-1", "CLV-FULL-5", "CLV-API-1"]),
+        Variant(name: "authorize URL without redirect_uri", driver: CloverBrokenVariants.noRedirectURI, mustFail: ["CLV-FULL-1", "CLV-FULL-6"]),
+        Variant(name: "verifier not sent", driver: CloverBrokenVariants.verifierNotSent, mustFail: ["CLV-FULL-1", "CLV-PART-1"]),
+        Variant(name: "the app secret sent", driver: CloverBrokenVariants.appSecretSent, mustFail: ["CLV-FULL-1", "CLV-PART-1"]),
+        Variant(name: "state not checked", driver: CloverBrokenVariants.stateNotChecked, mustFail: ["CLV-FULL-8"]),
+        Variant(name: "client_id not checked", driver: CloverBrokenVariants.clientNotChecked, mustFail: ["CLV-FULL-9"]),
+        Variant(name: "an expired token used (no refresh)", driver: CloverBrokenVariants.expiredTokenUsed, mustFail: ["CLV-FULL-3", "CLV-FULL-4", "CLV-PART-5"]),
+        Variant(name: "a refresh on every call", driver: CloverBrokenVariants.refreshEveryCall, mustFail: ["CLV-FULL-2", "CLV-PART-2"]),
+        Variant(name: "the rotated refresh token not stored", driver: CloverBrokenVariants.rotatedRefreshNotStored, mustFail: ["CLV-FULL-3", "CLV-FULL-4"]),
+        Variant(name: "callback fired twice", driver: CloverBrokenVariants.callbackTwice, mustFail: ["CLV-FULL-1", "CLV-NONE-2"]),
+        Variant(name: "callback never fired", driver: CloverBrokenVariants.callbackNever, mustFail: ["CLV-FULL-1", "CLV-FULL-5", "CLV-PART-1", "CLV-NONE-2"]),
+        Variant(name: "token not persisted across a relaunch", driver: CloverBrokenVariants.notPersisted, mustFail: ["CLV-FULL-2", "CLV-FULL-3", "CLV-PART-2"]),
+        Variant(name: "logout that keeps the token", driver: CloverBrokenVariants.logoutKeepsToken, mustFail: ["CLV-API-1", "CLV-FULL-5"]),
+        Variant(name: "No OAuth mode that refreshes", driver: CloverBrokenVariants.noOAuthRefreshes, mustFail: ["CLV-NONE-1"]),
+        Variant(name: "two concurrent calls cause two refreshes", driver: CloverBrokenVariants.twoRefreshes, mustFail: ["CLV-FULL-4"]),
+        Variant(name: "isLoggedIn true too early", driver: CloverBrokenVariants.isLoggedInLies, mustFail: ["CLV-FULL-6", "CLV-FULL-7", "CLV-NONE-3"]),
+        Variant(name: "a failed exchange clears the store", driver: BrokenVariants.clearsStoreOnError, mustFail: ["CLV-PART-3"]),
+        Variant(name: "exchanges an empty code", driver: CloverBrokenVariants.exchangesWithoutCode, mustFail: ["CLV-PART-4"]),
+        Variant(name: "remove always true", driver: CloverBrokenVariants.removeAlwaysTrue, mustFail: ["CLV-API-2"]),
+        Variant(name: "accepts http:// anywhere", driver: CloverBrokenVariants.acceptsPlainHTTP, mustFail: ["CLV-API-3"]),
+    ]
+
+    @Test(arguments: variants)
+    func brokenSDKFails(_ variant: Variant) async throws {
+        let results = try await SpecsEarnTheirPlaceTests.run(variant.mustFail, with: variant.driver)
+        for id in variant.mustFail {
+            let result = try #require(results[id])
+            #expect(result.status == .failed, "\(id) against \(variant.name): \(result.status) \(result.errorMessage ?? "")")
+        }
+    }
+
+    @Test func everyCloverSpecHasAVariantThatBreaksIt() throws {
+        let covered = Set(Self.variants.flatMap(\.mustFail))
+        for spec in try SpecsEarnTheirPlaceTests.specs() where spec.id.hasPrefix("CLV-") {
             #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail")
         }
     }

@@ -48,7 +48,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:12: error: a flow needs at least one step at $.steps\n  fix: add a step, e.g. {\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}",
         ]),
         Case(name: "unknown key, near miss", json: spec(steps: #"[{"app": "products", "expcet": {"outcome": "ok"}}]"#), expected: [
-            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, with, advanceClock, fault, clearFaults, server, expect",
+            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, advanceClock, fault, clearFaults, server, send, expect",
         ]),
         Case(name: "unknown step action", json: spec(steps: #"[{"app": "prodcts"}]"#), expected: [
             "t.json:7:21: error: unknown app action \"prodcts\" for provider \"moltin\" at $.steps[0].app\n  fix: did you mean \"products\"? actions for moltin: auth, refreshToken, deleteToken, products, relaunch",
@@ -66,7 +66,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:62: error: unknown error kind \"transprot\" at $.steps[0].expect.error.kind\n  fix: did you mean \"transport\"? error kinds: transport, serverError, invalidResponse, tokenEndpoint, tokenRejected, httpStatus, notLoggedIn, storage, configuration, authorization, stateMismatch",
         ]),
         Case(name: "matcher with two checks", json: spec(steps: #"[{"app": "products", "expect": {"store": {"accessToken": {"present": true, "absent": true}}}}]"#), expected: [
-            "t.json:7:69: error: a matcher takes one check, found absent and present at $.steps[0].expect.store.accessToken\n  fix: use one of equals, notEquals, present, absent, regex, contains",
+            "t.json:7:69: error: a matcher takes one check, found absent and present at $.steps[0].expect.store.accessToken\n  fix: use one of equals, notEquals, present, absent, regex, contains, pkceS256",
         ]),
         Case(name: "invalid regex", json: spec(steps: #"[{"app": "products", "expect": {"result": {"productCount": {"regex": "(["}}}}]"#), expected: [
             "t.json:7:81: error: invalid regular expression /([/ at $.steps[0].expect.result.productCount.regex\n  fix: check the brackets and escapes (backslashes are doubled in JSON)",
@@ -78,13 +78,37 @@ struct SpecLoaderErrorTests {
             "t.json:7:47: error: \"outcome\" checks an app call, and this step makes none at $.steps[0].expect.outcome\n  fix: move it to the step with the \"app\" call it is about",
         ]),
         Case(name: "unknown provider", json: spec(steps: #"[{"advanceClock": "1m"}]"#).replacingOccurrences(of: "\"moltin\"", with: "\"moltn\""), expected: [
-            "t.json:5:15: error: unknown provider \"moltn\" at $.provider\n  fix: did you mean \"moltin\"? providers: moltin",
+            "t.json:5:15: error: unknown provider \"moltn\" at $.provider\n  fix: did you mean \"moltin\"? providers: moltin, clover",
         ]),
         Case(name: "bad id", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "MLT-AUTH", with: "mlt auth"), expected: [
             "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),
         Case(name: "unknown fault", json: spec(steps: #"[{"fault": {"kind": "serverErorr"}}]"#), expected: [
             "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid",
+        ]),
+        Case(name: "unknown browser operation", json: spec(steps: #"[{"browser": "logn"}]"#), expected: [
+            "t.json:7:25: error: unknown browser operation \"logn\" at $.steps[0].browser\n  fix: did you mean \"login\"? browser operations: login, deny, open, tamper",
+        ]),
+        Case(name: "send without a leading slash", json: spec(steps: #"[{"send": {"method": "POST", "path": "oauth"}}]"#), expected: [
+            "t.json:7:49: error: a path starts with \"/\" at $.steps[0].send.path\n  fix: write it as \"/oauth\"",
+        ]),
+        Case(name: "clover fixture naming an unknown merchant", json: spec(steps: #"[{"app": "status"}]"#, fixture: #"{"apps": [], "merchants": [], "employees": [{"email": "a@b.c", "password": "pw-12345678", "merchant": "M9"}]}"#).replacingOccurrences(of: "\"moltin\"", with: "\"clover\""), expected: [
+            "t.json:6:116: error: no merchant \"M9\" in the fixture at $.fixture.employees[0].merchant\n  fix: add a merchant with the id \"M9\" to \"merchants\"",
+        ]),
+        Case(name: "secret too short to mask", json: spec(steps: #"[{"app": "products"}]"#, fixture: #"{"clients": [{"id": "store-1", "secret": "q7Z"}]}"#), expected: [
+            "t.json:6:55: error: a secret shorter than 8 characters cannot be masked in reports at $.fixture.clients[0].secret\n  fix: use at least 8 characters, as a real secret would have",
+        ]),
+        Case(name: "unknown store field", json: spec(steps: #"[{"app": "products", "expect": {"store": {"acessToken": {"absent": true}}}}]"#), expected: [
+            "t.json:7:54: error: unknown field \"acessToken\" at $.steps[0].expect.store.acessToken\n  fix: did you mean \"accessToken\"? store fields: accessToken, refreshToken, tokenType, expiresAt, scope",
+        ]),
+        Case(name: "unknown result field", json: spec(steps: #"[{"app": "products", "expect": {"result": {"count": "2"}}}]"#), expected: [
+            "t.json:7:55: error: unknown field \"count\" at $.steps[0].expect.result.count\n  fix: results of products: productCount, productIds, productTitles",
+        ]),
+        Case(name: "duplicate form field", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"form": {"a": "1", "a": "2"}}]}}]"#), expected: [
+            "t.json:7:77: error: duplicate key \"a\" at $.steps[0].expect.requests[0].form.a\n  fix: keep one \"a\" and remove the other",
+        ]),
+        Case(name: "id with a trailing newline", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"MLT-AUTH\\n\""), expected: [
+            "t.json:2:9: error: id \"MLT-AUTH\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),
     ]
 

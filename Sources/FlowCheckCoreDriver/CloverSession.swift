@@ -1,0 +1,163 @@
+import Foundation
+import FlowCheckRunner
+import FlowCheckSDK
+import FlowCheckSpec
+
+/// Our Clover client (`CloverPaymentSDK`) behind the driver protocol.
+///
+/// Token-change callbacks are registered under the spec's labels and counted, so specs can say
+/// "fired exactly once". A relaunch is a new SDK instance over the same store: callbacks and any
+/// login in progress are gone, as in a real app restart.
+public final class CloverSession: FlowSession, @unchecked Sendable {
+    private let baseURL: URL
+    private let transport: any HTTPTransport
+    private let store: any TokenStore
+    private let userAgent: any ExternalUserAgent
+    private let clock: any TimeSource
+    private let refreshMargin: TimeInterval
+    private let onClose: @Sendable () -> Void
+    private let lock = NSLock()
+    private var sdk: CloverPaymentSDK
+    /// Label -> callback id on the current instance.
+    private var callbackIDs: [String: String] = [:]
+    /// Label -> how often that callback fired, over the whole flow.
+    private let fired = FiredCounter()
+
+    final class FiredCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var counts: [String: Int] = [:]
+        func register(_ label: String) { lock.lock(); counts[label] = counts[label] ?? 0; lock.unlock() }
+        func fire(_ label: String) { lock.lock(); counts[label, default: 0] += 1; lock.unlock() }
+        var snapshot: [String: Int] { lock.lock(); defer { lock.unlock() }; return counts }
+    }
+
+    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, userAgent: any ExternalUserAgent, clock: any TimeSource, refreshMargin: TimeInterval = 60, onClose: @escaping @Sendable () -> Void = {}) {
+        self.baseURL = context.baseURL
+        self.transport = transport
+        self.store = store
+        self.userAgent = userAgent
+        self.clock = clock
+        self.refreshMargin = refreshMargin
+        self.onClose = onClose
+        self.sdk = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, refreshMargin: refreshMargin)
+    }
+
+    private var current: CloverPaymentSDK {
+        locked { sdk }
+    }
+
+    /// Runs `body` under the session's lock (a synchronous helper: async code may not hold it).
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    private func configuration(_ arguments: [String: String], _ flow: any OAuthFlowType) throws -> CloverConfiguration {
+        try CloverConfiguration(
+            environment: .custom(web: baseURL, api: baseURL), appID: arguments["appId"] ?? "", appSecret: arguments["appSecret"] ?? "",
+            apiKey: "flowcheck-api-key", apiSecret: "flowcheck-api-secret", oauthFlowType: flow
+        )
+    }
+
+    private static func fields(_ outcome: CloverSetupOutcome) -> [String: String] {
+        switch outcome {
+        case .ready(let merchant): return ["outcome": "ready", "merchantId": merchant.id, "merchantName": merchant.name]
+        case .loginStarted: return ["outcome": "loginStarted"]
+        }
+    }
+
+    public func perform(_ call: AppCall) async throws -> CallOutcome {
+        let sdk = current
+        let arguments = call.arguments
+        do {
+            switch call.name {
+            case "addTokenCallback":
+                let label = arguments["label"] ?? ""
+                fired.register(label)
+                let counter = fired
+                let id = await sdk.addOnTokenChangeCallback { counter.fire(label) }
+                locked { callbackIDs[label] = id }
+                return .ok(["id": id])
+            case "removeTokenCallback":
+                let id = locked { callbackIDs[arguments["label"] ?? ""] ?? "no-such-callback" }
+                let removed = await sdk.removeOnTokenChangeCallback(identifier: id)
+                return .ok(["removed": String(removed)])
+            case "setupFull":
+                let outcome = try await sdk.setup(configuration: configuration(arguments, FullOAuth(redirectURI: arguments["redirectURI"] ?? "")))
+                return .ok(Self.fields(outcome))
+            case "setupPartial":
+                let response = arguments["code"].map {
+                    OAuthCodeResponse(code: $0, codeVerifier: arguments["codeVerifier"] ?? "", merchantID: arguments["merchantId"] ?? "")
+                }
+                return .ok(Self.fields(try await sdk.setup(configuration: configuration(arguments, PartialOAuth(codeResponse: response)))))
+            case "setupNone":
+                let flow = NoOAuth(token: arguments["token"] ?? "", merchantID: arguments["merchantId"] ?? "")
+                return .ok(Self.fields(try await sdk.setup(configuration: configuration(arguments, flow))))
+            case "receiveRedirect":
+                guard let url = URL(string: arguments["url"] ?? ""), !(arguments["url"] ?? "").isEmpty else {
+                    throw DriverError("receiveRedirect: \"\(arguments["url"] ?? "")\" is not a URL (did the browser capture a redirect?)")
+                }
+                try await sdk.receivedOAuthCodeOrToken(url)
+                return .ok([:])
+            case "updateToken":
+                try await sdk.updateToken(arguments["token"] ?? "")
+                return .ok([:])
+            case "logout":
+                try await sdk.logout()
+                return .ok([:])
+            case "status":
+                var result = ["isLoggedIn": String(await sdk.isLoggedIn)]
+                for (label, count) in fired.snapshot { result["fired.\(label)"] = String(count) }
+                return .ok(result)
+            case "merchant":
+                let count = Int(arguments["concurrent"] ?? "1") ?? 1
+                let merchants = try await withThrowingTaskGroup(of: CloverMerchant.self) { group in
+                    for _ in 0..<max(1, count) { group.addTask { try await sdk.merchant() } }
+                    var all: [CloverMerchant] = []
+                    for try await merchant in group { all.append(merchant) }
+                    return all
+                }
+                return .ok(["merchantId": merchants.first?.id ?? "", "merchantName": merchants.first?.name ?? "", "calls": String(merchants.count)])
+            case "codeChallenge":
+                let pkce = CloverPaymentSDK.makeCodeChallenge()
+                return .ok(["codeVerifier": pkce.verifier, "codeChallenge": pkce.challenge, "codeChallengeMethod": pkce.method])
+            case "environment":
+                let environment: CloverEnvironment
+                switch arguments["name"] {
+                case "sandbox": environment = .sandbox
+                case "production": environment = .production
+                default:
+                    guard let url = URL(string: arguments["baseURL"] ?? "") else { throw DriverError("environment: baseURL is not a URL") }
+                    environment = .custom(web: url, api: url)
+                }
+                _ = try CloverConfiguration(environment: environment, appID: "app", appSecret: "", apiKey: "", apiSecret: "", oauthFlowType: FullOAuth(redirectURI: "https://example.com/oauth/callback"))
+                return .ok(["webHost": environment.webBaseURL.host ?? "", "apiHost": environment.apiBaseURL.host ?? ""])
+            case "relaunch":
+                let fresh = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, refreshMargin: refreshMargin)
+                locked {
+                    self.sdk = fresh
+                    self.callbackIDs = [:]
+                }
+                return .ok([:])
+            default:
+                throw DriverError.unsupported(call, provider: .clover)
+            }
+        } catch let error as OAuthError {
+            return .error(kind: error.code.name, message: error.message)
+        }
+    }
+
+    public func storeContents() async throws -> [String: String] {
+        guard let session = try await current.storedSession() else { return [:] }
+        var fields = ["accessToken": session.accessToken, "merchantId": session.merchantID]
+        if let date = session.accessTokenExpiration { fields["accessTokenExpiration"] = String(Int(date.timeIntervalSince1970)) }
+        if let token = session.refreshToken { fields["refreshToken"] = token }
+        if let date = session.refreshTokenExpiration { fields["refreshTokenExpiration"] = String(Int(date.timeIntervalSince1970)) }
+        return fields
+    }
+
+    public func close() async {
+        onClose()
+    }
+}

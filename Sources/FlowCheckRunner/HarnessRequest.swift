@@ -1,0 +1,25 @@
+import Foundation
+import FlowCheckSDK
+import FlowCheckSpec
+
+/// A request a spec sends to the fake itself (`"send"`), as any HTTP client would: for checking
+/// what the server now thinks of a token the SDK no longer uses, for example.
+enum HarnessRequest {
+    /// Builds the request with variables substituted.
+    static func make(_ spec: SendSpec, baseURL: URL, variables: [String: String]) throws -> TransportRequest {
+        let path = spec.path.render(variables)
+        guard let url = URL(string: baseURL.absoluteString + path) else { throw DriverError("send: \(path) does not make a URL") }
+        var headers = spec.headers.map { ($0.name, $0.value.render(variables)) }
+        var body: Data?
+        if !spec.json.isEmpty {
+            var object: [String: String] = [:]
+            for field in spec.json { object[field.name] = field.value.render(variables) }
+            body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            headers.append(("Content-Type", "application/json"))
+        } else if !spec.form.isEmpty {
+            body = Data(FormURLEncoding.encode(spec.form.map { ($0.name, $0.value.render(variables)) }).utf8)
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        }
+        return TransportRequest(method: spec.method, url: url, headers: headers, body: body)
+    }
+}

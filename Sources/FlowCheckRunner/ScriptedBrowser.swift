@@ -1,0 +1,156 @@
+import Foundation
+import FlowCheckSDK
+import FlowCheckSpec
+
+/// Plays the user in the browser over real HTTP against the fake: loads the page the SDK
+/// opened, fills in the login form, and captures the redirect's `Location` without following
+/// it (a custom scheme cannot be followed, and the app, not the browser, must receive it).
+final class ScriptedBrowser: @unchecked Sendable {
+    /// The last page the browser loaded.
+    struct Page {
+        var url: URL
+        var status: Int
+        var body: String
+    }
+
+    let window: BrowserWindow
+    private let transport = URLSessionTransport()
+    private var seenOpened = 0
+    private var current: URL?
+    private(set) var page: Page?
+    /// The redirect the last action captured, as the app will receive it.
+    private(set) var redirect: String?
+    private var seenDismissals = 0
+
+    init(window: BrowserWindow) {
+        self.window = window
+    }
+
+    /// URLs the SDK opened since the last call, and whether it dismissed the browser.
+    func takeNews() -> (opened: [URL], dismissed: Bool) {
+        let opened = window.opened
+        let fresh = Array(opened[min(seenOpened, opened.count)...])
+        seenOpened = opened.count
+        if let last = fresh.last { current = last }
+        let dismissals = window.dismissals
+        defer { seenDismissals = dismissals }
+        return (fresh, dismissals > seenDismissals)
+    }
+
+    /// Performs a browser operation from a spec.
+    /// - Throws: ``DriverError`` when there is nothing to act on (no page was opened).
+    func perform(_ operation: String, _ arguments: [String: String]) async throws {
+        if let last = window.opened.last, window.opened.count > seenOpened { current = last }
+        switch operation {
+        case "open":
+            guard let url = URL(string: arguments["url"] ?? ""), url.scheme != nil else {
+                throw DriverError("browser open: \"\(arguments["url"] ?? "")\" is not a URL")
+            }
+            current = url
+            redirect = nil
+            try await load(url)
+        case "login", "deny":
+            guard let url = current else { throw DriverError("browser \(operation): the SDK opened no page") }
+            redirect = nil
+            try await load(url)
+            guard let page, page.status == 200, let form = HTMLForm.first(in: page.body) else { return }
+            var fields = form.hiddenFields
+            if operation == "login" {
+                fields.append(("email", arguments["email"] ?? ""))
+                fields.append(("password", arguments["password"] ?? ""))
+            } else {
+                if let email = arguments["email"] { fields.append(("email", email)) }
+                if let password = arguments["password"] { fields.append(("password", password)) }
+            }
+            if let button = form.buttons.first(where: { $0.value == operation }) { fields.append((button.name, button.value)) }
+            guard let target = URL(string: form.action, relativeTo: page.url)?.absoluteURL else {
+                throw DriverError("browser \(operation): the form's action \(form.action) is not a URL")
+            }
+            let body = Data(FormURLEncoding.encode(fields).utf8)
+            try await send(TransportRequest(method: form.method, url: target, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body))
+        case "tamper":
+            guard let redirect, var components = URLComponents(string: redirect) else {
+                throw DriverError("browser tamper: there is no captured redirect to tamper with")
+            }
+            var items = components.queryItems ?? []
+            let removed = Set((arguments["remove"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            items.removeAll { removed.contains($0.name) }
+            for (name, value) in arguments.sorted(by: { $0.key < $1.key }) where name != "remove" {
+                if let index = items.firstIndex(where: { $0.name == name }) { items[index].value = value } else { items.append(URLQueryItem(name: name, value: value)) }
+            }
+            components.queryItems = items.isEmpty ? nil : items
+            self.redirect = components.string
+        default:
+            throw DriverError("unknown browser operation \(operation)")
+        }
+    }
+
+    private func load(_ url: URL) async throws {
+        try await send(TransportRequest(method: "GET", url: url, headers: [("Accept", "text/html")]))
+    }
+
+    private func send(_ request: TransportRequest) async throws {
+        do {
+            let response = try await transport.send(request)
+            page = Page(url: request.url, status: response.status, body: String(decoding: response.body, as: UTF8.self))
+            if (300...399).contains(response.status), let location = response.headers["location"] {
+                redirect = URL(string: location, relativeTo: request.url)?.absoluteString ?? location
+            }
+        } catch {
+            throw DriverError("the browser could not load \(request.url.path): \(error)")
+        }
+    }
+
+    func close() {
+        transport.invalidate()
+    }
+}
+
+/// Just enough HTML form parsing for a login page: the first form's action and method, its
+/// hidden inputs and its submit buttons. Attribute values must be quoted, as the fakes write them.
+struct HTMLForm {
+    var action: String
+    var method: String
+    var hiddenFields: [(String, String)]
+    var buttons: [(name: String, value: String)]
+
+    static func first(in html: String) -> HTMLForm? {
+        guard let formStart = html.range(of: "<form", options: .caseInsensitive),
+              let formEnd = html.range(of: "</form>", options: .caseInsensitive, range: formStart.upperBound..<html.endIndex) else { return nil }
+        let tagEnd = html[formStart.upperBound...].firstIndex(of: ">") ?? formStart.upperBound
+        let formTag = String(html[formStart.lowerBound...tagEnd])
+        let body = String(html[tagEnd..<formEnd.lowerBound])
+        let attributes = Self.attributes(of: formTag)
+        var form = HTMLForm(action: attributes["action"] ?? "", method: (attributes["method"] ?? "get").uppercased(), hiddenFields: [], buttons: [])
+        for tag in Self.tags(named: "input", in: body) {
+            let a = Self.attributes(of: tag)
+            if a["type"]?.lowercased() == "hidden", let name = a["name"] { form.hiddenFields.append((name, a["value"] ?? "")) }
+        }
+        for tag in Self.tags(named: "button", in: body) {
+            let a = Self.attributes(of: tag)
+            if let name = a["name"], let value = a["value"] { form.buttons.append((name, value)) }
+        }
+        return form
+    }
+
+    private static func tags(named name: String, in html: String) -> [String] {
+        guard let regex = try? NSRegularExpression(pattern: "<\(name)\\b[^>]*>", options: .caseInsensitive) else { return [] }
+        return regex.matches(in: html, range: NSRange(html.startIndex..., in: html)).compactMap { Range($0.range, in: html).map { String(html[$0]) } }
+    }
+
+    private static func attributes(of tag: String) -> [String: String] {
+        guard let regex = try? NSRegularExpression(pattern: "([A-Za-z_:-]+)\\s*=\\s*\"([^\"]*)\"") else { return [:] }
+        var result: [String: String] = [:]
+        for match in regex.matches(in: tag, range: NSRange(tag.startIndex..., in: tag)) {
+            guard let nameRange = Range(match.range(at: 1), in: tag), let valueRange = Range(match.range(at: 2), in: tag) else { continue }
+            result[tag[nameRange].lowercased()] = decodeEntities(String(tag[valueRange]))
+        }
+        return result
+    }
+
+    private static func decodeEntities(_ s: String) -> String {
+        s.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}
