@@ -66,7 +66,9 @@ enum CloverPage {
         return out
     }
 
-    private static func document(title: String, body: String) -> String {
+    /// A whole HTML document around `body`. Internal rather than private because the other
+    /// fakes' pages (``ProviderPage``) share this skeleton.
+    static func document(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">

@@ -41,6 +41,30 @@ enum FormURLEncoding {
 
     private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
 
+    /// Encodes `text` the way an HTML form does (the WHATWG `application/x-www-form-urlencoded`
+    /// byte serializer): ASCII letters, digits and `*-._` stay, a space becomes '+', every
+    /// other UTF-8 byte becomes %XX with uppercase hex.
+    ///
+    /// This is the encoding RFC 6749 §2.3.1 applies to a client id and secret before HTTP
+    /// Basic; Appendix B's example (" %&+£€" -> "+%25%26%2B%C2%A3%E2%82%AC") comes out byte
+    /// for byte. It differs from ``encodeComponent(_:)`` on space and `~`, which is why the
+    /// Basic header check has its own function rather than reusing the query encoder.
+    static func encodeFormComponent(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if formUnescaped.contains(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else if byte == UInt8(ascii: " ") {
+                out += "+"
+            } else {
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    private static let formUnescaped = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._".utf8)
+
     private static func decodePairs(_ bytes: [UInt8], strict: Bool) -> [(name: String, value: String)]? {
         var result: [(name: String, value: String)] = []
         for segment in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
