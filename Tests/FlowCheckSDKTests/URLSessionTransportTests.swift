@@ -73,6 +73,31 @@ struct URLSessionTransportTests {
         #expect(request.hasPrefix("GET /oauth/authorize HTTP/1.1\r\n"))
     }
 
+    /// RFC 6749 §5.2: a token endpoint refusing Basic client credentials answers 401 with
+    /// `WWW-Authenticate: Basic`. FoundationNetworking's default handling of that challenge never
+    /// completes; the transport must hand the 401 back (the responder's 10 s socket timeout is
+    /// only the safety net that keeps a regression from hanging the suite).
+    @Test("a 401 with a Basic challenge comes back as a 401, not a hang")
+    func basicChallengeIsAnAnswer() async throws {
+        let body = #"{"error":"invalid_client"}"#
+        let responder = try LoopbackResponder(response: """
+            HTTP/1.1 401 Unauthorized\r
+            WWW-Authenticate: Basic realm="oauth"\r
+            Content-Type: application/json\r
+            Content-Length: \(body.utf8.count)\r
+            Connection: close\r
+            \r
+            \(body)
+            """)
+        let transport = URLSessionTransport(timeout: 10)
+        defer { transport.invalidate() }
+        async let served = responder.serveOnce()
+        let response = try await transport.send(TransportRequest(method: "POST", url: responder.url(path: "/oauth/tokens"), headers: [("Authorization", "Basic eDo=")], body: Data("a=b".utf8)))
+        _ = await served
+        #expect(response.status == 401)
+        #expect(response.headers["www-authenticate"] == "Basic realm=\"oauth\"")
+    }
+
     @Test("after invalidate, send fails with .transport instead of crashing")
     func invalidated() async throws {
         let transport = URLSessionTransport()

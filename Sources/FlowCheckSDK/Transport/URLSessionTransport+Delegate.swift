@@ -3,8 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Refuses every redirect so the 3xx itself reaches the SDK (with its `Location`).
+/// Refuses every redirect so the 3xx itself reaches the SDK (with its `Location`), and never
+/// answers an authentication challenge: the SDK sends its own `Authorization` header.
 final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    /// The 401/407 answers whose challenge was refused, by task identifier.
+    let challenged = Locked<[Int: HTTPURLResponse]>([:])
+
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -13,6 +17,41 @@ final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
+    }
+
+    /// A 401 with `WWW-Authenticate: Basic` (RFC 6749 §5.2 asks token endpoints to send one)
+    /// makes FoundationNetworking's URLSession wait forever under default handling (measured
+    /// here: no completion in 30 s). On Linux the challenge is cancelled and the 401 is handed
+    /// back from `failureResponse` without its body; Apple's URLSession delivers the 401 itself.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            challenged.withLock { $0[task.taskIdentifier] = response }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        #else
+        completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+
+    /// The refused challenge's answer for a task, removed once read.
+    func takeChallengedResponse(for taskIdentifier: Int) -> HTTPURLResponse? {
+        challenged.withLock { $0.removeValue(forKey: taskIdentifier) }
+    }
+}
+
+/// The identifier of a task, known only once the task exists, read by its completion handler.
+final class TaskIdentifierBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int?
+    var identifier: Int? {
+        get { lock.lock(); defer { lock.unlock() }; return value }
+        set { lock.lock(); value = newValue; lock.unlock() }
     }
 }
 

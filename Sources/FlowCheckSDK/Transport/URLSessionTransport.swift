@@ -13,6 +13,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     // `@unchecked`: `URLSession` is thread-safe but not annotated `Sendable` on every platform;
     // all other state is behind `Locked`.
     private let session: URLSession
+    private let delegate = RedirectRefusingDelegate()
     private let invalidated = Locked(false)
 
     /// Creates a transport with its own session.
@@ -27,7 +28,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         configuration.urlCredentialStorage = nil
-        session = URLSession(configuration: configuration, delegate: RedirectRefusingDelegate(), delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit {
@@ -48,9 +49,20 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                     // A task created on an invalidated session raises an Objective-C exception on
                     // Apple platforms, so refuse before asking the session.
                     guard !invalidated.withLock({ $0 }) else { return nil }
-                    return session.dataTask(with: urlRequest) { data, response, error in
+                    let box = TaskIdentifierBox()
+                    let delegate = self.delegate
+                    let task = session.dataTask(with: urlRequest) { data, response, error in
+                        // A refused authentication challenge ends the task as cancelled; its 401
+                        // is still the server's answer.
+                        if error != nil, response == nil, let id = box.identifier, let challenged = delegate.takeChallengedResponse(for: id) {
+                            continuation.resume(with: Self.result(data: Data(), response: challenged, error: nil))
+                            return
+                        }
+                        if let id = box.identifier { _ = delegate.takeChallengedResponse(for: id) }
                         continuation.resume(with: Self.result(data: data, response: response, error: error))
                     }
+                    box.identifier = task.taskIdentifier
+                    return task
                 }
                 switch started {
                 case .started:

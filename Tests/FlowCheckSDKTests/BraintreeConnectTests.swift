@@ -1,0 +1,299 @@
+import Foundation
+import Testing
+@testable import FlowCheckSDK
+
+/// BT-CONNECT, BT-SECRET, BT-UNTRUSTED and BT-DENIED against the in-test backend (seed 002).
+@Suite("Braintree client-side connect")
+struct BraintreeConnectTests {
+    static let seedReturn = "examplescheme://braintree"
+    static let reverseReturn = "com.example.merchantapp:/braintree"
+
+    /// A `BraintreeConnect` wired to the stub backend, a recording browser and an event recorder.
+    struct Fixture {
+        let backend = StubBraintreeBackend()
+        let browser = RecordingUserAgent()
+        let events = EventRecorder<BraintreeConnectEvent>()
+        let connect: BraintreeConnect
+
+        init(returnURL: String = BraintreeConnectTests.seedReturn) throws {
+            connect = BraintreeConnect(
+                configuration: try BraintreeConnectConfiguration(connectURLEndpoint: StubBraintreeBackend.endpoint, returnURL: returnURL),
+                transport: backend,
+                userAgent: browser,
+                notify: events.callback
+            )
+        }
+    }
+
+    @Test("connect fetches the connect URL from the backend, then opens it")
+    func connectFetchesThenOpens() async throws {
+        let fixture = try Fixture()
+        let browser = fixture.browser
+        let openedAtFetch = EventRecorder<Int>()
+        fixture.backend.intercept { _ in
+            openedAtFetch.record(browser.openedURLs.count)
+            return nil
+        }
+        try await fixture.connect.connect()
+
+        let requests = fixture.backend.requests
+        #expect(requests.count == 1)
+        let request = try #require(requests.first)
+        #expect(request.method == "GET")
+        #expect(request.url == StubBraintreeBackend.endpoint)
+        #expect(request.headers.map(\.0) == ["Accept"])
+        #expect(request.header("Accept") == "application/json")
+        #expect(request.body == nil)
+        #expect(openedAtFetch.values == [0], "nothing is opened before the connect URL has been fetched")
+        #expect(fixture.browser.openedURLs.map(\.absoluteString) == [StubBraintreeBackend.connectURL])
+        #expect(fixture.events.values.isEmpty)
+        #expect(fixture.browser.dismissCount == 0)
+    }
+
+    /// BT-CONNECT and BT-SECRET: the whole flow, as the device sees it.
+    @Test("the merchant authorizes: one connected event, browser dismissed, no secret or token on the device")
+    func wholeFlow() async throws {
+        let fixture = try Fixture()
+        try await fixture.connect.connect()
+        let back = fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)
+
+        #expect(await fixture.connect.handleOpenURL(back))
+        #expect(fixture.events.values == [.connected(merchantID: StubBraintreeBackend.merchantID)])
+        #expect(fixture.browser.dismissCount == 1)
+
+        // The token exists, on the backend only.
+        let token = try #require(fixture.backend.createdTokens[StubBraintreeBackend.merchantID])
+        let deviceSaw = fixture.backend.requests.map(\.allText) + fixture.browser.openedURLs.map(\.absoluteString) + [back.absoluteString]
+        for text in deviceSaw {
+            #expect(!text.contains(token))
+            #expect(!text.contains(StubBraintreeBackend.clientSecret))
+            #expect(!text.contains(FormURLEncoding.encodeComponent(StubBraintreeBackend.clientSecret)))
+            #expect(!text.lowercased().contains("secret"))
+            #expect(!text.lowercased().contains("access_token"))
+        }
+        #expect(fixture.backend.requests.allSatisfy { $0.header("Authorization") == nil })
+        #expect(fixture.backend.requests.count == 1, "no token request, ever")
+
+        // The same URL again: the connect is over.
+        #expect(await !fixture.connect.handleOpenURL(back))
+        #expect(fixture.events.values.count == 1)
+        #expect(fixture.browser.dismissCount == 1)
+    }
+
+    /// BT-DENIED.
+    @Test("the merchant declines: one failed event, browser dismissed, nothing connected")
+    func declined() async throws {
+        let fixture = try Fixture()
+        try await fixture.connect.connect()
+        #expect(await fixture.connect.handleOpenURL(fixture.backend.merchantDeclines(returnURL: Self.seedReturn)))
+        #expect(fixture.events.values == [.failed(error: "access_denied")])
+        #expect(fixture.browser.dismissCount == 1)
+        #expect(fixture.backend.createdTokens.isEmpty)
+        // Over: a connected URL arriving now is ignored.
+        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+        #expect(fixture.events.values.count == 1)
+    }
+
+    struct ConnectURLCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        let connectURL: String
+        let code: OAuthError.Code?
+        var testDescription: String { name }
+    }
+
+    @Test("the connect URL must be https, or http to loopback", arguments: [
+        ConnectURLCase(name: "https", connectURL: "https://sandbox.braintreegateway.com/oauth/connect?x=1", code: nil),
+        ConnectURLCase(name: "loopback http", connectURL: "http://127.0.0.1:9202/oauth/connect?x=1", code: nil),
+        ConnectURLCase(name: "http to a remote host", connectURL: "http://sandbox.braintreegateway.com/oauth/connect?x=1", code: .configuration),
+        ConnectURLCase(name: "another scheme", connectURL: "javascript:alert(1)", code: .configuration),
+        ConnectURLCase(name: "custom scheme", connectURL: "examplescheme://braintree/connected?merchant_id=M", code: .configuration),
+        ConnectURLCase(name: "relative", connectURL: "/oauth/connect", code: .invalidResponse),
+        ConnectURLCase(name: "empty", connectURL: "", code: .invalidResponse),
+    ])
+    func connectURLPolicy(_ testCase: ConnectURLCase) async throws {
+        let fixture = try Fixture()
+        let body = #"{"connectURL":"\#(testCase.connectURL)"}"#
+        fixture.backend.intercept { _ in .json(200, body) }
+        let error = await oauthError { try await fixture.connect.connect() }
+        #expect(error?.code == testCase.code)
+        if testCase.code == nil {
+            #expect(fixture.browser.openedURLs.map(\.absoluteString) == [testCase.connectURL])
+        } else {
+            #expect(fixture.browser.openedURLs.isEmpty)
+            #expect(error.map { !$0.description.contains(testCase.connectURL) || testCase.connectURL.isEmpty } ?? false)
+            // No connect is in progress, so a return is not accepted.
+            #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+            #expect(fixture.events.values.isEmpty)
+        }
+    }
+
+    struct FailureCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        let response: TransportResponse?
+        let code: OAuthError.Code
+        let status: Int?
+        var testDescription: String { name }
+    }
+
+    struct Unreachable: Error {}
+
+    @Test("backend failures are mapped and nothing opens", arguments: [
+        FailureCase(name: "500", response: .json(500, #"{"error":"boom"}"#), code: .serverError, status: 500),
+        FailureCase(name: "404", response: .json(404, #"{"error":"not_found"}"#), code: .httpStatus, status: 404),
+        FailureCase(name: "401", response: .json(401, #"{"message":"log in first"}"#), code: .httpStatus, status: 401),
+        FailureCase(name: "200 not JSON", response: .text(200, "<html>connect</html>"), code: .invalidResponse, status: 200),
+        FailureCase(name: "200 without connectURL", response: .json(200, #"{"url":"https://x.example"}"#), code: .invalidResponse, status: 200),
+        FailureCase(name: "200 connectURL not a string", response: .json(200, #"{"connectURL":42}"#), code: .invalidResponse, status: 200),
+        FailureCase(name: "network failure", response: nil, code: .transport, status: nil),
+    ])
+    func failures(_ testCase: FailureCase) async throws {
+        let fixture = try Fixture()
+        let response = testCase.response
+        fixture.backend.intercept { _ in
+            guard let response else { throw Unreachable() }
+            return response
+        }
+        let error = await oauthError { try await fixture.connect.connect() }
+        #expect(error?.code == testCase.code)
+        #expect(error?.status == testCase.status)
+        #expect(fixture.browser.openedURLs.isEmpty)
+        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+    }
+
+    struct HandlerCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        let returnURL: String
+        let url: String
+        let event: BraintreeConnectEvent?
+        var testDescription: String { name }
+    }
+
+    static let seed = seedReturn
+    static let reverse = reverseReturn
+
+    /// BT-UNTRUSTED: the handler table. Each URL arrives while a connect is in progress.
+    @Test("open-URL handler: trusted source, path and parameters", arguments: [
+        HandlerCase(name: "connected", returnURL: seed, url: "\(seed)/connected?merchant_id=M1", event: .connected(merchantID: "M1")),
+        HandlerCase(name: "connected, scheme and host in capitals", returnURL: seed, url: "EXAMPLESCHEME://BRAINTREE/connected?merchant_id=M1", event: .connected(merchantID: "M1")),
+        HandlerCase(name: "connected, a harmless extra parameter", returnURL: seed, url: "\(seed)/connected?merchant_id=M1&state=abc", event: .connected(merchantID: "M1")),
+        HandlerCase(name: "connected, configured with a trailing slash", returnURL: seed + "/", url: "\(seed)/connected?merchant_id=M1", event: .connected(merchantID: "M1")),
+        HandlerCase(name: "failed", returnURL: seed, url: "\(seed)/failed?error=access_denied", event: .failed(error: "access_denied")),
+        HandlerCase(name: "failed with a description", returnURL: seed, url: "\(seed)/failed?error=access_denied&error_description=No+thanks", event: .failed(error: "access_denied")),
+        HandlerCase(name: "reverse-domain connected", returnURL: reverse, url: "com.example.merchantapp:/braintree/connected?merchant_id=M", event: .connected(merchantID: "M")),
+        HandlerCase(name: "reverse-domain, empty authority", returnURL: reverse, url: "com.example.merchantapp:///braintree/connected?merchant_id=M", event: .connected(merchantID: "M")),
+        HandlerCase(name: "reverse-domain failed", returnURL: reverse, url: "com.example.merchantapp:/braintree/failed?error=access_denied", event: .failed(error: "access_denied")),
+        HandlerCase(name: "wrong scheme", returnURL: seed, url: "otherscheme://braintree/connected?merchant_id=M1", event: nil),
+        HandlerCase(name: "https look-alike", returnURL: seed, url: "https://braintree/connected?merchant_id=M1", event: nil),
+        HandlerCase(name: "wrong host", returnURL: seed, url: "examplescheme://evil/connected?merchant_id=M1", event: nil),
+        HandlerCase(name: "a port", returnURL: seed, url: "examplescheme://braintree:8080/connected?merchant_id=M1", event: nil),
+        HandlerCase(name: "user info", returnURL: seed, url: "examplescheme://merchant@braintree/connected?merchant_id=M1", event: nil),
+        HandlerCase(name: "wrong path", returnURL: seed, url: "\(seed)/done?merchant_id=M1", event: nil),
+        HandlerCase(name: "path prefix", returnURL: seed, url: "\(seed)/connectedx?merchant_id=M1", event: nil),
+        HandlerCase(name: "sub-path", returnURL: seed, url: "\(seed)/connected/more?merchant_id=M1", event: nil),
+        HandlerCase(name: "path in capitals", returnURL: seed, url: "\(seed)/CONNECTED?merchant_id=M1", event: nil),
+        HandlerCase(name: "bare return URL", returnURL: seed, url: "\(seed)?merchant_id=M1", event: nil),
+        HandlerCase(name: "missing merchant_id", returnURL: seed, url: "\(seed)/connected", event: nil),
+        HandlerCase(name: "empty merchant_id", returnURL: seed, url: "\(seed)/connected?merchant_id=", event: nil),
+        HandlerCase(name: "repeated merchant_id", returnURL: seed, url: "\(seed)/connected?merchant_id=M1&merchant_id=M2", event: nil),
+        HandlerCase(name: "extra access_token", returnURL: seed, url: "\(seed)/connected?merchant_id=M1&access_token=AT", event: nil),
+        HandlerCase(name: "extra code", returnURL: seed, url: "\(seed)/connected?merchant_id=M1&code=C", event: nil),
+        HandlerCase(name: "extra client_secret", returnURL: seed, url: "\(seed)/connected?merchant_id=M1&client_secret=S", event: nil),
+        HandlerCase(name: "extra refreshToken", returnURL: seed, url: "\(seed)/connected?merchant_id=M1&refreshToken=R", event: nil),
+        HandlerCase(name: "token in the fragment", returnURL: seed, url: "\(seed)/connected?merchant_id=M1#access_token=AT", event: nil),
+        HandlerCase(name: "failed without error", returnURL: seed, url: "\(seed)/failed", event: nil),
+        HandlerCase(name: "failed with an empty error", returnURL: seed, url: "\(seed)/failed?error=", event: nil),
+        HandlerCase(name: "failed carrying a token", returnURL: seed, url: "\(seed)/failed?error=x&access_token=AT", event: nil),
+        HandlerCase(name: "reverse-domain with a host", returnURL: reverse, url: "com.example.merchantapp://braintree/connected?merchant_id=M", event: nil),
+        HandlerCase(name: "reverse-domain, seed scheme", returnURL: reverse, url: "examplescheme:/braintree/connected?merchant_id=M", event: nil),
+        HandlerCase(name: "seed form, reverse-domain URL", returnURL: seed, url: "examplescheme:/braintree/connected?merchant_id=M", event: nil),
+    ])
+    func handler(_ testCase: HandlerCase) async throws {
+        let fixture = try Fixture(returnURL: testCase.returnURL)
+        try await fixture.connect.connect()
+        let url = try #require(URL(string: testCase.url))
+
+        let handled = await fixture.connect.handleOpenURL(url)
+        #expect(handled == (testCase.event != nil))
+        if let event = testCase.event {
+            #expect(fixture.events.values == [event])
+            #expect(fixture.browser.dismissCount == 1)
+        } else {
+            #expect(fixture.events.values.isEmpty)
+            #expect(fixture.browser.dismissCount == 0)
+            // Nothing changed: the connect still waits, and the real return is accepted.
+            #expect(await fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: testCase.returnURL)))
+            #expect(fixture.events.values == [.connected(merchantID: StubBraintreeBackend.merchantID)])
+        }
+    }
+
+    @Test("no connect in progress: a perfect URL is ignored")
+    func noConnect() async throws {
+        let fixture = try Fixture()
+        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantDeclines(returnURL: Self.seedReturn)))
+        #expect(fixture.events.values.isEmpty)
+        #expect(fixture.browser.dismissCount == 0)
+        #expect(fixture.backend.requests.isEmpty)
+    }
+
+    @Test("the same URL delivered twice at once is handled once")
+    func concurrentDuplicates() async throws {
+        let fixture = try Fixture()
+        try await fixture.connect.connect()
+        let back = fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)
+        async let first = fixture.connect.handleOpenURL(back)
+        async let second = fixture.connect.handleOpenURL(back)
+        let results = await [first, second]
+        #expect(results.filter { $0 }.count == 1)
+        #expect(fixture.events.values.count == 1)
+        #expect(fixture.browser.dismissCount == 1)
+    }
+
+    @Test("a browser that cannot open the page: .authorization, and the connect is over")
+    func browserFailure() async throws {
+        let fixture = try Fixture()
+        fixture.browser.fail(with: RecordingUserAgent.Refused())
+        #expect(await oauthError { try await fixture.connect.connect() }?.code == .authorization)
+        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+        #expect(fixture.events.values.isEmpty)
+    }
+
+    @Test("a second connect replaces the first: one return, one event")
+    func secondConnect() async throws {
+        let fixture = try Fixture()
+        try await fixture.connect.connect()
+        try await fixture.connect.connect()
+        #expect(fixture.browser.openedURLs.count == 2)
+        let back = fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)
+        #expect(await fixture.connect.handleOpenURL(back))
+        #expect(await !fixture.connect.handleOpenURL(back))
+        #expect(fixture.events.values.count == 1)
+    }
+
+    struct NameCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        let credentialLike: Bool
+        var testDescription: String { name }
+    }
+
+    @Test("credential-like parameter names", arguments: [
+        NameCase(name: "access_token", credentialLike: true),
+        NameCase(name: "refresh_token", credentialLike: true),
+        NameCase(name: "id_token", credentialLike: true),
+        NameCase(name: "accessToken", credentialLike: true),
+        NameCase(name: "ACCESS-TOKEN", credentialLike: true),
+        NameCase(name: "client_secret", credentialLike: true),
+        NameCase(name: "password", credentialLike: true),
+        NameCase(name: "code", credentialLike: true),
+        NameCase(name: "authCode", credentialLike: true),
+        NameCase(name: "code_verifier", credentialLike: true),
+        NameCase(name: "merchant_id", credentialLike: false),
+        NameCase(name: "error", credentialLike: false),
+        NameCase(name: "error_description", credentialLike: false),
+        NameCase(name: "state", credentialLike: false),
+        NameCase(name: "scope", credentialLike: false),
+    ])
+    func credentialLike(_ testCase: NameCase) {
+        #expect(BraintreeReturnURL.isCredentialLike(testCase.name) == testCase.credentialLike)
+    }
+}
