@@ -14,6 +14,7 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
     private let store: any TokenStore
     private let userAgent: any ExternalUserAgent
     private let clock: any TimeSource
+    private let random: any RandomSource
     private let refreshMargin: TimeInterval
     private let onClose: @Sendable () -> Void
     private let lock = NSLock()
@@ -31,15 +32,16 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
         var snapshot: [String: Int] { lock.lock(); defer { lock.unlock() }; return counts }
     }
 
-    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, userAgent: any ExternalUserAgent, clock: any TimeSource, refreshMargin: TimeInterval = 60, onClose: @escaping @Sendable () -> Void = {}) {
+    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, userAgent: any ExternalUserAgent, clock: any TimeSource, random: any RandomSource = SystemRandomSource(), refreshMargin: TimeInterval = 60, onClose: @escaping @Sendable () -> Void = {}) {
         self.baseURL = context.baseURL
         self.transport = transport
         self.store = store
         self.userAgent = userAgent
         self.clock = clock
+        self.random = random
         self.refreshMargin = refreshMargin
         self.onClose = onClose
-        self.sdk = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, refreshMargin: refreshMargin)
+        self.sdk = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, random: random, refreshMargin: refreshMargin)
     }
 
     private var current: CloverPaymentSDK {
@@ -120,7 +122,7 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
                 }
                 return .ok(["merchantId": merchants.first?.id ?? "", "merchantName": merchants.first?.name ?? "", "calls": String(merchants.count)])
             case "codeChallenge":
-                let pkce = CloverPaymentSDK.makeCodeChallenge()
+                let pkce = CloverPaymentSDK.makeCodeChallenge(random: random)
                 return .ok(["codeVerifier": pkce.verifier, "codeChallenge": pkce.challenge, "codeChallengeMethod": pkce.method])
             case "environment":
                 let environment: CloverEnvironment
@@ -134,7 +136,7 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
                 _ = try CloverConfiguration(environment: environment, appID: "app", appSecret: "", apiKey: "", apiSecret: "", oauthFlowType: FullOAuth(redirectURI: "https://example.com/oauth/callback"))
                 return .ok(["webHost": environment.webBaseURL.host ?? "", "apiHost": environment.apiBaseURL.host ?? ""])
             case "relaunch":
-                let fresh = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, refreshMargin: refreshMargin)
+                let fresh = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, random: random, refreshMargin: refreshMargin)
                 locked {
                     self.sdk = fresh
                     self.callbackIDs = [:]

@@ -16,24 +16,31 @@ public struct CoreSDKDriver: FlowDriver {
     public typealias UserAgentFactory = @Sendable (_ base: any ExternalUserAgent) -> any ExternalUserAgent
     /// Builds the time source the SDK reads; the default is the flow's virtual clock.
     public typealias ClockFactory = @Sendable (_ base: any TimeSource) -> any TimeSource
+    /// Builds the randomness the SDK draws state and verifiers from; the default is the system's.
+    public typealias RandomFactory = @Sendable (_ base: any RandomSource) -> any RandomSource
 
     public let name: String
     private let wrapTransport: TransportFactory
     private let wrapStore: StoreFactory
     private let wrapUserAgent: UserAgentFactory
     private let wrapClock: ClockFactory
+    private let wrapRandom: RandomFactory
+    private let wrapNotify: BraintreeNotifyFactory
     private let cloverRefreshMargin: TimeInterval
 
     /// - Parameter cloverRefreshMargin: how long before expiry the Clover client refreshes.
     public init(
         name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 },
-        userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60
+        userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, random: @escaping RandomFactory = { $0 },
+        braintreeNotify: @escaping BraintreeNotifyFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60
     ) {
         self.name = name
         self.wrapTransport = transport
         self.wrapStore = store
         self.wrapUserAgent = userAgent
         self.wrapClock = clock
+        self.wrapRandom = random
+        self.wrapNotify = braintreeNotify
         self.cloverRefreshMargin = cloverRefreshMargin
     }
 
@@ -43,12 +50,17 @@ public struct CoreSDKDriver: FlowDriver {
         let transport = wrapTransport(base)
         let store = wrapStore(fileStore)
         let clock = wrapClock(context.clock)
+        let random = wrapRandom(SystemRandomSource())
+        let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
         switch context.provider {
         case .moltin:
             return try MoltinSession(context: context, transport: transport, store: store, clock: clock, onClose: { base.invalidate() })
         case .clover:
-            let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
-            return CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() })
+            return CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() })
+        case .clever:
+            return CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() })
+        case .braintree:
+            return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, onClose: { base.invalidate() })
         }
     }
 }

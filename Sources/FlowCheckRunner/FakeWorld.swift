@@ -8,6 +8,8 @@ final class FakeWorld: @unchecked Sendable {
     let server: FakeProviderServer
     private let moltin: FakeMoltin?
     private let clover: FakeClover?
+    private let clever: FakeClever?
+    private let braintree: FakeBraintreeConnect?
 
     /// Builds the fake for the spec's provider from its fixture and starts it.
     /// - Throws: when the server cannot listen.
@@ -20,8 +22,7 @@ final class FakeWorld: @unchecked Sendable {
                     ?? MoltinFixture.defaultProducts,
                 tokenLifetime: TimeInterval(fixture.tokenLifetime ?? 3600)
             ))
-            moltin = provider
-            clover = nil
+            (moltin, clover, clever, braintree) = (provider, nil, nil, nil)
             server = FakeProviderServer(provider: provider, now: { clock.now })
         case .clover(let fixture):
             var world = CloverFixture(
@@ -33,8 +34,22 @@ final class FakeWorld: @unchecked Sendable {
             if let lifetime = fixture.refreshTokenLifetime { world.refreshTokenLifetime = TimeInterval(lifetime) }
             if let lifetime = fixture.codeLifetime { world.codeLifetime = TimeInterval(lifetime) }
             let provider = FakeClover(fixture: world)
-            clover = provider
-            moltin = nil
+            (moltin, clover, clever, braintree) = (nil, provider, nil, nil)
+            server = FakeProviderServer(provider: provider, now: { clock.now })
+        case .clever(let fixture):
+            let provider = FakeClever(fixture: CleverFixture(
+                clients: fixture.clients.map { CleverFixture.Client(id: $0.id, redirectURL: $0.redirectURL) },
+                users: fixture.users.map { CleverFixture.User(email: $0.email, password: $0.password) }
+            ))
+            (moltin, clover, clever, braintree) = (nil, nil, provider, nil)
+            server = FakeProviderServer(provider: provider, now: { clock.now })
+        case .braintree(let fixture):
+            let provider = FakeBraintreeConnect(fixture: BraintreeFixture(
+                clientID: fixture.clientID, clientSecret: fixture.clientSecret,
+                merchants: fixture.merchants.map { BraintreeFixture.Merchant(id: $0.id, email: $0.email, password: $0.password) },
+                returnURL: fixture.returnURL
+            ))
+            (moltin, clover, clever, braintree) = (nil, nil, nil, provider)
             server = FakeProviderServer(provider: provider, now: { clock.now })
         }
         try server.start()
@@ -46,6 +61,8 @@ final class FakeWorld: @unchecked Sendable {
         case "revokeTokens":
             moltin?.revokeAllTokens()
             clover?.revokeAllTokens()
+            clever?.revokeAllTokens()
+            braintree?.revokeAllTokens()
         default:
             throw DriverError("unknown server operation \(operation)")
         }

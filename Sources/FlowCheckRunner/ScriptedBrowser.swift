@@ -89,16 +89,31 @@ final class ScriptedBrowser: @unchecked Sendable {
         try await send(TransportRequest(method: "GET", url: url, headers: [("Accept", "text/html")]))
     }
 
+    /// Redirects the browser follows by itself within the fake's own origin (a merchant
+    /// backend's callback, say) before it stops at one for another origin or a custom scheme.
+    static let maximumHops = 5
+
     private func send(_ request: TransportRequest) async throws {
-        do {
-            let response = try await transport.send(request)
-            page = Page(url: request.url, status: response.status, body: String(decoding: response.body, as: UTF8.self))
-            if (300...399).contains(response.status), let location = response.headers["location"] {
-                redirect = URL(string: location, relativeTo: request.url)?.absoluteString ?? location
+        var request = request
+        for _ in 0...Self.maximumHops {
+            let response: TransportResponse
+            do {
+                response = try await transport.send(request)
+            } catch {
+                throw DriverError("the browser could not load \(request.url.path): \(error)")
             }
-        } catch {
-            throw DriverError("the browser could not load \(request.url.path): \(error)")
+            page = Page(url: request.url, status: response.status, body: String(decoding: response.body, as: UTF8.self))
+            guard (300...399).contains(response.status), let location = response.headers["location"],
+                  let target = URL(string: location, relativeTo: request.url)?.absoluteURL else { return }
+            // Same scheme, host and port as the page: a hop inside the fake, followed like a
+            // browser would. Anything else is where the app takes over: captured, not followed.
+            guard target.scheme == request.url.scheme, target.host == request.url.host, target.port == request.url.port else {
+                redirect = target.absoluteString
+                return
+            }
+            request = TransportRequest(method: "GET", url: target, headers: [("Accept", "text/html")])
         }
+        throw DriverError("the browser gave up after \(Self.maximumHops) redirects within the fake")
     }
 
     func close() {

@@ -49,18 +49,24 @@ public struct SourceReference: Sendable, Equatable {
 public enum Provider: String, Sendable, CaseIterable {
     case moltin
     case clover
+    case clever
+    case braintree
 }
 
 /// Server fixture data, per provider.
 public enum Fixture: Sendable, Equatable {
     case moltin(MoltinFixtureSpec)
     case clover(CloverFixtureSpec)
+    case clever(CleverFixtureSpec)
+    case braintree(BraintreeFixtureSpec)
 
     /// Every secret the fixture holds (for redaction: none of them may reach a report).
     public var secrets: [String] {
         switch self {
         case .moltin(let fixture): return fixture.clients.map(\.secret)
         case .clover(let fixture): return fixture.apps.map(\.secret) + fixture.employees.map(\.password)
+        case .clever(let fixture): return fixture.users.map(\.password)
+        case .braintree(let fixture): return [fixture.clientSecret] + fixture.merchants.map(\.password)
         }
     }
 }
@@ -116,6 +122,62 @@ public struct CloverFixtureSpec: Sendable, Equatable {
         self.accessTokenLifetime = accessTokenLifetime
         self.refreshTokenLifetime = refreshTokenLifetime
         self.codeLifetime = codeLifetime
+    }
+}
+
+/// The Clever fake's data: iOS-platform clients with their custom redirect URLs, and users.
+public struct CleverFixtureSpec: Sendable, Equatable {
+    public struct Client: Sendable, Equatable {
+        public var id: String
+        public var redirectURL: String
+        public init(id: String, redirectURL: String) {
+            self.id = id
+            self.redirectURL = redirectURL
+        }
+    }
+
+    public struct User: Sendable, Equatable {
+        public var email: String
+        public var password: String
+        public init(email: String, password: String) {
+            self.email = email
+            self.password = password
+        }
+    }
+
+    public var clients: [Client]
+    public var users: [User]
+
+    public init(clients: [Client], users: [User]) {
+        self.clients = clients
+        self.users = users
+    }
+}
+
+/// The Braintree fake's data: the merchant backend's OAuth client, merchants who approve, and
+/// the app's return URL.
+public struct BraintreeFixtureSpec: Sendable, Equatable {
+    public struct Merchant: Sendable, Equatable {
+        public var id: String
+        public var email: String
+        public var password: String
+        public init(id: String, email: String, password: String) {
+            self.id = id
+            self.email = email
+            self.password = password
+        }
+    }
+
+    public var clientID: String
+    public var clientSecret: String
+    public var merchants: [Merchant]
+    public var returnURL: String
+
+    public init(clientID: String, clientSecret: String, merchants: [Merchant], returnURL: String) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.merchants = merchants
+        self.returnURL = returnURL
     }
 }
 

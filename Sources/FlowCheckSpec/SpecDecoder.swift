@@ -34,6 +34,11 @@ struct SpecDecoder {
     static let cloverMerchantKeys = ["id", "name", "installedApps"]
     static let cloverEmployeeKeys = ["email", "password", "merchant"]
     static let sendKeys = ["method", "path", "headers", "json", "form"]
+    static let cleverFixtureKeys = ["clients", "users"]
+    static let cleverClientKeys = ["id", "redirectURL"]
+    static let cleverUserKeys = ["email", "password"]
+    static let braintreeFixtureKeys = ["clientId", "clientSecret", "merchants", "returnURL"]
+    static let braintreeMerchantKeys = ["id", "email", "password"]
     static let browserExpectKeys = ["opened", "redirect", "noRedirect", "pageStatus", "pageContains", "dismissed"]
     static let urlKeys = ["url", "scheme", "host", "path", "query", "strict"]
 
@@ -248,15 +253,8 @@ struct SpecDecoder {
             return .moltin(MoltinFixtureSpec(clients: clients, products: products, tokenLifetime: lifetime))
         case .clover:
             guard let members = object(node, path, allowed: Self.cloverFixtureKeys) else { return nil }
-            func items(_ key: String, example: String) -> [(JSONNode, String)] {
-                guard let member = members[key] else {
-                    missing(key, in: node, path, example: example)
-                    return []
-                }
-                return (array(member, path + "." + key, example: example) ?? []).enumerated().map { ($1, path + ".\(key)[\($0)]") }
-            }
             var apps: [CloverFixtureSpec.App] = []
-            for (item, itemPath) in items("apps", example: "[{\"id\": \"app-1\", \"secret\": \"...\", \"siteURL\": \"https://pos.example.com/\"}]") {
+            for (item, itemPath) in elements(members, "apps", in: node, path, example: "[{\"id\": \"app-1\", \"secret\": \"...\", \"siteURL\": \"https://pos.example.com/\"}]") {
                 guard let fields = object(item, itemPath, allowed: Self.cloverAppKeys) else { continue }
                 let id = string(fields, "id", in: item, itemPath, required: true, example: "\"app-1\"")
                 let secret = string(fields, "secret", in: item, itemPath, required: true, example: "\"app-secret\"")
@@ -268,7 +266,7 @@ struct SpecDecoder {
                 if let id, let secret, let site { apps.append(.init(id: id, secret: secret, siteURL: site)) }
             }
             var merchants: [CloverFixtureSpec.Merchant] = []
-            for (item, itemPath) in items("merchants", example: "[{\"id\": \"M1\", \"name\": \"Cafe\", \"installedApps\": [\"app-1\"]}]") {
+            for (item, itemPath) in elements(members, "merchants", in: node, path, example: "[{\"id\": \"M1\", \"name\": \"Cafe\", \"installedApps\": [\"app-1\"]}]") {
                 guard let fields = object(item, itemPath, allowed: Self.cloverMerchantKeys) else { continue }
                 let id = string(fields, "id", in: item, itemPath, required: true, example: "\"M1\"")
                 let name = string(fields, "name", in: item, itemPath, required: true, example: "\"Cafe\"")
@@ -283,7 +281,7 @@ struct SpecDecoder {
                 if let id, let name { merchants.append(.init(id: id, name: name, installedApps: installed)) }
             }
             var employees: [CloverFixtureSpec.Employee] = []
-            for (item, itemPath) in items("employees", example: "[{\"email\": \"ann@example.com\", \"password\": \"...\", \"merchant\": \"M1\"}]") {
+            for (item, itemPath) in elements(members, "employees", in: node, path, example: "[{\"email\": \"ann@example.com\", \"password\": \"...\", \"merchant\": \"M1\"}]") {
                 guard let fields = object(item, itemPath, allowed: Self.cloverEmployeeKeys) else { continue }
                 let email = string(fields, "email", in: item, itemPath, required: true, example: "\"ann@example.com\"")
                 let password = string(fields, "password", in: item, itemPath, required: true, example: "\"...\"")
@@ -298,7 +296,54 @@ struct SpecDecoder {
             let refresh = integer(members["refreshTokenLifetime"], path + ".refreshTokenLifetime", range: 1...315_360_000, example: "2592000")
             let code = integer(members["codeLifetime"], path + ".codeLifetime", range: 1...86_400, example: "300")
             return .clover(CloverFixtureSpec(apps: apps, merchants: merchants, employees: employees, accessTokenLifetime: access, refreshTokenLifetime: refresh, codeLifetime: code))
+        case .clever:
+            guard let members = object(node, path, allowed: Self.cleverFixtureKeys) else { return nil }
+            var clients: [CleverFixtureSpec.Client] = []
+            for (item, itemPath) in elements(members, "clients", in: node, path, example: "[{\"id\": \"CLE1\", \"redirectURL\": \"clever-cle1://oauth\"}]") {
+                guard let fields = object(item, itemPath, allowed: Self.cleverClientKeys) else { continue }
+                let id = string(fields, "id", in: item, itemPath, required: true, example: "\"CLE1\"")
+                let redirect = string(fields, "redirectURL", in: item, itemPath, required: true, example: "\"clever-cle1://oauth\"")
+                if let id, let redirect { clients.append(.init(id: id, redirectURL: redirect)) }
+            }
+            var users: [CleverFixtureSpec.User] = []
+            for (item, itemPath) in elements(members, "users", in: node, path, example: "[{\"email\": \"student@example.com\", \"password\": \"...\"}]") {
+                guard let fields = object(item, itemPath, allowed: Self.cleverUserKeys) else { continue }
+                let email = string(fields, "email", in: item, itemPath, required: true, example: "\"student@example.com\"")
+                let password = string(fields, "password", in: item, itemPath, required: true, example: "\"...\"")
+                if let password { checkSecretLength(password, fields["password"]!.value, itemPath + ".password") }
+                if let email, let password { users.append(.init(email: email, password: password)) }
+            }
+            return .clever(CleverFixtureSpec(clients: clients, users: users))
+        case .braintree:
+            guard let members = object(node, path, allowed: Self.braintreeFixtureKeys) else { return nil }
+            let clientID = string(members, "clientId", in: node, path, required: true, example: "\"bt-client-1\"")
+            let clientSecret = string(members, "clientSecret", in: node, path, required: true, example: "\"...\"")
+            if let clientSecret { checkSecretLength(clientSecret, members["clientSecret"]!.value, path + ".clientSecret") }
+            let returnURL = string(members, "returnURL", in: node, path, required: true, example: "\"examplescheme://braintree\"")
+            if let returnURL, URL(string: returnURL)?.scheme == nil {
+                report(members["returnURL"]!.value, path + ".returnURL", "returnURL \"\(returnURL)\" has no scheme", fix: "write the app's custom URL, e.g. \"examplescheme://braintree\" or \"com.example.app:/braintree\"")
+            }
+            var merchants: [BraintreeFixtureSpec.Merchant] = []
+            for (item, itemPath) in elements(members, "merchants", in: node, path, example: "[{\"id\": \"M1\", \"email\": \"owner@example.com\", \"password\": \"...\"}]") {
+                guard let fields = object(item, itemPath, allowed: Self.braintreeMerchantKeys) else { continue }
+                let id = string(fields, "id", in: item, itemPath, required: true, example: "\"M1\"")
+                let email = string(fields, "email", in: item, itemPath, required: true, example: "\"owner@example.com\"")
+                let password = string(fields, "password", in: item, itemPath, required: true, example: "\"...\"")
+                if let password { checkSecretLength(password, fields["password"]!.value, itemPath + ".password") }
+                if let id, let email, let password { merchants.append(.init(id: id, email: email, password: password)) }
+            }
+            guard let clientID, let clientSecret, let returnURL else { return nil }
+            return .braintree(BraintreeFixtureSpec(clientID: clientID, clientSecret: clientSecret, merchants: merchants, returnURL: returnURL))
         }
+    }
+
+    /// The elements of a required array member, each with its path.
+    private func elements(_ members: [String: JSONNode.Member], _ key: String, in node: JSONNode, _ path: String, example: String) -> [(JSONNode, String)] {
+        guard let member = members[key] else {
+            missing(key, in: node, path, example: example)
+            return []
+        }
+        return (array(member, path + "." + key, example: example) ?? []).enumerated().map { ($1, path + ".\(key)[\($0)]") }
     }
 
     /// Fixture secrets are masked in every report by their text; one too short to mask without

@@ -19,6 +19,9 @@ public enum Vocabulary {
         switch provider {
         case .moltin: return ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]
         case .clover: return ["accessToken", "accessTokenExpiration", "refreshToken", "refreshTokenExpiration", "merchantId"]
+        case .clever: return ["accessToken", "tokenType"]
+        // The device holds no token in the Braintree flow: there is nothing to store.
+        case .braintree: return []
         }
     }
 
@@ -49,6 +52,18 @@ public enum Vocabulary {
                 ActionSignature(name: "environment", required: ["name"], optional: ["baseURL"], summary: "resolves an environment (sandbox, production, or custom with a base URL) to its hosts", results: ["webHost", "apiHost"]),
                 ActionSignature(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
             ]
+        case .clever:
+            return [
+                ActionSignature(name: "startLogin", required: ["clientId", "redirectURI"], optional: [], summary: "steps 2 and 3: a fresh state, then the authorize URL in the browser", results: []),
+                ActionSignature(name: "receiveRedirect", required: ["url"], optional: [], summary: "step 4: the custom redirect URL the app was opened with", results: ["tokenType"]),
+                ActionSignature(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
+            ]
+        case .braintree:
+            return [
+                ActionSignature(name: "connect", required: ["returnURL"], optional: [], summary: "the Connect with Braintree button: the connect URL from the merchant's server, opened in the in-app browser", results: []),
+                ActionSignature(name: "openURL", required: ["url"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"]),
+                ActionSignature(name: "status", required: [], optional: [], summary: "reads the notifications posted so far", results: ["connected", "failed", "lastMerchant", "lastError"]),
+            ]
         }
     }
 
@@ -67,7 +82,7 @@ public enum Vocabulary {
     /// Server-side operations a provider's fake offers to specs.
     public static func serverOperations(for provider: Provider) -> [String] {
         switch provider {
-        case .moltin, .clover: return ["revokeTokens"]
+        case .moltin, .clover, .clever, .braintree: return ["revokeTokens"]
         }
     }
 

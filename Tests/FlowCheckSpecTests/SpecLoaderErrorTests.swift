@@ -78,7 +78,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:47: error: \"outcome\" checks an app call, and this step makes none at $.steps[0].expect.outcome\n  fix: move it to the step with the \"app\" call it is about",
         ]),
         Case(name: "unknown provider", json: spec(steps: #"[{"advanceClock": "1m"}]"#).replacingOccurrences(of: "\"moltin\"", with: "\"moltn\""), expected: [
-            "t.json:5:15: error: unknown provider \"moltn\" at $.provider\n  fix: did you mean \"moltin\"? providers: moltin, clover",
+            "t.json:5:15: error: unknown provider \"moltn\" at $.provider\n  fix: did you mean \"moltin\"? providers: moltin, clover, clever, braintree",
         ]),
         Case(name: "bad id", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "MLT-AUTH", with: "mlt auth"), expected: [
             "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",

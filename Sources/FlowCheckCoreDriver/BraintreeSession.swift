@@ -1,0 +1,98 @@
+import Foundation
+import FlowCheckRunner
+import FlowCheckSDK
+import FlowCheckSpec
+
+/// Our Braintree client-side connect behind the driver protocol. The notifications the SDK
+/// posts (the seed's `braintreeConnectedRedirectNotification`) are counted for `status`.
+public final class BraintreeSession: FlowSession, @unchecked Sendable {
+    /// What the SDK posted, in order.
+    final class Notifications: @unchecked Sendable {
+        private let lock = NSLock()
+        private var events: [BraintreeConnectEvent] = []
+        func post(_ event: BraintreeConnectEvent) { lock.lock(); events.append(event); lock.unlock() }
+        var all: [BraintreeConnectEvent] { lock.lock(); defer { lock.unlock() }; return events }
+    }
+
+    private let baseURL: URL
+    private let transport: any HTTPTransport
+    private let userAgent: any ExternalUserAgent
+    private let notify: @Sendable (BraintreeConnectEvent) -> Void
+    private let notifications = Notifications()
+    private let onClose: @Sendable () -> Void
+    private let lock = NSLock()
+    private var client: BraintreeConnect?
+
+    /// - Parameter notify: wraps the SDK's notification (tests pass one that misbehaves).
+    public init(context: DriverContext, transport: any HTTPTransport, userAgent: any ExternalUserAgent, notify: BraintreeNotifyFactory = { $0 }, onClose: @escaping @Sendable () -> Void = {}) {
+        self.baseURL = context.baseURL
+        self.transport = transport
+        self.userAgent = userAgent
+        let notifications = self.notifications
+        self.notify = notify { notifications.post($0) }
+        self.onClose = onClose
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    public func perform(_ call: AppCall) async throws -> CallOutcome {
+        do {
+            switch call.name {
+            case "connect":
+                let configuration = try BraintreeConnectConfiguration(
+                    connectURLEndpoint: baseURL.appendingPathComponent("backend/connect-url"), returnURL: call.arguments["returnURL"] ?? ""
+                )
+                let fresh = BraintreeConnect(configuration: configuration, transport: transport, userAgent: userAgent, notify: notify)
+                let client = locked { () -> BraintreeConnect in
+                    if let existing = self.client { return existing }
+                    self.client = fresh
+                    return fresh
+                }
+                try await client.connect()
+                return .ok([:])
+            case "openURL":
+                guard let url = URL(string: call.arguments["url"] ?? "") else {
+                    throw DriverError("openURL: \"\(call.arguments["url"] ?? "")\" is not a URL")
+                }
+                // With no connect yet, the app still has its handler: a client with no connect in progress.
+                guard let client = locked({ self.client }) else { return .ok(["handled": "false"]) }
+                return .ok(["handled": String(await client.handleOpenURL(url))])
+            case "status":
+                let events = notifications.all
+                var result = ["connected": "0", "failed": "0"]
+                var connected = 0, failed = 0
+                for event in events {
+                    switch event {
+                    case .connected(let merchant):
+                        connected += 1
+                        result["lastMerchant"] = merchant
+                    case .failed(let error):
+                        failed += 1
+                        result["lastError"] = error
+                    }
+                }
+                result["connected"] = String(connected)
+                result["failed"] = String(failed)
+                return .ok(result)
+            default:
+                throw DriverError.unsupported(call, provider: .braintree)
+            }
+        } catch let error as OAuthError {
+            return .error(kind: error.code.name, message: error.message)
+        }
+    }
+
+    /// The device holds no token in this flow: there is nothing to report.
+    public func storeContents() async throws -> [String: String] { [:] }
+
+    public func close() async {
+        onClose()
+    }
+}
+
+/// Wraps how the SDK's notifications reach the app.
+public typealias BraintreeNotifyFactory = @Sendable (@escaping @Sendable (BraintreeConnectEvent) -> Void) -> @Sendable (BraintreeConnectEvent) -> Void

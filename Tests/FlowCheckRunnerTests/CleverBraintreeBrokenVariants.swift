@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import FlowCheckCoreDriver
+import FlowCheckRunner
+import FlowCheckSDK
+
+/// Deliberately broken Clever and Braintree clients, each from the real SDK core with one defect.
+enum CleverBraintreeBrokenVariants {
+    /// The same bytes every time: every login gets the same state.
+    struct ConstantRandom: RandomSource {
+        func bytes(_ count: Int) -> [UInt8] { [UInt8](repeating: 7, count: count) }
+    }
+
+
+    /// Compares nothing: hands the SDK the state it sent, whatever came back.
+    static let stateNotCompared = BrokenVariants.overriding("state not compared") { call, inner, context in
+        guard call.name == "receiveRedirect", let opened = context.browser.opened.last,
+              let sent = URLComponents(url: opened, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "state" })?.value,
+              let url = call.arguments["url"], var components = URLComponents(string: url) else { return nil }
+        components.queryItems = (components.queryItems ?? []).filter { $0.name != "state" } + [URLQueryItem(name: "state", value: sent)]
+        return try await inner.perform(AppCall(name: call.name, arguments: ["url": components.string ?? url]))
+    }
+
+    static let stateReused: any FlowDriver = CoreSDKDriver(name: "one state for every login", random: { _ in ConstantRandom() })
+    /// Sends a state of 11 characters (64 bits): too short to carry 128. (The SDK's own random
+    /// source refuses to hand out fewer bytes than asked, so the short state is made on the way out.)
+    static let stateTooShort: any FlowDriver = CoreSDKDriver(name: "64-bit state", userAgent: { base in
+        CloverBrokenVariants.RewritingUserAgent(base: base) { components in
+            CloverBrokenVariants.query(components) { $0.map { $0.name == "state" ? URLQueryItem(name: "state", value: String(($0.value ?? "").prefix(11))) : $0 } }
+        }
+    })
+
+    /// Rewrites the Authorization header of the token request.
+    static func basic(_ name: String, _ header: @escaping @Sendable (String) -> String) -> any FlowDriver {
+        BrokenVariants.tampering(name) { request in
+            var request = request
+            request.headers = request.headers.map { $0.0.lowercased() == "authorization" ? ($0.0, header($0.1)) : $0 }
+            return request
+        }
+    }
+
+    static let basicWithSecret = basic("Basic header carries a secret") { _ in
+        "Basic " + Data("ios-cle1%40district:not-so-secret".utf8).base64EncodedString()
+    }
+    static let basicWithoutColon = basic("Basic header without the colon") { _ in
+        "Basic " + Data("ios-cle1%40district".utf8).base64EncodedString()
+    }
+    static let basicNotFormEncoded = basic("client id not form-encoded") { _ in
+        "Basic " + Data("ios-cle1@district:".utf8).base64EncodedString()
+    }
+
+    /// Sends the client secret to the merchant's server, as a device holding it would.
+    static let secretFromDevice = BrokenVariants.tampering("client secret sent from the device") { request in
+        guard request.url.path == "/backend/connect-url", var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return request }
+        components.queryItems = [URLQueryItem(name: "client_secret", value: "bt-backend-secret-88Ka")]
+        var request = request
+        request.url = components.url ?? request.url
+        return request
+    }
+
+    /// Accepts a URL of any scheme or host: rewrites them to the trusted ones before checking.
+    static let anySchemeOrHost = BrokenVariants.overriding("URL handler accepts any scheme or host") { call, inner, _ in
+        guard call.name == "openURL", let url = call.arguments["url"], var components = URLComponents(string: url) else { return nil }
+        components.scheme = "examplescheme"
+        components.host = "braintree"
+        return try await inner.perform(AppCall(name: call.name, arguments: ["url": components.string ?? url]))
+    }
+
+    static let postsTwice: any FlowDriver = CoreSDKDriver(name: "handler posts twice", braintreeNotify: { post in
+        { event in
+            post(event)
+            post(event)
+        }
+    })
+
+    /// Exchanges the code for a token on the device, after the handler accepted the URL.
+    static let tokenOnDevice = BrokenVariants.overriding("token exchanged on the device") { call, inner, context in
+        guard call.name == "openURL" else { return nil }
+        let outcome = try await inner.perform(call)
+        // Through the SDK's transport: plain URLSession on Linux hangs on the 401 Basic challenge.
+        let transport = URLSessionTransport()
+        defer { transport.invalidate() }
+        _ = try? await transport.send(TransportRequest(
+            method: "POST", url: context.baseURL.appendingPathComponent("braintree/oauth/access_tokens"),
+            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("grant_type=authorization_code&code=from-the-url".utf8)
+        ))
+        return outcome
+    }
+}
+
+struct CleverBraintreeSpecsEarnTheirPlaceTests {
+    typealias Variant = SpecsEarnTheirPlaceTests.Variant
+    typealias V = CleverBraintreeBrokenVariants
+
+    static let variants: [Variant] = [
+        Variant(name: "state not stored or not compared", driver: V.stateNotCompared, mustFail: ["CLE-STATE-MISMATCH"]),
+        Variant(name: "one state reused across logins", driver: V.stateReused, mustFail: ["CLE-STATE-FRESH"]),
+        Variant(name: "a state too short for 128 bits", driver: V.stateTooShort, mustFail: ["CLE-LOGIN", "CLE-STATE-REPLAY"]),
+        Variant(name: "a Basic header carrying a secret", driver: V.basicWithSecret, mustFail: ["CLE-LOGIN"]),
+        Variant(name: "a Basic header missing the colon", driver: V.basicWithoutColon, mustFail: ["CLE-LOGIN"]),
+        Variant(name: "a client id not form-encoded before base64", driver: V.basicNotFormEncoded, mustFail: ["CLE-LOGIN"]),
+        Variant(name: "a client secret sent from the device", driver: V.secretFromDevice, mustFail: ["BT-SECRET", "BT-CONNECT"]),
+        Variant(name: "a URL handler that accepts any scheme or host", driver: V.anySchemeOrHost, mustFail: ["BT-UNTRUSTED"]),
+        Variant(name: "a handler that posts twice", driver: V.postsTwice, mustFail: ["BT-CONNECT", "BT-DENIED", "BT-CONNECT-RDNS"]),
+        Variant(name: "a token exchanged on the device", driver: V.tokenOnDevice, mustFail: ["BT-CONNECT", "BT-SECRET"]),
+        Variant(name: "a store that ignores writes", driver: BrokenVariants.forgetfulStore, mustFail: ["CLE-LOGIN"]),
+        Variant(name: "authorize URL without redirect_uri", driver: CloverBrokenVariants.noRedirectURI, mustFail: ["CLE-REDIRECT", "CLE-LOGIN"]),
+    ]
+
+    @Test(arguments: variants)
+    func brokenSDKFails(_ variant: Variant) async throws {
+        let results = try await SpecsEarnTheirPlaceTests.run(variant.mustFail, with: variant.driver)
+        for id in variant.mustFail {
+            let result = try #require(results[id])
+            #expect(result.status == .failed, "\(id) against \(variant.name): \(result.status) \(result.errorMessage ?? "")")
+        }
+    }
+
+    @Test func everyCleverAndBraintreeSpecHasAVariantThatBreaksIt() throws {
+        let covered = Set(Self.variants.flatMap(\.mustFail))
+        for spec in try SpecsEarnTheirPlaceTests.specs() where spec.id.hasPrefix("CLE-") || spec.id.hasPrefix("BT-") {
+            #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail")
+        }
+    }
+}
