@@ -19,6 +19,7 @@ public enum MarkdownReport {
         for invalid in run.invalidSpecs {
             out += "| ⛔ invalid | `\(cell(invalid.file))` | the spec could not be loaded | |\n"
         }
+        out += "\n" + contents(run)
         if !run.invalidSpecs.isEmpty {
             out += "\n## Invalid specs\n\n"
             for invalid in run.invalidSpecs {
@@ -29,6 +30,29 @@ public enum MarkdownReport {
             out += "\n" + section(flow)
         }
         return ControlCharacters.escaped(out)
+    }
+
+    /// A table of contents by provider, in the order the flows appear.
+    private static func contents(_ run: RunResult) -> String {
+        var providers: [String] = []
+        for flow in run.flows where !providers.contains(flow.provider) { providers.append(flow.provider) }
+        var out = "## Contents\n\n"
+        for provider in providers {
+            let flows = run.flows.filter { $0.provider == provider }
+            out += "- \(providerTitle(provider)): " + flows.map { "[\($0.id)](#\(anchor($0.id)))" }.joined(separator: " · ") + "\n"
+        }
+        if !run.invalidSpecs.isEmpty { out += "- [Invalid specs](#invalid-specs)\n" }
+        return out
+    }
+
+    private static func providerTitle(_ provider: String) -> String {
+        switch provider {
+        case "moltin": return "Moltin (seed 003)"
+        case "clover": return "Clover Go (seeds 000, 001)"
+        case "clever": return "Clever Instant Login (seed 004)"
+        case "braintree": return "Braintree client-side connect (seed 002)"
+        default: return provider
+        }
     }
 
     private static func section(_ flow: FlowResult) -> String {
@@ -56,15 +80,24 @@ public enum MarkdownReport {
             if let note = step.note { out += "   - _Why:_ \(note)\n" }
         }
         out += "\n"
+        if let diagram = SequenceDiagram.render(flow) {
+            out += "What happened:\n\n" + diagram + "\n\n"
+        }
         switch flow.status {
         case .passed:
             out += "Outcome: ✅ passed.\n"
         case .failed:
             let step = flow.failures.first?.step ?? 0
             out += "Outcome: ❌ failed at step \(step).\n\n"
+            out += "```diff\n"
+            // A fence inside a value would end the block early.
+            func fenced(_ s: String) -> String { s.replacingOccurrences(of: "```", with: "` ` `") }
             for failure in flow.failures {
-                out += "- \(failure.check): expected \(failure.expected), got \(failure.actual)\n"
+                out += "@@ step \(failure.step): \(fenced(failure.check)) @@\n"
+                out += "- expected: \(fenced(failure.expected))\n"
+                out += "+ actual:   \(fenced(failure.actual))\n"
             }
+            out += "```\n"
         case .error:
             out += "Outcome: ⚠️ harness error: \(flow.errorMessage ?? "unknown").\n"
         }

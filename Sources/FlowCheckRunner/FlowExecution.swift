@@ -22,6 +22,7 @@ struct FlowExecution: Sendable {
             var errorMessage: String?
             var secrets: [String] = []
             var current = 0
+            var events: [FlowEvent] = []
         }
     }
 
@@ -73,6 +74,8 @@ struct FlowExecution: Sendable {
         for (index, step) in spec.steps.enumerated() {
             progress.state.withLock { $0.current = step.number }
             var outcome: CallOutcome?
+            var events: [FlowEvent] = []
+            var actor = FlowEvent.Actor.sdk
             do {
                 switch step.action {
                 case .app(let name, let arguments)?:
@@ -80,20 +83,28 @@ struct FlowExecution: Sendable {
                     for argument in arguments { values[argument.name] = argument.value.render(variables) }
                     let sensitive = arguments.filter { Redactor.isSensitive(field: $0.name) }.compactMap { values[$0.name] }
                     progress.state.withLock { $0.secrets += sensitive }
+                    events.append(.call(step: step.number, name: name))
                     outcome = try await session.perform(AppCall(name: name, arguments: values))
-                case .advanceClock(let seconds, _)?:
+                case .advanceClock(let seconds, let written)?:
                     clock.advance(by: TimeInterval(seconds))
+                    events.append(.note(step: step.number, text: "clock +\(written)"))
                 case .fault(let fault)?:
                     try world.inject(fault)
+                    events.append(.note(step: step.number, text: "fault \(fault.kind)" + (fault.path.map { " on \($0)" } ?? "")))
                 case .clearFaults?:
                     try world.clearFaults()
+                    events.append(.note(step: step.number, text: "faults cleared"))
                 case .server(let operation)?:
                     try world.perform(operation)
+                    events.append(.note(step: step.number, text: "server \(operation)"))
                 case .browser(let operation, let arguments)?:
                     var values: [String: String] = [:]
                     for argument in arguments { values[argument.name] = argument.value.render(variables) }
+                    actor = .browser
+                    if operation == "tamper" { events.append(.note(step: step.number, text: "the redirect is tampered with")) }
                     try await browser.perform(operation, values)
                 case .send(let request)?:
+                    actor = .client
                     do {
                         _ = try await harness.send(try HarnessRequest.make(request, baseURL: baseURL, variables: variables))
                     } catch let error as DriverError {
@@ -109,6 +120,21 @@ struct FlowExecution: Sendable {
                 let all = world.server.exchanges
                 let fresh = Array(all[min(cursor, all.count)...])
                 cursor = all.count
+                for exchange in fresh {
+                    events.append(.request(step: step.number, actor: actor, method: exchange.request.method, path: exchange.request.path, status: exchange.response.status))
+                }
+                events += news.opened.map { .opened(step: step.number, path: $0.path) }
+                if news.dismissed { events.append(.dismissed(step: step.number)) }
+                if case .browser(let operation, _)? = step.action, operation != "tamper", let redirect = browser.redirect,
+                   let components = URLComponents(string: redirect) {
+                    events.append(.redirect(step: step.number, target: "\(components.scheme ?? ""):\(components.host.map { "//\($0)" } ?? "")\(components.path)"))
+                }
+                switch outcome {
+                case .ok?: events.append(.outcome(step: step.number, text: "ok"))
+                case .error(let kind, _)?: events.append(.outcome(step: step.number, text: kind))
+                case .crashed?: events.append(.outcome(step: step.number, text: "crashed"))
+                case nil: break
+                }
                 var checker = ExpectationChecker(step: step, variables: variables)
                 if let outcome { checker.checkOutcome(outcome, expect: step.expect) }
                 if let expect = step.expect {
@@ -129,6 +155,7 @@ struct FlowExecution: Sendable {
                     // A flow past its time limit is already reported as hung: a late answer
                     // must not turn it into a pass.
                     guard state.errorMessage == nil else { return true }
+                    state.events += events
                     state.stepStatuses[index] = failures.isEmpty ? .passed : .failed
                     state.failures += failures
                     return false
@@ -198,7 +225,8 @@ struct FlowExecution: Sendable {
             provider: spec.provider.rawValue, seed: spec.source.seed, passage: redactor.scrub(spec.source.passage),
             decisions: spec.decisions.map(redactor.scrub), steps: steps, status: status, failures: failures,
             errorMessage: state.errorMessage.map(redactor.scrub),
-            transcript: exchanges.map { redactor.scrub(Transcript.render($0)) }, duration: seconds
+            transcript: exchanges.map { redactor.scrub(Transcript.render($0)) }, duration: seconds,
+            events: state.events.map { $0.scrubbed(redactor) }
         )
     }
 }

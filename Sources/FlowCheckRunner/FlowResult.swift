@@ -63,12 +63,15 @@ public struct FlowResult: Sendable {
     public var transcript: [String]
     /// Wall time in seconds (JUnit only: the Markdown must be the same on every run).
     public var duration: Double
+    /// What happened, in order, for the sequence diagram: no secrets, no ports, no query strings.
+    public var events: [FlowEvent] = []
 
     public init(
         id: String, title: String, summary: String?, file: String, provider: String, seed: String, passage: String,
         decisions: [String], steps: [StepResult], status: Status, failures: [CheckFailure], errorMessage: String?,
-        transcript: [String], duration: Double
+        transcript: [String], duration: Double, events: [FlowEvent] = []
     ) {
+        self.events = events
         self.id = id
         self.title = title
         self.summary = summary
@@ -131,4 +134,46 @@ public struct CheckFailure: Sendable, Equatable {
 
     /// One line: `step 2: requests[0].form.client_secret: expected equals "x", got "y"`.
     public var message: String { "step \(step): \(check): expected \(expected), got \(actual)" }
+}
+
+/// One thing that happened in a flow, as the sequence diagram draws it.
+public enum FlowEvent: Sendable, Equatable {
+    /// Who sent a request to the fake.
+    public enum Actor: String, Sendable {
+        case sdk = "SDK"
+        case browser = "Browser"
+        /// A request a spec sent itself (`send`): any other client, such as the app's own code.
+        case client = "Client"
+    }
+
+    /// The app calls the SDK.
+    case call(step: Int, name: String)
+    /// The call's outcome: "ok", or an error kind.
+    case outcome(step: Int, text: String)
+    /// A request the fake answered: method, path (no query), status.
+    case request(step: Int, actor: Actor, method: String, path: String, status: Int)
+    /// The SDK opened a URL in the browser (path only).
+    case opened(step: Int, path: String)
+    /// The SDK dismissed the browser.
+    case dismissed(step: Int)
+    /// The browser handed a redirect to the app (scheme, host and path only).
+    case redirect(step: Int, target: String)
+    /// Something the world did: the clock moved, a fault, a server operation.
+    case note(step: Int, text: String)
+}
+
+extension FlowEvent {
+    /// The event with every string passed through the redactor.
+    func scrubbed(_ redactor: Redactor) -> FlowEvent {
+        switch self {
+        case .call(let step, let name): return .call(step: step, name: redactor.scrub(name))
+        case .outcome(let step, let text): return .outcome(step: step, text: redactor.scrub(text))
+        case .request(let step, let actor, let method, let path, let status):
+            return .request(step: step, actor: actor, method: method, path: redactor.scrub(path), status: status)
+        case .opened(let step, let path): return .opened(step: step, path: redactor.scrub(path))
+        case .dismissed: return self
+        case .redirect(let step, let target): return .redirect(step: step, target: redactor.scrub(target))
+        case .note(let step, let text): return .note(step: step, text: redactor.scrub(text))
+        }
+    }
 }

@@ -23,14 +23,20 @@ struct ReportGoldenTests {
             ],
             status: .passed, failures: [], errorMessage: nil,
             transcript: ["#1 POST /oauth/access_token → 200\n> Content-Type: application/x-www-form-urlencoded\n> form: grant_type=client_credentials&client_secret=‹redacted›"],
-            duration: 0.0123
+            duration: 0.0123,
+            events: [
+                .call(step: 1, name: "auth"), .request(step: 1, actor: .sdk, method: "POST", path: "/oauth/access_token", status: 200), .outcome(step: 1, text: "ok"),
+                .note(step: 2, text: "clock +61m; #1"), .call(step: 3, name: "login"), .opened(step: 3, path: "/oauth/v2/authorize"),
+                .request(step: 4, actor: .browser, method: "GET", path: "/v3/merchants/MERCH1", status: 401), .redirect(step: 4, target: "examplescheme://braintree/connected"),
+                .request(step: 5, actor: .client, method: "POST", path: "/oauth/v2/refresh", status: 400), .dismissed(step: 5), .outcome(step: 5, text: "tokenRejected"),
+            ]
         )
         let failed = FlowResult(
             id: "MLT-ENCODING", title: "Secrets with & < > \" survive | intact", summary: nil, file: "specs/moltin/encoding.json", provider: "moltin",
             seed: "003_d427daaf6ba0e8e7.txt", passage: "Percent Escaping String", decisions: [],
             steps: [StepResult(number: 1, line: 8, action: "The app calls `auth`.", checks: ["The call succeeds."], note: nil, status: .failed)],
             status: .failed,
-            failures: [CheckFailure(step: 1, line: 8, check: "requests[0] (POST /oauth/access_token).form.client_secret", expected: "equals \"‹redacted›\"", actual: "\"s3\" ]]> \u{1B}[31m\u{0}")],
+            failures: [CheckFailure(step: 1, line: 8, check: "requests[0] (POST /oauth/access_token).form.client_secret", expected: "equals \"‹redacted›\"", actual: "\"‹redacted›\" (2 characters) ]]> \u{1B}[31m\u{0}")],
             errorMessage: nil, transcript: [], duration: 1.5
         )
         let broken = FlowResult(
