@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FlowCheckFakeServer", targets: ["FlowCheckFakeServer"]),
         .library(name: "FlowCheckTestSupport", targets: ["FlowCheckTestSupport"]),
         .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckReports"]),
+        .library(name: "FlowCheckExampleDriver", targets: ["FlowCheckExampleDriver"]),
     ],
     targets: [
         // The SDK core: our own platform-neutral OAuth client. Foundation only.
@@ -31,13 +32,15 @@ let package = Package(
         // Argument parsing, console output and exit codes, as a library so it can be tested.
         .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
+        // A second driver, for an SDK that is not ours: what another team writes in their package.
+        .target(name: "FlowCheckExampleDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
 
         .testTarget(name: "FlowCheckSDKTests", dependencies: ["FlowCheckSDK", "FlowCheckTestSupport"]),
         .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckFakeServer"]),
         .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckTestSupport"]
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports"]
         ),
         .testTarget(
             name: "FlowCheckReportsTests",

@@ -2,6 +2,22 @@ import Foundation
 
 /// The parsed command line of `flowcheck`.
 public struct CommandLineOptions: Sendable, Equatable {
+    /// What the invocation asks for.
+    public enum Command: String, Sendable, Equatable {
+        /// Run specs and write reports (the default).
+        case run
+        /// Check specs without running them.
+        case validate
+        /// Run the fake providers standalone.
+        case serve
+    }
+
+    /// Output on stdout.
+    public enum Format: String, Sendable, Equatable {
+        case text, json
+    }
+
+    public var command = Command.run
     public var paths: [String] = []
     public var junitPath = "reports/junit.xml"
     public var markdownPath = "reports/flowcheck.md"
@@ -9,8 +25,22 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var list = false
     public var help = false
     public var jobs: Int?
+    /// `--shard i/n`: this run takes the i-th of n deterministic slices.
+    public var shard: (index: Int, count: Int)?
+    public var format = Format.text
+    /// `serve`: the first port (0: ephemeral ports).
+    public var port = 0
+    /// `serve`: a fixture file instead of the documented default.
+    public var fixturePath: String?
 
     public init() {}
+
+    public static func == (lhs: CommandLineOptions, rhs: CommandLineOptions) -> Bool {
+        lhs.command == rhs.command && lhs.paths == rhs.paths && lhs.junitPath == rhs.junitPath && lhs.markdownPath == rhs.markdownPath
+            && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.help == rhs.help && lhs.jobs == rhs.jobs
+            && lhs.shard?.index == rhs.shard?.index && lhs.shard?.count == rhs.shard?.count && lhs.format == rhs.format
+            && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath
+    }
 
     /// A command line that cannot be understood.
     public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -19,33 +49,53 @@ public struct CommandLineOptions: Sendable, Equatable {
 
     public static let usage = """
     USAGE: flowcheck [options] <file-or-dir>...
+           flowcheck validate <file-or-dir>...
+           flowcheck serve [--port N] [--fixture FILE]
 
     Runs JSON flow specs against the SDK core and an in-process fake provider server, and writes
-    a JUnit XML and a Markdown report.
+    a JUnit XML and a Markdown report. `validate` checks specs without running them. `serve` runs
+    the fake providers standalone on loopback until Ctrl-C.
 
     OPTIONS:
       --junit PATH      JUnit XML report (default: reports/junit.xml)
       --markdown PATH   Markdown report (default: reports/flowcheck.md)
       --filter REGEX    run only the flows whose id matches REGEX
+      --shard I/N       run the I-th of N deterministic slices of the flows (by id)
       --jobs N          flows run at once (default: the number of cores)
+      --format FORMAT   text (default) or json: machine-readable results on stdout
       --list            list the flows without running them
+      --port N          serve: the first port (providers take N, N+1, ...; default: ephemeral)
+      --fixture FILE    serve: fixtures to serve instead of the documented default
       -h, --help        show this help
 
     EXIT CODES:
-      0  every flow passed
+      0  every flow passed (validate: every spec is valid)
       1  at least one flow failed
       2  usage error or an invalid spec (the valid specs still run; reports are still written)
       3  the harness itself failed (a flow could not be run, or a report could not be written)
 
+    ENVIRONMENT:
+      GITHUB_ACTIONS=true   print ::error annotations on the failing spec's line
+      GITHUB_STEP_SUMMARY   append the Markdown summary to this file
+      NO_COLOR              no colour, even on a terminal
+
     EXAMPLE:
       flowcheck specs/
       flowcheck --filter '^MLT-' --markdown /tmp/moltin.md specs/
+      flowcheck --shard 2/3 specs/
     """
+
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--port", "--fixture", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
     public static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
         var options = CommandLineOptions()
+        var arguments = arguments
+        if let first = arguments.first, let command = Command(rawValue: first), command != .run {
+            options.command = command
+            arguments.removeFirst()
+        }
         var index = 0
         func value(for flag: String) throws(UsageError) -> String {
             index += 1
@@ -82,33 +132,55 @@ public struct CommandLineOptions: Sendable, Equatable {
                         throw UsageError(description: "--filter: invalid regular expression \(pattern)")
                     }
                     options.filter = pattern
+                case "--shard":
+                    let text = try take()
+                    let parts = text.split(separator: "/").map { Int($0) }
+                    guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, n <= 1000, i >= 1, i <= n else {
+                        throw UsageError(description: "--shard takes I/N with 1 <= I <= N, e.g. 2/3, not \(text)")
+                    }
+                    options.shard = (i, n)
                 case "--jobs":
                     let text = try take()
                     guard let jobs = Int(text), jobs > 0, jobs <= 256 else {
                         throw UsageError(description: "--jobs takes a whole number from 1 to 256, not \(text)")
                     }
                     options.jobs = jobs
+                case "--format":
+                    let text = try take()
+                    guard let format = Format(rawValue: text) else { throw UsageError(description: "--format takes text or json, not \(text)") }
+                    options.format = format
+                case "--port":
+                    let text = try take()
+                    guard let port = Int(text), (0...65_532).contains(port) else { throw UsageError(description: "--port takes a port from 0 to 65532, not \(text)") }
+                    options.port = port
+                case "--fixture":
+                    options.fixturePath = try take()
                 default:
-                    let known = ["--junit", "--markdown", "--filter", "--jobs", "--list", "--help"]
-                    let hint = known.first { Self.close(flag, $0) }.map { " (did you mean \($0)?)" } ?? ""
+                    let hint = knownFlags.first { Self.close(flag, $0) }.map { " (did you mean \($0)?)" } ?? ""
                     throw UsageError(description: "unknown option \(flag)\(hint)")
                 }
             }
             index += 1
         }
-        if !options.help && options.paths.isEmpty {
-            throw UsageError(description: "no spec file or folder given (try: flowcheck specs/)")
+        if options.help { return options }
+        switch options.command {
+        case .run, .validate:
+            if options.paths.isEmpty {
+                throw UsageError(description: "no spec file or folder given (try: flowcheck \(options.command == .validate ? "validate " : "")specs/)")
+            }
+        case .serve:
+            if !options.paths.isEmpty { throw UsageError(description: "serve takes no spec paths (did you mean --fixture \(options.paths[0])?)") }
         }
         return options
     }
 
     private static func close(_ a: String, _ b: String) -> Bool {
         let a = Array(a), b = Array(b)
-        guard abs(a.count - b.count) <= 2 else { return false }
+        guard abs(a.count - b.count) <= 2, !a.isEmpty, !b.isEmpty else { return false }
         var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
+        for i in 1...a.count {
             var next = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
+            for j in 1...b.count {
                 next[j] = min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
             }
             row = next

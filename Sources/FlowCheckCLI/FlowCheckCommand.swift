@@ -5,16 +5,43 @@ import FlowCheckRunner
 import FlowCheckSpec
 
 /// The `flowcheck` command as a library: parse, load, run, report, and decide the exit code.
-/// It never prints or exits itself; it hands text to the sinks it is given.
+/// It never prints, exits or reads the environment itself: the executable hands it sinks for
+/// text and a description of where it runs.
 public struct FlowCheckCommand: Sendable {
     /// Where console text goes. The executable prints it; tests collect it.
     public struct Console: Sendable {
         public var out: @Sendable (String) -> Void
         public var err: @Sendable (String) -> Void
+        /// A transient line (the live progress on a terminal); nil when there is no terminal.
+        public var progress: (@Sendable (String) -> Void)?
 
-        public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+        public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, progress: (@Sendable (String) -> Void)? = nil) {
             self.out = out
             self.err = err
+            self.progress = progress
+        }
+    }
+
+    /// What the executable knows about where it runs (only the entry point reads the process
+    /// environment).
+    public struct Environment: Sendable {
+        /// `GITHUB_ACTIONS=true`: print workflow annotations.
+        public var githubActions: Bool
+        /// `GITHUB_STEP_SUMMARY`: a file to append the Markdown summary to.
+        public var stepSummaryPath: String?
+        /// Colour is allowed (a terminal, and no `NO_COLOR`).
+        public var colour: Bool
+        /// The wall clock, for `serve` only: flows run on a virtual clock.
+        public var now: @Sendable () -> Date
+        /// Returns when `serve` should stop (Ctrl-C).
+        public var waitForStop: @Sendable () async -> Void
+
+        public init(githubActions: Bool = false, stepSummaryPath: String? = nil, colour: Bool = false, now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 0) }, waitForStop: @escaping @Sendable () async -> Void = {}) {
+            self.githubActions = githubActions
+            self.stepSummaryPath = stepSummaryPath
+            self.colour = colour
+            self.now = now
+            self.waitForStop = waitForStop
         }
     }
 
@@ -33,7 +60,7 @@ public struct FlowCheckCommand: Sendable {
     }
 
     /// Runs the command line `arguments` (without the program name).
-    public func run(_ arguments: [String], console: Console) async -> ExitCode {
+    public func run(_ arguments: [String], console: Console, environment: Environment = Environment()) async -> ExitCode {
         let options: CommandLineOptions
         do {
             options = try CommandLineOptions.parse(arguments)
@@ -45,6 +72,16 @@ public struct FlowCheckCommand: Sendable {
             console.out(CommandLineOptions.usage)
             return .passed
         }
+        switch options.command {
+        case .serve: return await serve(options, console: console, environment: environment)
+        case .validate: return validate(options, console: console, environment: environment)
+        case .run: return await runFlows(options, console: console, environment: environment)
+        }
+    }
+
+    // MARK: - validate
+
+    private func validate(_ options: CommandLineOptions, console: Console, environment: Environment) -> ExitCode {
         let loaded: SpecLoader.Result
         do {
             loaded = try SpecLoader().load(paths: options.paths)
@@ -52,22 +89,56 @@ public struct FlowCheckCommand: Sendable {
             console.err("flowcheck: \(error)")
             return .usageOrInvalidSpec
         }
+        let invalid = Self.invalidSpecs(loaded)
+        report(invalid: invalid, console: console, environment: environment)
+        let total = loaded.specs.count + invalid.count
+        console.out("\(loaded.specs.count) of \(total) spec\(total == 1 ? "" : "s") valid")
+        if total == 0 {
+            console.err("flowcheck: no spec files (*.json) found in \(options.paths.joined(separator: " "))")
+            return .usageOrInvalidSpec
+        }
+        return invalid.isEmpty ? .passed : .usageOrInvalidSpec
+    }
+
+    private func report(invalid: [InvalidSpec], console: Console, environment: Environment) {
+        for spec in invalid {
+            console.err(ControlCharacters.escaped(spec.messages.joined(separator: "\n")))
+        }
+        if environment.githubActions {
+            for line in GitHubAnnotations.render(invalid: invalid) { console.out(line) }
+        }
+    }
+
+    // MARK: - run
+
+    private func runFlows(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
+        let loaded: SpecLoader.Result
+        do {
+            loaded = try SpecLoader().load(paths: options.paths)
+        } catch {
+            console.err("flowcheck: \(error)")
+            return .usageOrInvalidSpec
+        }
+        let json = options.format == .json
         var specs = loaded.specs
         var skipped = 0
         if let pattern = options.filter, let regex = try? NSRegularExpression(pattern: pattern) {
             let kept = specs.filter { regex.firstMatch(in: $0.id, range: NSRange($0.id.startIndex..., in: $0.id)) != nil }
-            skipped = specs.count - kept.count
+            skipped += specs.count - kept.count
             specs = kept
             if specs.isEmpty && loaded.invalidFiles.isEmpty {
                 console.err("flowcheck: no flow id matches --filter \(pattern)")
                 return .usageOrInvalidSpec
             }
         }
-        let invalid = Self.invalidSpecs(loaded)
-        for spec in invalid {
-            console.err(ControlCharacters.escaped(spec.messages.joined(separator: "\n")))
+        if let shard = options.shard {
+            let kept = Self.shard(specs, index: shard.index, count: shard.count)
+            skipped += specs.count - kept.count
+            specs = kept
         }
+        let invalid = Self.invalidSpecs(loaded)
         if options.list {
+            report(invalid: invalid, console: console, environment: Environment())
             for spec in specs {
                 let redactor = Redactor(secrets: spec.fixture.secrets)
                 console.out(ControlCharacters.escaped(redactor.scrub("\(spec.id)  \(spec.title)  (\(spec.file))")))
@@ -78,12 +149,24 @@ public struct FlowCheckCommand: Sendable {
             console.err("flowcheck: no spec files (*.json) found in \(options.paths.joined(separator: " "))")
             return .usageOrInvalidSpec
         }
+        for spec in invalid { console.err(ControlCharacters.escaped(spec.messages.joined(separator: "\n"))) }
 
         var runnerOptions = FlowRunner.Options()
         if let jobs = options.jobs { runnerOptions.concurrency = jobs }
-        let flows = await FlowRunner(driver: driver, options: runnerOptions).run(specs)
+        let total = specs.count
+        let done = Counter()
+        let colour = environment.colour
+        let progress = json ? nil : console.progress
+        progress?("[0/\(total)] running")
+        let flows = await FlowRunner(driver: driver, options: runnerOptions).run(specs) { flow in
+            let finished = done.increment()
+            if json { return }
+            progress?("")
+            console.out(Self.consoleLine(flow, colour: colour))
+            if finished < total { progress?("[\(finished)/\(total)] running") }
+        }
+        progress?("")
         let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name)
-        for flow in flows { console.out(Self.consoleLine(flow)) }
 
         var reportFailed = false
         for (path, text) in [(options.junitPath, JUnitReport.render(run)), (options.markdownPath, MarkdownReport.render(run))] {
@@ -94,14 +177,57 @@ public struct FlowCheckCommand: Sendable {
                 reportFailed = true
             }
         }
-        if !reportFailed { console.out("Reports: \(options.junitPath), \(options.markdownPath)") }
-        if !invalid.isEmpty { console.out("\(invalid.count) invalid spec\(invalid.count == 1 ? "" : "s") (see above)") }
+        if let summaryPath = environment.stepSummaryPath {
+            do {
+                try Self.append(MarkdownReport.summary(run) + "\n", to: summaryPath)
+            } catch {
+                console.err("flowcheck: could not append to GITHUB_STEP_SUMMARY (\(summaryPath)): \(error.localizedDescription)")
+                reportFailed = true
+            }
+        }
+        if environment.githubActions {
+            for line in GitHubAnnotations.render(run) { console.out(line) }
+        }
         let failed = run.failed + run.errors + invalid.count
-        console.out("\(run.passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : ""))
+        let closing = "\(run.passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
+        if json {
+            console.out(JSONReport.render(run, skipped: skipped))
+            console.err(closing)
+        } else {
+            if let shard = options.shard { console.out("Shard \(shard.index)/\(shard.count): \(total) of \(total + skipped) flows") }
+            if !reportFailed { console.out("Reports: \(options.junitPath), \(options.markdownPath)") }
+            if !invalid.isEmpty { console.out("\(invalid.count) invalid spec\(invalid.count == 1 ? "" : "s") (see above)") }
+            console.out(closing)
+        }
 
         if reportFailed || run.errors > 0 { return .harnessFailure }
         if !invalid.isEmpty { return .usageOrInvalidSpec }
         return run.failed > 0 ? .failed : .passed
+    }
+
+    /// The `index`-th of `count` slices (1-based): flows sorted by id, dealt round-robin, so the
+    /// slices together hold every flow exactly once and each run gets the same slice.
+    static func shard(_ specs: [FlowSpec], index: Int, count: Int) -> [FlowSpec] {
+        specs.sorted { $0.id < $1.id }.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+    }
+
+    private static func append(_ text: String, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        if !FileManager.default.fileExists(atPath: path) {
+            try Data(text.utf8).write(to: url)
+            return
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Counts finished flows across the runner's tasks.
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func increment() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
     }
 
     static func invalidSpecs(_ loaded: SpecLoader.Result) -> [InvalidSpec] {
@@ -111,19 +237,54 @@ public struct FlowCheckCommand: Sendable {
         }
     }
 
-    /// `✔ MLT-AUTH  title`, or `✘` with the failures indented under it.
-    static func consoleLine(_ flow: FlowResult) -> String {
-        ControlCharacters.escaped(plainLine(flow))
-    }
-
-    private static func plainLine(_ flow: FlowResult) -> String {
+    /// `✔ MLT-AUTH  title`, or `✘` with the failures indented under it; coloured on a terminal.
+    static func consoleLine(_ flow: FlowResult, colour: Bool = false) -> String {
+        let paint: (String, String) -> String = { code, text in colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+        let line: String
         switch flow.status {
         case .passed:
-            return "✔ \(flow.id)  \(flow.title)"
+            line = paint("32", "✔") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))"
         case .failed:
-            return (["✘ \(flow.id)  \(flow.title)"] + flow.failures.map { "    \($0.message)" }).joined(separator: "\n")
+            line = ([paint("31", "✘") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))"] + flow.failures.map { "    " + ControlCharacters.escaped($0.message) }).joined(separator: "\n")
         case .error:
-            return "! \(flow.id)  \(flow.title)\n    harness error: \(flow.errorMessage ?? "unknown")"
+            line = paint("33", "!") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))\n    harness error: \(ControlCharacters.escaped(flow.errorMessage ?? "unknown"))"
         }
+        return line
+    }
+
+    // MARK: - serve
+
+    private func serve(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
+        let fixtures: [(Provider, Fixture)]
+        do {
+            if let path = options.fixturePath {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    console.err("flowcheck: cannot read the fixture file \(path)")
+                    return .usageOrInvalidSpec
+                }
+                fixtures = try SpecLoader().decodeFixtures(Array(data), file: path)
+            } else {
+                fixtures = try SpecLoader().decodeFixtures(Array(FakeProviderHost.defaultFixtureJSON.utf8), file: "(default fixture)")
+            }
+        } catch {
+            console.err(ControlCharacters.escaped(error.description))
+            return .usageOrInvalidSpec
+        }
+        let host = FakeProviderHost(fixtures: fixtures, now: environment.now, log: { console.out($0) })
+        let endpoints: [FakeProviderHost.Endpoint]
+        do {
+            endpoints = try host.start(firstPort: options.port)
+        } catch {
+            console.err("flowcheck: could not start the fake providers: \(error)")
+            return .harnessFailure
+        }
+        for endpoint in endpoints {
+            console.out("\(endpoint.provider.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(endpoint.baseURL.absoluteString)")
+        }
+        console.out("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on loopback; Ctrl-C stops.")
+        await environment.waitForStop()
+        host.stop()
+        console.out("Stopped.")
+        return .passed
     }
 }

@@ -16,9 +16,11 @@ public final class FakeProviderServer: @unchecked Sendable {
     }
     private let control = Locked(Control())
 
-    public init(provider: any FakeProvider, now: @escaping @Sendable () -> Date, limits: HTTPServerLimits = .init()) {
+    /// - Parameter observer: told of every exchange after it is recorded, on the connection's
+    ///   thread (e.g. to log it).
+    public init(provider: any FakeProvider, now: @escaping @Sendable () -> Date, limits: HTTPServerLimits = .init(), observer: (@Sendable (RecordedExchange) -> Void)? = nil) {
         self.provider = provider
-        self.chain = ProviderResponder(provider: provider, now: now)
+        self.chain = ProviderResponder(provider: provider, now: now, observer: observer)
         self.server = HTTPServer(responder: chain, limits: limits)
     }
 
@@ -30,9 +32,10 @@ public final class FakeProviderServer: @unchecked Sendable {
 
     /// Starts listening on an ephemeral loopback port (refusing at once if `.unreachable`
     /// was injected before starting).
-    public func start() throws(HTTPServerError) {
+    /// - Parameter port: a fixed port for a standalone server; 0 (the default) for an ephemeral one.
+    public func start(port: Int = 0) throws(HTTPServerError) {
         try control.withLock { (control: inout Control) throws(HTTPServerError) in
-            try server.start()
+            try server.start(port: port)
             if control.unreachable { server.refuseConnections() }
         }
     }

@@ -53,13 +53,14 @@ public final class HTTPServer: @unchecked Sendable {
         state.withLock { $0.port }
     }
 
-    /// Binds 127.0.0.1 on an ephemeral port, starts accepting and returns the port.
+    /// Binds 127.0.0.1 on `port` (0, the default: an ephemeral one), starts accepting and
+    /// returns the bound port.
     @discardableResult
-    public func start() throws(HTTPServerError) -> Int {
+    public func start(port: Int = 0) throws(HTTPServerError) -> Int {
         Socket.ignoreSIGPIPE()
         return try state.withLock { (state: inout State) throws(HTTPServerError) -> Int in
             guard state.phase == .idle else { throw .alreadyStarted }
-            let fd = try Socket.openListener(port: 0)
+            let fd = try Socket.openListener(port: port)
             state.port = Socket.localPort(fd)
             beginAccepting(on: fd, state: &state)
             return state.port

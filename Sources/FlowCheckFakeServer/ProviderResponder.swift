@@ -14,10 +14,13 @@ final class ProviderResponder: HTTPResponder {
     private let provider: any FakeProvider
     private let now: @Sendable () -> Date
     private let state = Locked(State())
+    /// Told of every exchange once it is recorded (`flowcheck serve` logs them).
+    private let observer: (@Sendable (RecordedExchange) -> Void)?
 
-    init(provider: any FakeProvider, now: @escaping @Sendable () -> Date) {
+    init(provider: any FakeProvider, now: @escaping @Sendable () -> Date, observer: (@Sendable (RecordedExchange) -> Void)? = nil) {
         self.provider = provider
         self.now = now
+        self.observer = observer
     }
 
     var exchanges: [RecordedExchange] {
@@ -40,7 +43,7 @@ final class ProviderResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let time = now()
-        return state.withLock { state in
+        let (answer, exchange) = state.withLock { state -> (HTTPResponse, RecordedExchange) in
             var response: HTTPResponse?
             var faultName: String?
             if let index = state.faults.firstIndex(where: { $0.matches(request) }) {
@@ -56,11 +59,15 @@ final class ProviderResponder: HTTPResponder {
                 }
             }
             let answer = response ?? provider.handle(request, now: time)
-            state.exchanges.append(RecordedExchange(
+            let exchange = RecordedExchange(
                 index: state.exchanges.count, time: time, request: request,
                 response: answer, fault: response == nil ? nil : faultName
-            ))
-            return answer
+            )
+            state.exchanges.append(exchange)
+            return (answer, exchange)
         }
+        // Outside the lock: an observer that is slow (a terminal) must not hold up recording.
+        observer?(exchange)
+        return answer
     }
 }

@@ -32,6 +32,23 @@ public enum MarkdownReport {
         return ControlCharacters.escaped(out)
     }
 
+    /// The summary alone, for a CI job's summary page (`$GITHUB_STEP_SUMMARY`): the counts, the
+    /// table, and the failed checks of each flow that did not pass.
+    public static func summary(_ run: RunResult) -> String {
+        var out = "## FlowCheck: \(run.passed) passed, \(run.failed) failed, \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
+        if !run.invalidSpecs.isEmpty { out += ", \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
+        out += "\n\n| Result | Flow | Title |\n|---|---|---|\n"
+        for flow in run.flows { out += "| \(badge(flow.status)) | \(flow.id) | \(cell(flow.title)) |\n" }
+        for invalid in run.invalidSpecs { out += "| ⛔ invalid | `\(cell(invalid.file))` | the spec could not be loaded |\n" }
+        for flow in run.flows where flow.status != .passed {
+            out += "\n**\(flow.id)** (`\(flow.file)`)\n\n"
+            if let error = flow.errorMessage { out += "- harness error: \(error)\n" }
+            for failure in flow.failures { out += "- \(failure.message)\n" }
+        }
+        for invalid in run.invalidSpecs { out += "\n```text\n" + invalid.messages.joined(separator: "\n") + "\n```\n" }
+        return ControlCharacters.escaped(out)
+    }
+
     /// A table of contents by provider, in the order the flows appear.
     private static func contents(_ run: RunResult) -> String {
         var providers: [String] = []

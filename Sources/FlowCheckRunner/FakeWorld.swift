@@ -13,8 +13,17 @@ final class FakeWorld: @unchecked Sendable {
 
     /// Builds the fake for the spec's provider from its fixture and starts it.
     /// - Throws: when the server cannot listen.
-    init(spec: FlowSpec, clock: ManualClock) throws {
-        switch spec.fixture {
+    convenience init(spec: FlowSpec, clock: ManualClock) throws {
+        try self.init(fixture: spec.fixture, now: { clock.now })
+    }
+
+    /// Builds the fake for a fixture's provider and starts it.
+    /// - Parameters:
+    ///   - now: the fake's time (a flow's virtual clock; the wall clock for `flowcheck serve`).
+    ///   - port: 0 for an ephemeral port.
+    ///   - observer: told of every exchange.
+    init(fixture: Fixture, now: @escaping @Sendable () -> Date, port: Int = 0, observer: (@Sendable (RecordedExchange) -> Void)? = nil) throws {
+        switch fixture {
         case .moltin(let fixture):
             let provider = FakeMoltin(fixture: MoltinFixture(
                 clients: fixture.clients.map { MoltinFixture.Client(id: $0.id, secret: $0.secret) },
@@ -23,7 +32,7 @@ final class FakeWorld: @unchecked Sendable {
                 tokenLifetime: TimeInterval(fixture.tokenLifetime ?? 3600)
             ))
             (moltin, clover, clever, braintree) = (provider, nil, nil, nil)
-            server = FakeProviderServer(provider: provider, now: { clock.now })
+            server = FakeProviderServer(provider: provider, now: now, observer: observer)
         case .clover(let fixture):
             var world = CloverFixture(
                 apps: fixture.apps.map { CloverFixture.App(id: $0.id, secret: $0.secret, siteURL: $0.siteURL) },
@@ -35,14 +44,14 @@ final class FakeWorld: @unchecked Sendable {
             if let lifetime = fixture.codeLifetime { world.codeLifetime = TimeInterval(lifetime) }
             let provider = FakeClover(fixture: world)
             (moltin, clover, clever, braintree) = (nil, provider, nil, nil)
-            server = FakeProviderServer(provider: provider, now: { clock.now })
+            server = FakeProviderServer(provider: provider, now: now, observer: observer)
         case .clever(let fixture):
             let provider = FakeClever(fixture: CleverFixture(
                 clients: fixture.clients.map { CleverFixture.Client(id: $0.id, redirectURL: $0.redirectURL) },
                 users: fixture.users.map { CleverFixture.User(email: $0.email, password: $0.password) }
             ))
             (moltin, clover, clever, braintree) = (nil, nil, provider, nil)
-            server = FakeProviderServer(provider: provider, now: { clock.now })
+            server = FakeProviderServer(provider: provider, now: now, observer: observer)
         case .braintree(let fixture):
             let provider = FakeBraintreeConnect(fixture: BraintreeFixture(
                 clientID: fixture.clientID, clientSecret: fixture.clientSecret,
@@ -50,9 +59,9 @@ final class FakeWorld: @unchecked Sendable {
                 returnURL: fixture.returnURL
             ))
             (moltin, clover, clever, braintree) = (nil, nil, nil, provider)
-            server = FakeProviderServer(provider: provider, now: { clock.now })
+            server = FakeProviderServer(provider: provider, now: now, observer: observer)
         }
-        try server.start()
+        try server.start(port: port)
     }
 
     /// Runs a server-side operation named in a spec.

@@ -31,7 +31,9 @@ public struct FlowRunner: Sendable {
     }
 
     /// Runs every spec; results come back in the order of `specs`.
-    public func run(_ specs: [FlowSpec]) async -> [FlowResult] {
+    /// - Parameter onFinish: told of each flow as it finishes (in finishing order), for a live
+    ///   console.
+    public func run(_ specs: [FlowSpec], onFinish: @Sendable (FlowResult) -> Void = { _ in }) async -> [FlowResult] {
         await withTaskGroup(of: (Int, FlowResult).self) { group in
             var results = [FlowResult?](repeating: nil, count: specs.count)
             var next = 0
@@ -44,6 +46,7 @@ public struct FlowRunner: Sendable {
             while next < specs.count && next < options.concurrency { launch() }
             while let (index, result) = await group.next() {
                 results[index] = result
+                onFinish(result)
                 if next < specs.count { launch() }
             }
             return results.compactMap { $0 }

@@ -207,6 +207,21 @@ struct SpecDecoder {
         return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider, fixture: fixture, decisions: decisions, steps: steps, location: root.location)
     }
 
+    /// A fixture file for `flowcheck serve`: an object whose keys are provider names and whose
+    /// values are fixtures as specs write them.
+    mutating func decodeFixtureSet(_ root: JSONNode) -> Result<[(Provider, Fixture)], FixtureSetError> {
+        var fixtures: [(Provider, Fixture)] = []
+        let names = Provider.allCases.map(\.rawValue)
+        if let members = object(root, "$", allowed: names, example: "{\"moltin\": {\"clients\": [...]}}") {
+            for provider in Provider.allCases {
+                guard let member = members[provider.rawValue] else { continue }
+                if let fixture = decodeFixture(member.value, "$." + provider.rawValue, provider: provider) { fixtures.append((provider, fixture)) }
+            }
+            if members.isEmpty { report(root, "$", "the fixture file names no provider", fix: "add at least one of \(names.joined(separator: ", "))") }
+        }
+        return diagnostics.items.isEmpty ? .success(fixtures) : .failure(FixtureSetError(diagnostics: diagnostics.items))
+    }
+
     private func decodeSource(_ node: JSONNode, _ path: String) -> SourceReference? {
         guard let members = object(node, path, allowed: Self.sourceKeys, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") else { return nil }
         let seed = string(members, "seed", in: node, path, required: true, example: "\"003_d427daaf6ba0e8e7.txt\"")

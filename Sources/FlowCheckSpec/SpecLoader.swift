@@ -112,3 +112,25 @@ public enum SpecFile: Sendable {
     case valid(FlowSpec)
     case invalid([SpecDiagnostic])
 }
+
+/// A fixture file that is not one, with every problem found.
+public struct FixtureSetError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [SpecDiagnostic]
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+extension SpecLoader {
+    /// Decodes a `flowcheck serve` fixture file: `{"moltin": {...}, "clover": {...}, ...}`, each
+    /// provider's fixture as specs write it.
+    /// - Throws: ``FixtureSetError`` naming file, line:column and JSON path.
+    public func decodeFixtures(_ bytes: [UInt8], file: String) throws(FixtureSetError) -> [(Provider, Fixture)] {
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(bytes)
+        } catch {
+            throw FixtureSetError(diagnostics: [SpecDiagnostic(file: file, location: error.location, path: error.path, title: "invalid JSON: \(error.message)", fix: error.fix)])
+        }
+        var decoder = SpecDecoder(file: file)
+        return try decoder.decodeFixtureSet(root).get()
+    }
+}

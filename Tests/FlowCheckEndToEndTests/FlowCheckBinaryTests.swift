@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// Runs the built `flowcheck` binary on temporary spec folders and checks what a CI job sees:
@@ -21,13 +24,16 @@ struct FlowCheckBinaryTests {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "flowcheck beside \(folders.map(\.path))"])
     }
 
-    static func run(_ arguments: [String], in directory: URL) throws -> Run {
+    static func run(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
+        environment["GITHUB_ACTIONS"] = nil
+        environment["GITHUB_STEP_SUMMARY"] = nil
+        environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -159,6 +165,111 @@ struct FlowCheckBinaryTests {
         #expect(reports[0] == reports[1])
         let committed = try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)
         #expect(reports[0] == committed, "reports/flowcheck.md is out of date: run swift run flowcheck specs/ and commit it")
+    }
+
+    @Test func validateChecksWithoutRunningAndGivesTheSameLocations() throws {
+        let broken = Self.spec(id: "E2E-BROKEN").replacingOccurrences(of: "\"title\"", with: "\"tilte\"")
+        let root = try Self.workspace(["good.json": Self.spec(id: "E2E-PASS"), "broken.json": broken])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let validate = try Self.run(["validate", "specs/"], in: root)
+        #expect(validate.status == 2)
+        #expect(validate.stdout == "1 of 2 specs valid\n")
+        let run = try Self.run(["specs/"], in: root)
+        let location = "specs/broken.json:3:3: error: unknown key \"tilte\" at $.tilte"
+        #expect(validate.stderr.contains(location) && run.stderr.contains(location))
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("reports/m.md").path))
+        let good = try Self.workspace(["good.json": Self.spec(id: "E2E-PASS")])
+        defer { try? FileManager.default.removeItem(at: good) }
+        let valid = try Self.run(["validate", "specs"], in: good)
+        #expect(valid.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: good.appendingPathComponent("reports").path), "validate runs nothing and writes nothing")
+    }
+
+    @Test func githubActionsGetsAnnotationsAndASummary() throws {
+        let broken = Self.spec(id: "E2E-BROKEN").replacingOccurrences(of: "\"title\"", with: "\"tilte\"")
+        let root = try Self.workspace(["fail.json": Self.spec(id: "E2E-FAIL", productCount: "99"), "broken.json": broken])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let summary = root.appendingPathComponent("summary.md")
+        let run = try Self.run(["specs/"], in: root, environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
+        #expect(run.status == 2)
+        // The failing step of fail.json starts on its 9th line.
+        #expect(run.stdout.contains("::error file=specs/fail.json,line=9,title=E2E-FAIL does not conform::E2E-FAIL failed: step 2: result.productCount"))
+        // Its first problem in file order is the missing title, reported where the object starts.
+        #expect(run.stdout.contains("::error file=specs/broken.json,line=1,title=invalid spec::specs/broken.json:1:1: error: missing required key \"title\" at $%0A"))
+        let text = try String(contentsOf: summary, encoding: .utf8)
+        #expect(text.contains("## FlowCheck: 0 passed, 1 failed"))
+        expectNoSecret([run.stdout, run.stderr, text])
+    }
+
+    @Test func shardsTogetherRunEveryFlowOnce() throws {
+        var specs: [String: String] = [:]
+        for n in 1...7 { specs["s\(n).json"] = Self.spec(id: "E2E-S\(n)") }
+        let root = try Self.workspace(specs)
+        defer { try? FileManager.default.removeItem(at: root) }
+        var seen: [String] = []
+        for index in 1...3 {
+            let run = try Self.run(["--shard", "\(index)/3", "--junit", "j\(index).xml", "--markdown", "m\(index).md", "specs"], in: root)
+            #expect(run.status == 0)
+            seen += run.stdout.split(separator: "\n").filter { $0.hasPrefix("✔") }.map { String($0.split(separator: " ")[1]) }
+        }
+        #expect(seen.sorted() == (1...7).map { "E2E-S\($0)" })
+    }
+
+    @Test func jsonFormatIsMachineReadable() throws {
+        let root = try Self.workspace(["a.json": Self.spec(id: "E2E-PASS"), "b.json": Self.spec(id: "E2E-FAIL", productCount: "99")])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try Self.run(["--format", "json", "specs"], in: root)
+        #expect(run.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let summary = try #require(object["summary"] as? [String: Int])
+        #expect(summary["passed"] == 1 && summary["failed"] == 1)
+        let flows = try #require(object["flows"] as? [[String: Any]])
+        let failed = try #require(flows.first { $0["id"] as? String == "E2E-FAIL" })
+        let failure = try #require((failed["failures"] as? [[String: Any]])?.first)
+        #expect(failure["line"] as? Int == 9)
+        #expect(failure["check"] as? String == "result.productCount")
+        #expect(run.stderr.hasSuffix("1 passed, 1 failed\n"))
+        expectNoSecret([run.stdout])
+    }
+
+    /// `flowcheck serve`: the fakes standalone, used by a plain HTTP client, stopped by Ctrl-C.
+    @Test func serveAnswersAnyClientAndStopsOnInterrupt() async throws {
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = ["serve"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // The first lines name each provider's base URL.
+        var text = ""
+        let handle = out.fileHandleForReading
+        while !text.contains("Ctrl-C stops.") {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("moltin") })
+        let base = try #require(URL(string: String(line.split(separator: " ").last ?? "")))
+        var auth = URLRequest(url: base.appendingPathComponent("oauth/access_token"))
+        auth.httpMethod = "POST"
+        auth.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        auth.httpBody = Data("grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234".utf8)
+        let (tokenData, tokenResponse) = try await URLSession.shared.data(for: auth)
+        #expect((tokenResponse as? HTTPURLResponse)?.statusCode == 200)
+        let token = try #require((try JSONSerialization.jsonObject(with: tokenData) as? [String: Any])?["access_token"] as? String)
+        var products = URLRequest(url: base.appendingPathComponent("v1/products"))
+        products.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (_, productsResponse) = try await URLSession.shared.data(for: products)
+        #expect((productsResponse as? HTTPURLResponse)?.statusCode == 200)
+        process.interrupt()
+        process.waitUntilExit()
+        text += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(text.contains("moltin  #1 POST /oauth/access_token → 200"))
+        #expect(text.contains("Stopped."))
+        #expect(!text.contains(token) && !text.contains("serve-secret-1234"), "serve logs exchanges redacted")
     }
 
     @Test func helpExitsZero() throws {

@@ -1,0 +1,92 @@
+import Foundation
+import FlowCheckFakeServer
+import FlowCheckSpec
+
+/// The fake providers standalone, for `flowcheck serve`: point a simulator build of a mobile
+/// app, or any HTTP tool, at them. Each provider gets its own loopback server.
+public final class FakeProviderHost: @unchecked Sendable {
+    /// A running provider and where it listens.
+    public struct Endpoint: Sendable {
+        public var provider: Provider
+        public var baseURL: URL
+    }
+
+    private let fixtures: [(Provider, Fixture)]
+    private let now: @Sendable () -> Date
+    private let log: @Sendable (String) -> Void
+    private var worlds: [FakeWorld] = []
+
+    /// - Parameters:
+    ///   - fixtures: the providers to serve, in order.
+    ///   - now: the time the fakes read (the executable passes the wall clock).
+    ///   - log: receives one redacted line per exchange.
+    public init(fixtures: [(Provider, Fixture)], now: @escaping @Sendable () -> Date, log: @escaping @Sendable (String) -> Void) {
+        self.fixtures = fixtures
+        self.now = now
+        self.log = log
+    }
+
+    /// Starts every provider: on `firstPort`, `firstPort + 1`, ... in order, or on ephemeral
+    /// ports when `firstPort` is 0.
+    /// - Throws: when a port cannot be bound (the ones already started are stopped).
+    public func start(firstPort: Int = 0) throws -> [Endpoint] {
+        var endpoints: [Endpoint] = []
+        do {
+            for (offset, (provider, fixture)) in fixtures.enumerated() {
+                let box = WorldBox()
+                let log = self.log
+                let secrets = fixture.secrets
+                let world = try FakeWorld(fixture: fixture, now: now, port: firstPort == 0 ? 0 : firstPort + offset) { exchange in
+                    // Structure first (bodies, Authorization, query), then every secret known now.
+                    let redactor = Redactor(secrets: secrets + (box.world?.server.issuedSecrets ?? []))
+                    let head = Transcript.render(exchange).split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+                    log(ControlCharacters.escaped(redactor.scrub("\(provider.rawValue)  \(head)")))
+                }
+                box.world = world
+                worlds.append(world)
+                endpoints.append(Endpoint(provider: provider, baseURL: world.server.baseURL))
+            }
+        } catch {
+            stop()
+            throw error
+        }
+        return endpoints
+    }
+
+    /// Stops every provider. Idempotent.
+    public func stop() {
+        for world in worlds { world.stop() }
+        worlds = []
+    }
+
+    /// Lets an exchange observer reach the world it belongs to, which exists only after start.
+    private final class WorldBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: FakeWorld?
+        var world: FakeWorld? {
+            get { lock.lock(); defer { lock.unlock() }; return value }
+            set { lock.lock(); value = newValue; lock.unlock() }
+        }
+    }
+
+    /// The documented default fixture of `flowcheck serve` (README, "Serving the fakes").
+    public static let defaultFixtureJSON = """
+    {
+      "moltin": {"clients": [{"id": "serve-client", "secret": "serve-secret-1234"}]},
+      "clover": {
+        "apps": [{"id": "SERVEAPP", "secret": "serve-app-secret-1", "siteURL": "https://app.example.com/"}],
+        "merchants": [{"id": "SERVEMERCHANT", "name": "Serve Cafe", "installedApps": ["SERVEAPP"]}],
+        "employees": [{"email": "employee@example.com", "password": "serve-password-1", "merchant": "SERVEMERCHANT"}]
+      },
+      "clever": {
+        "clients": [{"id": "serve-clever", "redirectURL": "clever-serve://oauth"}],
+        "users": [{"email": "student@example.edu", "password": "serve-password-2"}]
+      },
+      "braintree": {
+        "clientId": "serve-braintree", "clientSecret": "serve-bt-secret-1",
+        "merchants": [{"id": "SERVE-MERCHANT", "email": "owner@example.com", "password": "serve-password-3"}],
+        "returnURL": "com.example.merchantapp:/braintree"
+      }
+    }
+    """
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+import FlowCheckExampleDriver
+import FlowCheckRunner
+import FlowCheckSpec
+
+/// Another team's SDK under our specs: the example driver's own Moltin client passes every
+/// Moltin spec, through the public driver protocol only.
+struct ExampleDriverTests {
+    @Test func theExampleDriverPassesTheMoltinSpecs() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.provider == .moltin }
+        #expect(specs.count == 8)
+        let results = await FlowRunner(driver: MiniMoltinDriver()).run(specs)
+        for result in results {
+            #expect(result.status == .passed, "\(result.id): \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
+        }
+    }
+
+    @Test func itSaysSoWhenAskedForAnotherProvider() async throws {
+        let spec = try #require(try SpecsEarnTheirPlaceTests.specs().first { $0.provider == .clover })
+        let result = await FlowRunner(driver: MiniMoltinDriver()).run(spec)
+        #expect(result.status == .error)
+        #expect(result.errorMessage == "MiniMoltin speaks Moltin only, not clover")
+    }
+}
