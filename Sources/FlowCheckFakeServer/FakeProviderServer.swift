@@ -16,11 +16,23 @@ public final class FakeProviderServer: @unchecked Sendable {
     }
     private let control = Locked(Control())
 
-    /// - Parameter observer: told of every exchange after it is recorded, on the connection's
-    ///   thread (e.g. to log it).
-    public init(provider: any FakeProvider, now: @escaping @Sendable () -> Date, limits: HTTPServerLimits = .init(), observer: (@Sendable (RecordedExchange) -> Void)? = nil) {
+    /// - Parameters:
+    ///   - observer: told of every exchange after it is recorded, on the connection's thread
+    ///     (e.g. to log it). Requests the parser refuses (400, 408, 413, 431, 501, 505) are
+    ///     recorded too, with what could be read of them ("?" where nothing could).
+    ///   - stallObserver: told, on the connection's thread, once a request starts stalling
+    ///     under ``FaultKind/stall`` (after it is recorded), so a harness can move its virtual
+    ///     clock past the client's timeout. Not called for socket-free `responder` calls,
+    ///     which never stall.
+    public init(
+        provider: any FakeProvider,
+        now: @escaping @Sendable () -> Date,
+        limits: HTTPServerLimits = .init(),
+        observer: (@Sendable (RecordedExchange) -> Void)? = nil,
+        stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil
+    ) {
         self.provider = provider
-        self.chain = ProviderResponder(provider: provider, now: now, observer: observer)
+        self.chain = ProviderResponder(provider: provider, now: now, observer: observer, stallObserver: stallObserver)
         self.server = HTTPServer(responder: chain, limits: limits)
     }
 
@@ -53,7 +65,8 @@ public final class FakeProviderServer: @unchecked Sendable {
     /// The bound port, or 0 before `start()`.
     public var port: Int { server.port }
 
-    /// Every exchange received so far, in order.
+    /// Every exchange received so far, in order, including requests the server refused as
+    /// malformed, too large or too slow (see ``RecordedExchange/request``).
     public var exchanges: [RecordedExchange] { chain.exchanges }
 
     /// HTTP-level faults still armed (not including `.unreachable`; see `isUnreachable`).
@@ -78,7 +91,8 @@ public final class FakeProviderServer: @unchecked Sendable {
         }
     }
 
-    /// Disarms every fault and, if unreachable, listens again on the same port.
+    /// Disarms every fault, closes connections held by a stall and, if unreachable, listens
+    /// again on the same port.
     public func clearFaults() {
         chain.clearFaults()
         control.withLock { control in
@@ -101,6 +115,7 @@ public final class FakeProviderServer: @unchecked Sendable {
     /// Every credential the provider has issued so far (for redaction in reports).
     public var issuedSecrets: [String] { provider.issuedSecrets }
 
-    /// The recording + fault + provider chain, callable without sockets.
+    /// The recording + fault + provider chain, callable without sockets. Transport faults
+    /// (`connectionReset`, `stall`) give their planned response here and hold nothing.
     public var responder: any HTTPResponder { chain }
 }

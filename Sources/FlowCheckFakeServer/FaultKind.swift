@@ -1,6 +1,12 @@
 import Foundation
 
 /// The failures a flow can inject, named as spec files spell them.
+///
+/// Most kinds replace the provider's answer with a canned response. Three act on the
+/// transport instead: `unreachable` (no connection at all), `connectionReset` and `stall`
+/// (a connection that breaks or goes silent mid-exchange). For the last two the recorded
+/// response, and what a socket-free caller of ``FakeProviderServer/responder`` gets, is the
+/// response as planned; only the loopback server actually misbehaves.
 public enum FaultKind: String, Sendable, CaseIterable {
     /// Connections are refused until faults are cleared (listener and open connections closed).
     case unreachable
@@ -10,10 +16,54 @@ public enum FaultKind: String, Sendable, CaseIterable {
     case nonJSONBody
     /// 401 with Moltin's `{"status":false,"error":"Access token is not valid"}` whatever the token.
     case tokenNotValid
+    /// A 200 JSON body of about 2 KB is announced with its full
+    /// `Content-Length`, but only half of it is written before the connection is reset
+    /// (SO_LINGER {1, 0}, then close): the client sees ECONNRESET or a truncated body.
+    case connectionReset
+    /// The request is read and never answered: the connection stays open and silent until
+    /// the client gives up, the fault is cleared or the server stops, and is then closed. The
+    /// recording shows status 0 with an empty body. Lets a client's own timeout be tested; a
+    /// harness learns the stall began through `FakeProviderServer`'s `stallObserver`.
+    case stall
+    /// 502 with an HTML body and `Content-Type: text/html`, as a proxy in front of an API
+    /// answers when the API is down.
+    case htmlServerError
+    /// 200 `application/json` whose body stops mid-document
+    /// (`{"status":true,"result":[{"id":"prod-1","tit`) with a matching `Content-Length`:
+    /// valid HTTP, invalid JSON.
+    case truncatedJSON
+    /// 302 whose `Location` is the request's own target, so a client that follows
+    /// redirects loops until its own limit stops it.
+    case redirectLoop
 
-    /// The canned response for an HTTP-level fault; nil for `unreachable`, which acts on the
-    /// transport and never produces a response.
+    /// The body `connectionReset` announces: Moltin-shaped products, about 2 KB, so that
+    /// half of it is a real partial read rather than a few bytes.
+    private static let resetBody: Data = {
+        let products: [JSONValue] = (1...16).map { number in
+            JSONValue(any: [
+                "id": "prod-\(number)",
+                "title": "Product \(number)",
+                "description": "A product served by the fake so a reset lands mid-body.",
+                "price": number * 100,
+            ] as [String: Any])
+        }
+        let document = JSONValue(any: ["status": true, "result": JSONValue.array(products)] as [String: Any])
+        return Data(document.compactText.utf8)
+    }()
+
+    /// The body `truncatedJSON` sends: a products document cut inside a key.
+    private static let truncatedJSONBody = #"{"status":true,"result":[{"id":"prod-1","tit"#
+
+    /// The canned response for a request to `/`; nil for `unreachable`, which acts on the
+    /// transport and never produces a response. Kept for callers that need no request; use
+    /// ``response(for:)`` where the request is known (`redirectLoop` points back at it).
     public var response: HTTPResponse? {
+        response(for: HTTPRequest(method: "GET", target: "/"))
+    }
+
+    /// The response this fault gives `request`: what is recorded and what a socket-free
+    /// caller receives. Nil only for `unreachable`.
+    public func response(for request: HTTPRequest) -> HTTPResponse? {
         switch self {
         case .unreachable:
             return nil
@@ -23,6 +73,18 @@ public enum FaultKind: String, Sendable, CaseIterable {
             return .text(200, "<html><body>Service Unavailable</body></html>", contentType: "text/html")
         case .tokenNotValid:
             return .json(401, ["status": false, "error": "Access token is not valid"])
+        case .connectionReset:
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Self.resetBody)
+        case .stall:
+            // Status 0 is no HTTP status, so a stall can never be mistaken for an answer.
+            return HTTPResponse(status: 0, reason: "No Response")
+        case .htmlServerError:
+            return .text(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", contentType: "text/html")
+        case .truncatedJSON:
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(Self.truncatedJSONBody.utf8))
+        case .redirectLoop:
+            // The raw target, query included, so following it repeats exactly this request.
+            return HTTPResponse(status: 302, headers: ["Location": request.target])
         }
     }
 }

@@ -174,12 +174,12 @@ public struct HTTPRequestParser: Sendable {
         return .line(method: method, target: target, version: version)
     }
 
-    private enum Field {
+    enum Field {
         case field(name: String, value: String)
         case failure(String)
     }
 
-    private static func parseField(_ line: ArraySlice<UInt8>) -> Field {
+    static func parseField(_ line: ArraySlice<UInt8>) -> Field {
         guard let first = line.first else { return .failure("Empty header line") }
         if first == 0x20 || first == 0x09 {
             return .failure("Obsolete line folding is not allowed")
@@ -231,7 +231,7 @@ public struct HTTPRequestParser: Sendable {
         return .length(length)
     }
 
-    private static func splitLines(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+    static func splitLines(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
         // `bytes` ends with CRLF; every line is terminated by CRLF.
         var lines: [ArraySlice<UInt8>] = []
         var lineStart = bytes.startIndex
@@ -251,7 +251,7 @@ public struct HTTPRequestParser: Sendable {
         return lines
     }
 
-    private static func find(_ needle: [UInt8], in buffer: [UInt8], from start: Int) -> Int? {
+    static func find(_ needle: [UInt8], in buffer: [UInt8], from start: Int) -> Int? {
         guard needle.count > 0, buffer.count >= needle.count, start <= buffer.count - needle.count else { return nil }
         var index = start
         let last = buffer.count - needle.count
@@ -274,7 +274,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// RFC 9110 tchar.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true

@@ -2,17 +2,40 @@ import Foundation
 
 /// Bounds on what one connection may send, so hostile or broken clients get an answer
 /// (400/408/413/431) instead of exhausting memory or pinning a thread forever.
+///
+/// The timeouts are real time, not a flow's virtual clock: they guard the server's threads,
+/// not provider behaviour. A timeout of 0 or less disables that bound.
 public struct HTTPServerLimits: Sendable, Equatable {
     /// Largest request head (request line, header fields and the blank line), in bytes.
     public var maxHeaderBytes: Int
     /// Largest accepted `Content-Length`.
     public var maxBodyBytes: Int
-    /// Seconds a connection may stay silent (SO_RCVTIMEO / SO_SNDTIMEO) before it is closed.
+    /// Seconds a connection may stay silent in the middle of a request (408 and close), and
+    /// the bound on each send (SO_SNDTIMEO).
     public var readTimeout: TimeInterval
+    /// Seconds from the first byte of a request until its head must be complete, else 408
+    /// and close. `readTimeout` bounds each silence, so a client sending one byte a second
+    /// never trips it; this deadline bounds the whole head.
+    ///
+    /// Decision: the clock starts at the request's first byte, not at accept or at the
+    /// previous response; waiting for that byte is `idleTimeout`'s job. The body is bounded
+    /// per read by `readTimeout` only, as a client may legitimately pace an upload.
+    public var requestHeaderTimeout: TimeInterval
+    /// Seconds a connection, fresh or kept alive, may wait for the first byte of its next
+    /// request before it is closed without a response.
+    public var idleTimeout: TimeInterval
 
-    public init(maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024, readTimeout: TimeInterval = 10) {
+    public init(
+        maxHeaderBytes: Int = 16 * 1024,
+        maxBodyBytes: Int = 1024 * 1024,
+        readTimeout: TimeInterval = 10,
+        requestHeaderTimeout: TimeInterval = 10,
+        idleTimeout: TimeInterval = 30
+    ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.readTimeout = readTimeout
+        self.requestHeaderTimeout = requestHeaderTimeout
+        self.idleTimeout = idleTimeout
     }
 }

@@ -5,10 +5,37 @@ import Foundation
 /// Fault selection, the provider call and recording happen under one lock so the recording
 /// order is the handling order, and the exchange is recorded before the server writes the
 /// response: a client that has seen a response can rely on finding it in the recording.
-final class ProviderResponder: HTTPResponder {
+///
+/// Over a socket the chain is asked for a plan (``TransportAwareResponder``), so transport
+/// faults can reset or stall the connection; socket-free callers use `respond(to:)` and get
+/// the planned response, recorded the same way, without anything being held.
+final class ProviderResponder: TransportAwareResponder {
     private struct State {
         var faults: [Fault] = []
         var exchanges: [RecordedExchange] = []
+        /// Stalls that may still hold a connection; `clearFaults()` releases them.
+        var stalls: [StallGate] = []
+
+        /// The earliest injected fault matching `request`, counted down (and dropped when
+        /// spent) as it is taken.
+        mutating func takeFault(for request: HTTPRequest) -> FaultKind? {
+            guard let index = faults.firstIndex(where: { $0.matches(request) }) else { return nil }
+            let fault = faults[index]
+            if let times = fault.times {
+                if times <= 1 {
+                    faults.remove(at: index)
+                } else {
+                    faults[index].times = times - 1
+                }
+            }
+            return fault.kind
+        }
+
+        mutating func record(_ request: HTTPRequest, _ response: HTTPResponse, fault: FaultKind?, at time: Date) -> RecordedExchange {
+            let exchange = RecordedExchange(index: exchanges.count, time: time, request: request, response: response, fault: fault?.rawValue)
+            exchanges.append(exchange)
+            return exchange
+        }
     }
 
     private let provider: any FakeProvider
@@ -16,11 +43,19 @@ final class ProviderResponder: HTTPResponder {
     private let state = Locked(State())
     /// Told of every exchange once it is recorded (`flowcheck serve` logs them).
     private let observer: (@Sendable (RecordedExchange) -> Void)?
+    /// Told of every request that starts stalling on a connection.
+    private let stallObserver: (@Sendable (HTTPRequest) -> Void)?
 
-    init(provider: any FakeProvider, now: @escaping @Sendable () -> Date, observer: (@Sendable (RecordedExchange) -> Void)? = nil) {
+    init(
+        provider: any FakeProvider,
+        now: @escaping @Sendable () -> Date,
+        observer: (@Sendable (RecordedExchange) -> Void)? = nil,
+        stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil
+    ) {
         self.provider = provider
         self.now = now
         self.observer = observer
+        self.stallObserver = stallObserver
     }
 
     var exchanges: [RecordedExchange] {
@@ -37,37 +72,60 @@ final class ProviderResponder: HTTPResponder {
         state.withLock { $0.faults.append(fault) }
     }
 
+    /// Disarms every fault and ends every stall in progress (their connections close).
     func clearFaults() {
-        state.withLock { $0.faults.removeAll() }
+        let stalls = state.withLock { state -> [StallGate] in
+            state.faults.removeAll()
+            defer { state.stalls.removeAll() }
+            return state.stalls
+        }
+        // Outside our lock: a release takes the gate's lock and shuts a socket down.
+        for gate in stalls {
+            gate.release()
+        }
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
+        handle(request, overSocket: false).response
+    }
+
+    func plan(for request: HTTPRequest) -> ResponsePlan {
+        handle(request, overSocket: true)
+    }
+
+    func recordRejection(_ request: HTTPRequest, response: HTTPResponse) {
         let time = now()
-        let (answer, exchange) = state.withLock { state -> (HTTPResponse, RecordedExchange) in
-            var response: HTTPResponse?
-            var faultName: String?
-            if let index = state.faults.firstIndex(where: { $0.matches(request) }) {
-                let fault = state.faults[index]
-                response = fault.kind.response
-                faultName = fault.kind.rawValue
-                if let times = fault.times {
-                    if times <= 1 {
-                        state.faults.remove(at: index)
-                    } else {
-                        state.faults[index].times = times - 1
-                    }
+        let exchange = state.withLock { $0.record(request, response, fault: nil, at: time) }
+        observer?(exchange)
+    }
+
+    private func handle(_ request: HTTPRequest, overSocket: Bool) -> ResponsePlan {
+        let time = now()
+        let (plan, exchange) = state.withLock { state -> (ResponsePlan, RecordedExchange) in
+            let fault = state.takeFault(for: request)
+            // Only `unreachable` has no response, and it is never armed here.
+            let answer = fault?.response(for: request) ?? provider.handle(request, now: time)
+            var plan = ResponsePlan(response: answer)
+            if overSocket {
+                switch fault {
+                case .connectionReset?:
+                    plan.delivery = .resetMidBody
+                case .stall?:
+                    let gate = StallGate()
+                    state.stalls.removeAll { $0.hasEnded }
+                    state.stalls.append(gate)
+                    plan.delivery = .stall(gate)
+                default:
+                    break
                 }
             }
-            let answer = response ?? provider.handle(request, now: time)
-            let exchange = RecordedExchange(
-                index: state.exchanges.count, time: time, request: request,
-                response: answer, fault: response == nil ? nil : faultName
-            )
-            state.exchanges.append(exchange)
-            return (answer, exchange)
+            return (plan, state.record(request, answer, fault: fault, at: time))
         }
         // Outside the lock: an observer that is slow (a terminal) must not hold up recording.
         observer?(exchange)
-        return answer
+        if case .stall = plan.delivery {
+            stallObserver?(request)
+        }
+        return plan
     }
 }

@@ -7,7 +7,12 @@ public struct RecordedExchange: Sendable, Equatable {
     public let index: Int
     /// The virtual time at which the request was handled.
     public let time: Date
+    /// The request. For one the server refused before it was complete or valid (400, 408,
+    /// 413, 431, 501, 505): what could be read of it, "?" for a method, target or version
+    /// that could not be, header fields only from a complete head, and never a body.
     public let request: HTTPRequest
+    /// The response written, or planned for a transport fault: `connectionReset` records the
+    /// whole response of which half was sent, `stall` records status 0 and no body.
     public let response: HTTPResponse
     /// The ``FaultKind`` raw value that produced `response`, or nil if the provider answered.
     public let fault: String?

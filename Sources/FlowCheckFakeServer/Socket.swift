@@ -20,7 +20,10 @@ enum Socket {
     }()
 
     /// Opens a listening TCP socket on 127.0.0.1:`port` (0 = ephemeral).
-    static func openListener(port: Int, backlog: Int32 = 128) throws(HTTPServerError) -> Int32 {
+    ///
+    /// The backlog is generous (the kernel caps it at `somaxconn`) so a burst of a few
+    /// hundred connects is queued rather than dropped and retried a second later.
+    static func openListener(port: Int, backlog: Int32 = 1024) throws(HTTPServerError) -> Int32 {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
@@ -135,6 +138,13 @@ enum Socket {
     /// owning thread can close it later and no other thread ever sees a reused descriptor.
     static func shutdownBoth(_ fd: Int32) {
         _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Makes the coming `close()` abortive (SO_LINGER {1, 0}): the kernel discards unsent data
+    /// and sends RST, so the peer sees ECONNRESET instead of an orderly end of stream.
+    static func setAbortiveClose(_ fd: Int32) {
+        var value = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
     }
 
     /// Half-closes our side so the peer sees EOF after the last response.

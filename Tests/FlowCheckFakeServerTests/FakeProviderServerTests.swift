@@ -45,8 +45,8 @@ struct FakeProviderServerTests {
     @Test(arguments: FaultKind.allCases.filter { $0 != .unreachable })
     func faultsWithoutLimitLastUntilCleared(kind: FaultKind) throws {
         world.inject(Fault(kind))
-        let expected = try #require(kind.response)
         for path in ["/v1/products", "/oauth/access_token", "/anything"] {
+            let expected = try #require(kind.response(for: HTTPRequest(method: "GET", target: path)))
             #expect(get(path) == expected)
         }
         world.clearFaults()
@@ -61,6 +61,49 @@ struct FakeProviderServerTests {
         #expect(FaultKind.tokenNotValid.response?.status == 401)
         #expect(FaultKind.tokenNotValid.response?.bodyText == #"{"error":"Access token is not valid","status":false}"#)
         #expect(FaultKind.unreachable.response == nil)
+    }
+
+    @Test func newCannedFaultResponses() throws {
+        let request = HTTPRequest(method: "GET", target: "/v1/products?page=2")
+        let html = try #require(FaultKind.htmlServerError.response(for: request))
+        #expect(html.status == 502)
+        #expect(html.headers["Content-Type"] == "text/html")
+        #expect(html.bodyText == "<html><body><h1>502 Bad Gateway</h1></body></html>")
+        let truncated = try #require(FaultKind.truncatedJSON.response(for: request))
+        #expect(truncated.status == 200)
+        #expect(truncated.headers["Content-Type"] == "application/json")
+        #expect(truncated.bodyText == #"{"status":true,"result":[{"id":"prod-1","tit"#)
+        #expect(truncated.jsonBody == nil)
+        let redirect = try #require(FaultKind.redirectLoop.response(for: request))
+        #expect(redirect.status == 302)
+        #expect(redirect.headers["Location"] == "/v1/products?page=2")
+        #expect(FaultKind.redirectLoop.response?.headers["Location"] == "/")
+        let reset = try #require(FaultKind.connectionReset.response(for: request))
+        #expect(reset.status == 200)
+        #expect(reset.headers["Content-Type"] == "application/json")
+        #expect(reset.jsonBody != nil)
+        #expect((1_800...2_600).contains(reset.body.count))
+        let stall = try #require(FaultKind.stall.response(for: request))
+        #expect(stall.status == 0)
+        #expect(stall.body.isEmpty)
+    }
+
+    /// Without sockets there is nothing to reset or hold: the caller gets the planned
+    /// response, it is recorded the same way, and no stall begins.
+    @Test func transportFaultsThroughTheResponderGiveThePlannedResponse() throws {
+        let stalls = StallLog()
+        let moltin = FakeMoltin(fixture: MoltinFixture(clients: []))
+        let world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now }, stallObserver: { [stalls] in stalls.record($0) })
+        world.inject(Fault(.connectionReset, times: 1))
+        world.inject(Fault(.stall, times: 1))
+        let reset = world.responder.respond(to: HTTPRequest(method: "GET", target: "/v1/products"))
+        #expect(reset == FaultKind.connectionReset.response)
+        let stalled = world.responder.respond(to: HTTPRequest(method: "GET", target: "/v1/products"))
+        #expect(stalled.status == 0)
+        #expect(world.responder.respond(to: HTTPRequest(method: "GET", target: "/nope")).status == 404)
+        #expect(world.exchanges.map(\.fault) == ["connectionReset", "stall", nil])
+        #expect(world.exchanges.map(\.response.status) == [200, 0, 404])
+        #expect(stalls.paths.isEmpty)
     }
 
     @Test func earliestMatchingFaultWinsAndZeroTimesNeverFires() {

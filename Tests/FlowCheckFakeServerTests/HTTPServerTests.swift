@@ -147,13 +147,31 @@ struct HTTPServerTests {
     }
 
     @Test func silentClientIsTimedOutWith408() throws {
-        let (server, port) = try startServer(limits: HTTPServerLimits(readTimeout: 0.2))
+        let (server, port) = try startServer(limits: HTTPServerLimits(readTimeout: 0.2, idleTimeout: 0.2))
         defer { server.stop() }
         let client = try RawClient(port: port)
         client.send("GET /slow HTTP/1.1\r\nHost: x\r\n")
         #expect(client.readResponse()?.status == 408)
         let idle = try RawClient(port: port)
         #expect(idle.readToEnd() == [])
+    }
+
+    @Test func tricklingClientIsCutOffAtTheHeadDeadline() throws {
+        // Each byte comes well within readTimeout; only the whole-head deadline can stop it.
+        let (server, port) = try startServer(limits: HTTPServerLimits(readTimeout: 10, requestHeaderTimeout: 0.5))
+        defer { server.stop() }
+        let outcome = HTTPServerLoadTests.trickle("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
+        #expect(outcome.status == 408)
+        #expect(outcome.bytesSent < outcome.requestLength)
+    }
+
+    @Test func idleKeptAliveConnectionIsClosedWithoutAResponse() throws {
+        let (server, port) = try startServer(limits: HTTPServerLimits(idleTimeout: 0.2))
+        defer { server.stop() }
+        let client = try RawClient(port: port)
+        client.send("GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(client.readResponse()?.header("Connection") == "keep-alive")
+        #expect(client.readToEnd() == [])
     }
 
     @Test func clientVanishingMidResponseDoesNotKillTheServer() throws {

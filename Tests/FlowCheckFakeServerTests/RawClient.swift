@@ -127,6 +127,33 @@ final class RawClient {
         }
     }
 
+    /// Reads until the stream ends, keeping what arrived before an error: `error` is the
+    /// errno that ended it (e.g. ECONNRESET), nil for an orderly end of stream.
+    func readUntilClosed() -> (bytes: [UInt8], error: Int32?) {
+        var all = pending
+        pending = []
+        while true {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            let received = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if received < 0 { return (all, errno) }
+            if received == 0 { return (all, nil) }
+            all += buffer[0..<received]
+        }
+    }
+
+    /// Whether the server has sent something (or closed) within `seconds`: how a test waits
+    /// for the server to act without sleeping; a timeout is an answer, not a failure.
+    func isReadable(within seconds: Double) -> Bool {
+        if !pending.isEmpty { return true }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, Int32(seconds * 1000)) > 0
+    }
+
+    /// Closes our sending side: the server sees end of stream, we can still read.
+    func shutdownWrite() {
+        _ = shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Reads one response framed by Content-Length (interim 1xx responses are returned too);
     /// nil if the stream ends or fails first.
     func readResponse() -> Response? {

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Writing answers: complete, refused, or deliberately broken by a transport fault.
+extension HTTPConnection {
+    /// Bytes read from a misbehaving peer after our final response, so closing does not
+    /// turn unread input into a RST that destroys the response before the client reads it.
+    private static let maxDrainBytes = 4 * 1024 * 1024
+    /// Upper bound on how long that drain waits for the peer to close, in total: a client
+    /// trickling bytes must not keep the thread draining.
+    private static let maxDrainSeconds: TimeInterval = 2
+
+    /// Writes `plan` as the answer to `request`; false when the connection is over.
+    func deliver(_ plan: ResponsePlan, for request: HTTPRequest) -> Bool {
+        let omitBody = request.method == "HEAD"
+        switch plan.delivery {
+        case .complete:
+            let keepAlive = Self.keepsAlive(request: request, response: plan.response)
+            let bytes = Self.serialize(plan.response, keepAlive: keepAlive, omitBody: omitBody)
+            guard Socket.sendAll(fd, bytes) else { return false }
+            if !keepAlive { closeGracefully() }
+            return keepAlive
+        case .resetMidBody:
+            resetMidBody(plan.response, omitBody: omitBody)
+            return false
+        case .stall(let gate):
+            stall(gate)
+            return false
+        }
+    }
+
+    /// Answers a request the parser refused, records it if the responder keeps a record,
+    /// and closes.
+    func reject(_ buffer: [UInt8], status: Int, reason: String) {
+        let response = HTTPResponse.text(status, reason + "\n")
+        if let aware = responder as? any TransportAwareResponder {
+            aware.recordRejection(HTTPRequestParser.salvage(buffer), response: response)
+        }
+        guard Socket.sendAll(fd, Self.serialize(response, keepAlive: false, omitBody: false)) else { return }
+        closeGracefully()
+    }
+
+    /// Sends the head, with the full `Content-Length`, and the first half of the body, then
+    /// arms an abortive close: the server's `close()` sends RST, not FIN.
+    private func resetMidBody(_ response: HTTPResponse, omitBody: Bool) {
+        var bytes = Self.serialize(response, keepAlive: false, omitBody: true)
+        if !omitBody {
+            bytes.append(contentsOf: response.body.prefix(response.body.count / 2))
+        }
+        _ = Socket.sendAll(fd, bytes)
+        Socket.setAbortiveClose(fd)
+    }
+
+    /// Holds the connection without writing until the peer closes, the gate is released
+    /// (its wake-up shuts the socket down) or the server stops (which does the same).
+    /// Bytes the peer sends meanwhile are read and dropped so it never blocks on a full
+    /// window; no lock is held while waiting.
+    private func stall(_ gate: StallGate) {
+        defer { gate.end() }
+        guard gate.hold(wake: { [fd] in Socket.shutdownBoth(fd) }) else { return }
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            switch Socket.receive(fd, into: &scratch, waitingAtMost: nil) {
+            case .data, .timedOut: continue
+            case .endOfStream, .failed: return
+            }
+        }
+    }
+
+    /// Half-closes, then reads and discards what the peer still sends until it closes too,
+    /// for at most `maxDrainSeconds` and `maxDrainBytes`.
+    private func closeGracefully() {
+        Socket.shutdownWrite(fd)
+        let limit = min(Self.bound(limits.readTimeout) ?? Self.maxDrainSeconds, Self.maxDrainSeconds)
+        let deadline = ContinuousClock.now + .seconds(limit)
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        var drained = 0
+        while drained < Self.maxDrainBytes {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return }
+            guard case .data(let count) = Socket.receive(fd, into: &scratch, waitingAtMost: left.timeInterval) else { return }
+            drained += count
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Socket {
+    /// Waits until `fd` is readable (data, end of stream, an error, or a `shutdown()` from
+    /// another thread), then receives; `.timedOut` if `seconds` pass first.
+    ///
+    /// Timeouts are per call, through `poll`, rather than SO_RCVTIMEO, so the connection can
+    /// shrink each wait to what is left of a deadline. `seconds` nil waits without bound.
+    static func receive(_ fd: Int32, into buffer: inout [UInt8], waitingAtMost seconds: TimeInterval?) -> ReceiveResult {
+        guard waitUntilReadable(fd, seconds: seconds) else { return .timedOut }
+        return receive(fd, into: &buffer)
+    }
+
+    /// Whether `fd` became readable (or hung up, or failed) within `seconds`; nil = no bound.
+    private static func waitUntilReadable(_ fd: Int32, seconds: TimeInterval?) -> Bool {
+        let milliseconds: Int32
+        if let seconds {
+            let clamped = min(max(seconds, 0), 86_400)
+            milliseconds = Int32((clamped * 1000).rounded(.up))
+        } else {
+            milliseconds = -1
+        }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready == 0 { return false }
+            // EINTR restarts the full wait: a signal landing mid-wait only lengthens it a little.
+            // Any other error is left for the following recv to report.
+            if errno != EINTR { return true }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import FlowCheckFakeServer
+
+/// Requests the parser refuses still appear in the recording, so transcripts show them.
+struct RecordedRejectionTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var raw: String
+        var status: Int
+        var method: String
+        var target: String
+        var header: (name: String, value: String)?
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "garbage", raw: "THIS IS NOT HTTP\r\n\r\n", status: 400, method: "?", target: "?"),
+        Case(name: "bad method", raw: "G(T / HTTP/1.1\r\nHost: x\r\n\r\n", status: 400, method: "?", target: "/"),
+        Case(name: "unsupported version", raw: "GET /v1/products HTTP/9.9\r\nHost: x\r\n\r\n", status: 505, method: "GET", target: "/v1/products"),
+        Case(
+            name: "chunked", raw: "POST /oauth/access_token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+            status: 501, method: "POST", target: "/oauth/access_token", header: ("Transfer-Encoding", "chunked")
+        ),
+        Case(
+            name: "body too large", raw: "POST /oauth/access_token HTTP/1.1\r\nHost: x\r\nContent-Length: 999\r\n\r\n",
+            status: 413, method: "POST", target: "/oauth/access_token", header: ("Content-Length", "999")
+        ),
+        Case(name: "head too large", raw: "GET /\(String(repeating: "a", count: 600)) HTTP/1.1\r\nHost: x\r\n\r\n", status: 431, method: "GET", target: "/" + String(repeating: "a", count: 600)),
+    ]
+
+    @Test(arguments: cases)
+    func rejectedRequestIsRecordedWithWhatCouldBeRead(_ testCase: Case) throws {
+        let clock = TestClock()
+        let seen = LockedValue<[Int]>([])
+        let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))
+        let world = FakeProviderServer(
+            provider: moltin, now: { [clock] in clock.now },
+            limits: HTTPServerLimits(maxHeaderBytes: 512, maxBodyBytes: 100),
+            observer: { exchange in seen.withLock { $0.append(exchange.response.status) } }
+        )
+        try world.start()
+        defer { world.stop() }
+        let client = try RawClient(port: world.port)
+        client.send(testCase.raw)
+        let response = try #require(client.readResponse())
+        #expect(response.status == testCase.status)
+
+        // Recorded before the response was written, so it is already there.
+        let exchange = try #require(world.exchanges.first)
+        #expect(world.exchanges.count == 1)
+        #expect(exchange.request.method == testCase.method)
+        #expect(exchange.request.target == testCase.target)
+        #expect(exchange.request.body.isEmpty)
+        #expect(exchange.response.status == testCase.status)
+        #expect(exchange.response.bodyText == response.bodyText)
+        #expect(exchange.fault == nil)
+        #expect(exchange.time == clock.now)
+        if let header = testCase.header {
+            #expect(exchange.request.headers[header.name] == header.value)
+        }
+        #expect(seen.withLock { $0 } == [testCase.status])
+    }
+
+    @Test func headTimeoutIsRecordedAs408() throws {
+        let moltin = FakeMoltin(fixture: MoltinFixture(clients: []))
+        let world = FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 0) }, limits: HTTPServerLimits(readTimeout: 0.2))
+        try world.start()
+        defer { world.stop() }
+        let client = try RawClient(port: world.port)
+        client.send("GET /v1/products HTTP/1.1\r\nHost: x\r\n")
+        #expect(client.readResponse()?.status == 408)
+        let exchange = try #require(world.exchanges.first)
+        #expect(exchange.request.method == "GET")
+        #expect(exchange.request.path == "/v1/products")
+        #expect(exchange.response.status == 408)
+    }
+
+    @Test func requestsThatParseAreNotRecordedTwice() throws {
+        let moltin = FakeMoltin(fixture: MoltinFixture(clients: []))
+        let world = FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 0) })
+        try world.start()
+        defer { world.stop() }
+        let client = try RawClient(port: world.port)
+        client.send("GET /nope HTTP/1.1\r\nHost: x\r\n\r\ngarbage\r\n\r\n")
+        #expect(client.readResponse()?.status == 404)
+        #expect(client.readResponse()?.status == 400)
+        #expect(world.exchanges.map(\.response.status) == [404, 400])
+        #expect(world.exchanges.map(\.request.method) == ["GET", "?"])
+    }
+}
