@@ -4,7 +4,9 @@ import FlowCheckSDK
 /// A clock that moves only when told (model: pointfreeco/swift-clocks `TestClock`).
 ///
 /// Inject it wherever the SDK takes a `TimeSource`; expiry logic then sees exactly the time the
-/// test sets, so "61 minutes later" costs nothing and never flakes.
+/// test sets, so "61 minutes later" costs nothing and never flakes. Waits (`sleep(until:)`, which
+/// `DeadlineTransport` uses for request deadlines) end when the clock is moved past their
+/// deadline, never by real time passing.
 ///
 /// ```swift
 /// let clock = ManualClock()                     // 2026-01-01T00:00:00Z
@@ -14,38 +16,183 @@ import FlowCheckSDK
 /// clock.advance(by: 61 * 60)                    // the one-hour token is now expired
 /// _ = try await client.products()               // refreshes before sending
 /// ```
+///
+/// A request deadline, with no real waiting:
+///
+/// ```swift
+/// let transport = DeadlineTransport(base: silentServer, clock: clock, timeout: 30)
+/// let request = Task { try await transport.send(request) }
+/// try await clock.waitForSleepers(count: 1)     // the deadline is registered
+/// clock.advance(by: 31)                         // request throws .transport at once
+/// ```
 public final class ManualClock: TimeSource, @unchecked Sendable {
-    // `@unchecked`: the only state is `current`, always accessed under `lock`.
+    // `@unchecked`: all state is in `state`, always accessed under `lock`.
     private let lock = NSLock()
-    private var current: Date
+    private var state: State
+
+    /// A task suspended in `sleep(until:)`.
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Date
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    /// A task suspended in `waitForSleepers(count:)`.
+    private struct Watcher {
+        let id: UInt64
+        let count: Int
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: Date
+        var nextID: UInt64 = 0
+        var sleepers: [Sleeper] = []
+        var watchers: [Watcher] = []
+
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
+
+        /// Removes the sleepers whose deadline has been reached, earliest deadline first (ties
+        /// in the order they went to sleep, as `TestClock` runs them).
+        mutating func takeDueSleepers() -> [Sleeper] {
+            let due = sleepers.filter { $0.deadline <= now }
+            sleepers.removeAll { $0.deadline <= now }
+            // `sleepers` is in registration order and the sort is stable on (deadline, id).
+            return due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+        }
+
+        /// Removes the watchers whose count is now met.
+        mutating func takeSatisfiedWatchers() -> [Watcher] {
+            let pending = sleepers.count
+            let satisfied = watchers.filter { pending >= $0.count }
+            watchers.removeAll { pending >= $0.count }
+            return satisfied
+        }
+    }
 
     /// Creates a clock stopped at `now`.
     /// - Parameter now: The starting instant; defaults to 2026-01-01T00:00:00Z so runs are
     ///   reproducible.
     public init(now: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        current = now
+        state = State(now: now)
     }
 
     /// The clock's current instant.
     public var now: Date {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
+        withState { $0.now }
     }
 
-    /// Moves the clock by `seconds` (negative values move it back).
+    /// How many tasks are suspended in `sleep(until:)`, waiting for the clock to reach their
+    /// deadline. For tests and harnesses: a request under `DeadlineTransport` counts once its
+    /// deadline is registered.
+    public var sleeperCount: Int {
+        withState { $0.sleepers.count }
+    }
+
+    /// Moves the clock by `seconds` (negative values move it back), then wakes every sleeper
+    /// whose deadline has been reached, earliest deadline first.
     /// - Parameter seconds: How far to move.
     public func advance(by seconds: TimeInterval) {
-        lock.lock()
-        defer { lock.unlock() }
-        current = current.addingTimeInterval(seconds)
+        let due = withState { state -> [Sleeper] in
+            state.now = state.now.addingTimeInterval(seconds)
+            return state.takeDueSleepers()
+        }
+        wake(due)
     }
 
-    /// Sets the clock to `date`, forwards or backwards.
+    /// Sets the clock to `date`, forwards or backwards, then wakes every sleeper whose deadline
+    /// has been reached, earliest deadline first. Moving back wakes nobody.
     /// - Parameter date: The new current instant.
     public func set(_ date: Date) {
+        let due = withState { state -> [Sleeper] in
+            state.now = date
+            return state.takeDueSleepers()
+        }
+        wake(due)
+    }
+
+    /// Suspends until the clock is moved to `deadline` or past it (`advance(by:)`, `set(_:)`);
+    /// real time plays no part.
+    /// - Parameter deadline: The instant to wait for; one already reached returns at once.
+    /// - Throws: `CancellationError` when the calling task is cancelled, before or during the
+    ///   wait; the sleeper is then removed at once (it no longer counts in `sleeperCount`).
+    public func sleep(until deadline: Date) async throws {
+        let id = withState { $0.makeID() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = withState { state -> (resume: Result<Void, any Error>?, watchers: [Watcher]) in
+                    // Checked under the lock: a cancellation either lands before this (the flag
+                    // is set before the handler runs, and the handler takes the lock) or finds
+                    // the sleeper registered and removes it. Never neither.
+                    if Task.isCancelled {
+                        return (.failure(CancellationError()), [])
+                    }
+                    if deadline <= state.now {
+                        return (.success(()), [])
+                    }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return (nil, state.takeSatisfiedWatchers())
+                }
+                if let resume = outcome.resume {
+                    continuation.resume(with: resume)
+                }
+                for watcher in outcome.watchers {
+                    watcher.continuation.resume()
+                }
+            }
+        } onCancel: {
+            let cancelled = withState { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Suspends until at least `count` tasks are sleeping on this clock, so a test can move the
+    /// clock only once the waits it means to end are registered (no polling, no real waiting).
+    /// - Parameter count: The number of sleepers to wait for; returns at once when already met.
+    /// - Throws: `CancellationError` when the calling task is cancelled first.
+    public func waitForSleepers(count: Int = 1) async throws {
+        let id = withState { $0.makeID() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resume = withState { state -> Result<Void, any Error>? in
+                    if Task.isCancelled {
+                        return .failure(CancellationError())
+                    }
+                    if state.sleepers.count >= count {
+                        return .success(())
+                    }
+                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+                    return nil
+                }
+                if let resume {
+                    continuation.resume(with: resume)
+                }
+            }
+        } onCancel: {
+            let cancelled = withState { state -> Watcher? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.watchers.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Resumes `sleepers` in order, outside the lock: a resumed task may read the clock at once.
+    private func wake(_ sleepers: [Sleeper]) {
+        for sleeper in sleepers {
+            sleeper.continuation.resume()
+        }
+    }
+
+    private func withState<T>(_ body: (inout State) -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
-        current = date
+        return body(&state)
     }
 }

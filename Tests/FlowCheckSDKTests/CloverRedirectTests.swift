@@ -40,7 +40,7 @@ struct CloverRedirectTests {
         Case(name: "another scheme", url: "http://app.example.com/clover/callback?code=C1&state=\(state)", code: .authorization, endsLogin: false),
         Case(name: "another port", url: "https://app.example.com:8443/clover/callback?code=C1&state=\(state)", code: .authorization, endsLogin: false),
         Case(name: "error redirect", url: "\(base)?error=access_denied&state=\(state)", code: .authorization, endsLogin: true),
-        Case(name: "error redirect without state", url: "\(base)?error=access_denied", code: .authorization, endsLogin: true),
+        Case(name: "error redirect without state: could come from any page; the login goes on", url: "\(base)?error=access_denied", code: .stateMismatch, endsLogin: false),
         Case(name: "error redirect with another state", url: "\(base)?error=access_denied&state=other", code: .stateMismatch, endsLogin: false),
         Case(name: "another client_id", url: "\(base)?merchant_id=M1&client_id=APP2&code=C1&state=\(state)", code: .authorization, endsLogin: true),
         Case(name: "no code", url: "\(base)?merchant_id=M1&client_id=APP1&state=\(state)", code: .authorization, endsLogin: true),

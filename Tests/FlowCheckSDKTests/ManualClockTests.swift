@@ -23,4 +23,149 @@ struct ManualClockTests {
         let source: any TimeSource = ManualClock(now: Date(timeIntervalSince1970: 42))
         #expect(source.now == Date(timeIntervalSince1970: 42))
     }
+
+    @Test("sleeping until a deadline already reached returns at once and registers nothing")
+    func reachedDeadline() async throws {
+        let clock = ManualClock()
+        try await clock.sleep(until: clock.now)
+        try await clock.sleep(until: clock.now.addingTimeInterval(-60))
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("a sleeper wakes only when the clock reaches its deadline, through any TimeSource")
+    func wakesAtDeadline() async throws {
+        let clock = ManualClock()
+        let source: any TimeSource = clock
+        let deadline = clock.now.addingTimeInterval(10)
+        let sleeper = Task { try await source.sleep(until: deadline) }
+        try await clock.waitForSleepers(count: 1)
+
+        clock.advance(by: 9.5)
+        #expect(clock.sleeperCount == 1)
+        clock.set(deadline)
+        #expect(clock.sleeperCount == 0)
+        try await sleeper.value
+    }
+
+    @Test("concurrent sleepers wake in deadline order, each exactly when its deadline is reached")
+    func wakeInOrder() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        // Registered out of order on purpose.
+        let third = Task { try await clock.sleep(until: start.addingTimeInterval(3)) }
+        try await clock.waitForSleepers(count: 1)
+        let first = Task { try await clock.sleep(until: start.addingTimeInterval(1)) }
+        try await clock.waitForSleepers(count: 2)
+        let second = Task { try await clock.sleep(until: start.addingTimeInterval(2)) }
+        try await clock.waitForSleepers(count: 3)
+
+        clock.advance(by: 1)
+        try await first.value
+        #expect(clock.sleeperCount == 2)
+        clock.advance(by: 1)
+        try await second.value
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: 1)
+        try await third.value
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("one advance past several deadlines wakes them all")
+    func oneAdvanceWakesAll() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        let sleepers = (1...5).map { offset in
+            Task { try await clock.sleep(until: start.addingTimeInterval(TimeInterval(offset))) }
+        }
+        try await clock.waitForSleepers(count: 5)
+        clock.advance(by: 60)
+        #expect(clock.sleeperCount == 0)
+        for sleeper in sleepers {
+            try await sleeper.value
+        }
+    }
+
+    @Test("moving the clock back wakes nobody")
+    func backwardsWakesNobody() async throws {
+        let clock = ManualClock()
+        let deadline = clock.now.addingTimeInterval(5)
+        let sleeper = Task { try await clock.sleep(until: deadline) }
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: -3600)
+        clock.set(Date(timeIntervalSince1970: 0))
+        #expect(clock.sleeperCount == 1)
+        clock.set(deadline.addingTimeInterval(1))
+        try await sleeper.value
+    }
+
+    @Test("cancelling a sleeping task resumes it with CancellationError and removes it")
+    func cancellationRemoves() async throws {
+        let clock = ManualClock()
+        let kept = Task { try await clock.sleep(until: clock.now.addingTimeInterval(5)) }
+        let cancelled = Task { try await clock.sleep(until: clock.now.addingTimeInterval(5)) }
+        try await clock.waitForSleepers(count: 2)
+
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(clock.sleeperCount == 1)
+
+        kept.cancel()
+        await #expect(throws: CancellationError.self) { try await kept.value }
+        #expect(clock.sleeperCount == 0)
+        // Nothing left to wake; advancing must not resume a continuation twice.
+        clock.advance(by: 10)
+    }
+
+    @Test("a task cancelled before it sleeps throws at once and never registers")
+    func cancelledBeforeSleeping() async throws {
+        let clock = ManualClock()
+        let sleeper = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(until: clock.now.addingTimeInterval(5))
+        }
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("waitForSleepers returns at once when met, and ends with CancellationError when cancelled")
+    func waitForSleepers() async throws {
+        let clock = ManualClock()
+        try await clock.waitForSleepers(count: 0)
+        let watcher = Task { try await clock.waitForSleepers(count: 3) }
+        watcher.cancel()
+        await #expect(throws: CancellationError.self) { try await watcher.value }
+    }
+
+    @Test("many tasks sleeping, cancelling and advancing at once: every sleeper ends exactly once")
+    func concurrentUse() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        let count = 200
+        let sleepers = (0..<count).map { index in
+            Task { try await clock.sleep(until: start.addingTimeInterval(TimeInterval(index % 20 + 1))) }
+        }
+        try await clock.waitForSleepers(count: count)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<count where index % 3 == 0 {
+                group.addTask { sleepers[index].cancel() }
+            }
+            for _ in 0..<20 {
+                group.addTask { clock.advance(by: 1) }
+            }
+        }
+        var woken = 0
+        var cancelled = 0
+        for sleeper in sleepers {
+            do {
+                try await sleeper.value
+                woken += 1
+            } catch is CancellationError {
+                cancelled += 1
+            }
+        }
+        #expect(woken + cancelled == count)
+        #expect(cancelled <= (0..<count).filter { $0 % 3 == 0 }.count)
+        #expect(clock.sleeperCount == 0)
+        #expect(clock.now == start.addingTimeInterval(20))
+    }
 }

@@ -66,7 +66,8 @@ public actor BraintreeConnect {
     /// `connect` replaces the first.
     /// - Throws: `OAuthError` `.configuration` (the configuration no longer parses, or the connect
     ///   URL is neither https nor loopback http), `.transport`, `.serverError` (5xx),
-    ///   `.httpStatus` (any other non-2xx), `.invalidResponse` (no usable `connectURL`),
+    ///   `.httpStatus` (any other non-2xx), `.invalidResponse` (no usable `connectURL`, or a 3xx,
+    ///   never followed),
     ///   `.authorization` (the browser could not open the page; the connect is then over), or an
     ///   `OAuthError` the user agent threw; `CancellationError`.
     public func connect() async throws {

@@ -15,8 +15,10 @@ enum BraintreeConnectWire {
     /// http to loopback (`BaseURLPolicy`: the merchant signs in to Braintree on that page, so it
     /// must not travel in clear text).
     /// - Throws: `.invalidResponse` for a body that is not a JSON object with a `connectURL`
-    ///   string, or one that is not a URL; `.configuration` for a connect URL that is not https
-    ///   (or loopback http); `.serverError` for 5xx; `.httpStatus` for any other status.
+    ///   string (truncated JSON included), or one that is not a URL, and for a redirect (never
+    ///   followed: the page to open comes from the body, not from a `Location`);
+    ///   `.configuration` for a connect URL that is not https (or loopback http); `.serverError`
+    ///   for 5xx (whatever the body); `.httpStatus` for any other status.
     static func connectURL(from response: TransportResponse) throws -> URL {
         let status = response.status
         let json = JSONValue.parse(response.body)
@@ -38,6 +40,8 @@ enum BraintreeConnectWire {
                 throw OAuthError.configuration("the connect URL must use https (plain http only to a loopback host)")
             }
             return url
+        case 300..<400:
+            throw OAuthError.unexpectedRedirect(status: status)
         case 500..<600:
             throw OAuthError.serverError(serverText(json) ?? "the connect URL endpoint failed", status: status)
         default:

@@ -76,8 +76,9 @@ enum CleverWire {
     /// Reads the token answer: 200 `{"access_token", "token_type"}` (seed 004 step 5; RFC 6749
     /// §5.1 makes both required).
     /// - Throws: `.tokenEndpoint` for any 4xx, with the server's `error` (RFC 6749 §5.2: the code
-    ///   or the client was refused; the login is over either way), `.serverError` for 5xx,
-    ///   `.invalidResponse` for a body that is not JSON or lacks either field, or any other status.
+    ///   or the client was refused; the login is over either way), `.serverError` for 5xx
+    ///   (whatever the body), `.invalidResponse` for a body that is not JSON (truncated included)
+    ///   or lacks either field, a redirect (never followed), or any other status.
     static func token(from response: TransportResponse, secrets: [String]) throws -> CleverToken {
         let status = response.status
         let json = JSONValue.parse(response.body)
@@ -94,6 +95,8 @@ enum CleverWire {
                 throw OAuthError.invalidResponse("the Clever token response has no token_type", status: status)
             }
             return CleverToken(accessToken: accessToken, tokenType: tokenType)
+        case 300..<400:
+            throw OAuthError.unexpectedRedirect(status: status)
         case 400..<500:
             throw OAuthError.tokenEndpoint(serverText ?? "the Clever token endpoint refused the request", status: status)
         case 500..<600:

@@ -48,7 +48,8 @@ extension CloverPaymentSDK {
     /// the server answers, so losing the new one would lose the session) and the callbacks fire
     /// once. A 400/401 from the token endpoint (`invalid_grant`: expired, revoked or already
     /// used) ends the session: deleted, callbacks fired, `.tokenEndpoint` thrown. Any other
-    /// failure (transport, 5xx, a bad body) is transient and keeps the session. If the session was
+    /// failure (transport, a deadline, 5xx, a bad or truncated body, a redirect) is transient and
+    /// keeps the session, refresh token included. If the session was
     /// changed meanwhile (logout, a new login) the result is not stored.
     private func performRefresh() async throws -> CloverStoredSession {
         guard let configuration else {

@@ -50,11 +50,12 @@ enum CloverRedirect {
         let stateMatches = state.map { $0.utf8.elementsEqual(pending.state.utf8) } ?? false
 
         if let error = parameters["error"] {
-            // An error naming another login's state is not this login's answer: keep waiting.
-            // One without a state is accepted as this login's end (RFC 6749 §4.1.2.1 requires
-            // the state, but the login is over either way and nothing is exchanged).
-            if state != nil && !stateMatches {
-                return .reject(OAuthError.stateMismatch("the error redirect's state differs from the one sent"), endsLogin: false)
+            // Only an error carrying this login's state ends it (RFC 6749 §4.1.2.1 returns the
+            // state with errors too). One without it could come from any page that opens the
+            // redirect URI, and would let that page cancel a real login: keep waiting, as the
+            // Clever client does.
+            guard stateMatches else {
+                return .reject(OAuthError.stateMismatch(state == nil ? "the error redirect carries no state, but one was sent" : "the error redirect's state differs from the one sent"), endsLogin: false)
             }
             var text = error
             if let detail = parameters["error_description"], !detail.isEmpty {

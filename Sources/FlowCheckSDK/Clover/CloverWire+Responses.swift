@@ -8,8 +8,9 @@ extension CloverWire {
     /// caller saves only on success.
     /// - Throws: `.tokenEndpoint` for 400 and 401 (RFC 6749 §5.2: the grant or client was
     ///   refused), `.httpStatus` for other 4xx (e.g. 429: not a verdict on the grant),
-    ///   `.serverError` for 5xx, `.invalidResponse` for a body without a usable token or any other
-    ///   status.
+    ///   `.serverError` for 5xx (whatever the body), `.invalidResponse` for a body without a usable
+    ///   token (truncated JSON included), a redirect (never followed) or any other status. For a
+    ///   refresh, all but `.tokenEndpoint` are transient: the session is kept.
     static func session(from response: TransportResponse, merchantID: String, now: Date, secrets: [String]) throws -> CloverStoredSession {
         let status = response.status
         let json = JSONValue.parse(response.body)
@@ -31,6 +32,8 @@ extension CloverWire {
                 refreshTokenExpiration: json["refresh_token_expiration"]?.numberValue.map(Date.init(timeIntervalSince1970:)),
                 merchantID: merchantID
             )
+        case 300..<400:
+            throw OAuthError.unexpectedRedirect(status: status)
         case 400, 401:
             throw OAuthError.tokenEndpoint(serverText ?? "the token endpoint refused the request", status: status)
         case 402..<500:
@@ -44,8 +47,9 @@ extension CloverWire {
 
     /// Reads a merchant answer: 200 `{"id", "name"}`.
     /// - Throws: `.tokenRejected` for 401 (RFC 6750 §3.1: the token is not valid for this
-    ///   merchant), `.serverError` for 5xx, `.httpStatus` for any other refusal,
-    ///   `.invalidResponse` for a body without an id and a name.
+    ///   merchant), `.serverError` for 5xx (whatever the body), `.httpStatus` for any other
+    ///   refusal, `.invalidResponse` for a body without an id and a name (truncated JSON included)
+    ///   and for a redirect, never followed.
     static func merchant(from response: TransportResponse, secrets: [String]) throws -> CloverMerchant {
         let status = response.status
         let json = JSONValue.parse(response.body)
@@ -56,6 +60,8 @@ extension CloverWire {
                 throw OAuthError.invalidResponse("the merchant response has no id or name", status: status)
             }
             return CloverMerchant(id: id, name: name)
+        case 300..<400:
+            throw OAuthError.unexpectedRedirect(status: status)
         case 401:
             throw OAuthError.tokenRejected(serverText ?? "the access token was rejected", status: status)
         case 500..<600:

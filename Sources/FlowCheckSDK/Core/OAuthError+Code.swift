@@ -24,7 +24,8 @@ extension OAuthError {
             self.base = base
         }
 
-        /// The server could not be reached: connection refused, DNS failure, timeout, TLS failure.
+        /// The server could not be reached or did not answer: connection refused or reset, DNS
+        /// failure, timeout (`DeadlineTransport`'s deadline included), TLS failure.
         ///
         /// Transient: the stored session is kept (RFC 6749 does not define these; they are the
         /// transport's).
@@ -33,8 +34,9 @@ extension OAuthError {
         /// The server answered with a 5xx status (RFC 9110 §15.6). Transient; the session is kept.
         public static let serverError = Code(.serverError)
 
-        /// The server's answer could not be understood: not JSON, or required fields missing
-        /// (e.g. no `access_token` in a successful token response, RFC 6749 §5.1).
+        /// The server's answer could not be understood: not JSON (a truncated body too), or
+        /// required fields missing (e.g. no `access_token` in a successful token response, RFC 6749
+        /// §5.1), or a redirect where an answer was due ("unexpected redirect"; never followed).
         public static let invalidResponse = Code(.invalidResponse)
 
         /// The token endpoint refused the request (RFC 6749 §5.2: `invalid_client`,

@@ -35,6 +35,15 @@ extension OAuthError {
     static func configuration(_ message: String) -> OAuthError {
         OAuthError(code: .configuration, message: message)
     }
+
+    /// A 3xx where the SDK expected an answer. Transports do not follow redirects (a custom-scheme
+    /// redirect is an OAuth result, not a place to go), and the SDK never follows one either: a
+    /// token or API request re-sent to wherever `Location` points would carry its credentials
+    /// there, and a redirect loop would never end. Nor is the `Location` quoted: it may hold a
+    /// code.
+    static func unexpectedRedirect(status: Int) -> OAuthError {
+        OAuthError(code: .invalidResponse, message: "unexpected redirect", status: status)
+    }
 }
 
 // Shorthands for the browser-based providers (Clover).

@@ -1,6 +1,8 @@
 import Foundation
 
 /// The wall clock: the time source for production use.
+///
+/// `sleep(until:)` is the protocol's default: a real `Task.sleep` for the remaining interval.
 public struct SystemTimeSource: TimeSource {
     /// Creates a time source that reads the system clock.
     public init() {}

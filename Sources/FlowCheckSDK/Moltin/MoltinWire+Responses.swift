@@ -17,8 +17,9 @@ extension MoltinWire {
     ///
     /// Unlike the tutorial (seed 003, `Moltin.auth`), a parse failure is not overwritten by the
     /// error-body check, and nothing here touches the store: the caller saves only on success.
-    /// - Throws: `.serverError` for 5xx, `.tokenEndpoint` with the server's message for other
-    ///   refusals, `.invalidResponse` for a body without a usable token.
+    /// - Throws: `.serverError` for 5xx (whatever the body: a proxy's HTML page too),
+    ///   `.tokenEndpoint` with the server's message for other refusals, `.invalidResponse` for a
+    ///   body without a usable token (truncated JSON included) and for a redirect, never followed.
     static func token(from response: TransportResponse, now: Date, secrets: [String]) throws -> StoredToken {
         let status = response.status
         let json = JSONValue.parse(response.body)
@@ -47,6 +48,8 @@ extension MoltinWire {
                 refreshToken: json["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
                 scope: json["scope"]?.stringValue
             )
+        case 300..<400:
+            throw OAuthError.unexpectedRedirect(status: status)
         case 500..<600:
             throw OAuthError.serverError(serverText ?? "the token endpoint failed", status: status)
         case 400..<500:
@@ -76,6 +79,9 @@ extension MoltinWire {
             } catch {
                 return .failure(OAuthError.invalidResponse("the products response could not be read", status: status))
             }
+        case 300..<400:
+            // Before the refusal branch: a redirect is no verdict on the token, so no recovery.
+            return .failure(OAuthError.unexpectedRedirect(status: status))
         case 500..<600:
             return .failure(OAuthError.serverError(serverText ?? "the products request failed on the server", status: status))
         default:

@@ -1,8 +1,9 @@
 import Foundation
 import FlowCheckSDK
+import FlowCheckTestSupport
 
 /// A `CleverInstantLogin` wired to a `StubClever`, a recording browser, an in-memory store and a
-/// pinned random source.
+/// pinned random source; with `deadline`, through a `DeadlineTransport` on `clock`.
 ///
 /// ```swift
 /// let fixture = try CleverFixture()
@@ -14,6 +15,7 @@ struct CleverFixture {
     let store: InMemoryTokenStore
     let browser: RecordingUserAgent
     let random: any RandomSource
+    let clock: ManualClock
     let login: CleverInstantLogin
 
     init(
@@ -21,15 +23,20 @@ struct CleverFixture {
         store: InMemoryTokenStore = InMemoryTokenStore(),
         server: StubClever? = nil,
         browser: RecordingUserAgent = RecordingUserAgent(),
-        random: any RandomSource = PinnedRandomSource()
+        random: any RandomSource = PinnedRandomSource(),
+        clock: ManualClock = ManualClock(),
+        deadline: TimeInterval? = nil
     ) throws {
         self.server = server ?? StubClever()
         self.store = store
         self.browser = browser
         self.random = random
+        self.clock = clock
+        let server = self.server
+        let transport: any HTTPTransport = deadline.map { DeadlineTransport(base: server, clock: clock, timeout: $0) } ?? server
         login = CleverInstantLogin(
             configuration: try CleverConfiguration(clientID: clientID, redirectURI: StubClever.redirectURI, baseURL: StubClever.base),
-            transport: self.server,
+            transport: transport,
             userAgent: browser,
             store: store,
             random: random

@@ -3,7 +3,8 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// A `CloverPaymentSDK` wired to a `StubClover`, a recording browser, an in-memory store, a
-/// manual clock and a pinned random source, with the harness's usual moves as helpers.
+/// manual clock and a pinned random source, with the harness's usual moves as helpers; with
+/// `deadline`, through a `DeadlineTransport` on that clock.
 struct CloverFixture {
     let clock: ManualClock
     let server: StubClover
@@ -17,14 +18,17 @@ struct CloverFixture {
         clock: ManualClock = ManualClock(),
         server: StubClover? = nil,
         browser: RecordingUserAgent = RecordingUserAgent(),
-        random: PinnedRandomSource = PinnedRandomSource()
+        random: PinnedRandomSource = PinnedRandomSource(),
+        deadline: TimeInterval? = nil
     ) {
         self.clock = clock
         self.server = server ?? StubClover(clock: clock)
         self.store = store
         self.browser = browser
         self.random = random
-        sdk = CloverPaymentSDK(store: store, transport: self.server, userAgent: browser, clock: clock, random: random)
+        let server = self.server
+        let transport: any HTTPTransport = deadline.map { DeadlineTransport(base: server, clock: clock, timeout: $0) } ?? server
+        sdk = CloverPaymentSDK(store: store, transport: transport, userAgent: browser, clock: clock, random: random)
     }
 
     /// A new SDK instance on the same store, server and clock, as after an app restart (with a

@@ -2,20 +2,28 @@ import Foundation
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-/// A client wired to a `StubMoltin`, an in-memory store and a manual clock.
+/// A client wired to a `StubMoltin`, an in-memory store and a manual clock; with `deadline`, through
+/// a `DeadlineTransport` on that clock, as the harness wires it.
 struct MoltinFixture {
     let clock: ManualClock
     let server: StubMoltin
     let store: InMemoryTokenStore
     let client: MoltinClient
 
-    init(store: InMemoryTokenStore = InMemoryTokenStore(), clock: ManualClock = ManualClock(), server: StubMoltin? = nil) throws {
+    init(
+        store: InMemoryTokenStore = InMemoryTokenStore(),
+        clock: ManualClock = ManualClock(),
+        server: StubMoltin? = nil,
+        deadline: TimeInterval? = nil
+    ) throws {
         self.clock = clock
         self.server = server ?? StubMoltin(clock: clock)
         self.store = store
+        let server = self.server
+        let transport: any HTTPTransport = deadline.map { DeadlineTransport(base: server, clock: clock, timeout: $0) } ?? server
         client = MoltinClient(
             configuration: try MoltinConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!),
-            transport: self.server,
+            transport: transport,
             store: store,
             clock: clock
         )

@@ -38,22 +38,21 @@ final class LoopbackResponder: @unchecked Sendable {
 
     /// Serves one connection on a background thread; returns the raw request text, or nil when
     /// no complete request arrived.
-    func serveOnce() async -> String? {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: self.serveBlocking())
-            }
-        }
+    func serveOnce() -> Served<String?> {
+        Served { self.serveBlocking() }
     }
 
     /// Accepts one connection, reads the request, opens `received`, then writes nothing and
     /// waits for the client to hang up. Returns true when the client closed the connection.
-    func serveHolding(received: Gate) async -> Bool {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: self.holdBlocking(received: received))
-            }
-        }
+    func serveHolding(received: Gate) -> Served<Bool> {
+        Served { self.holdBlocking(received: received) }
+    }
+
+    /// Serves one connection like `serveOnce`, but after writing the response resets the
+    /// connection (`SO_LINGER` 0: the kernel sends RST instead of FIN), as a crashing server or
+    /// proxy would; give it a response cut short of its `Content-Length`.
+    func serveOnceThenReset() -> Served<String?> {
+        Served { self.serveBlocking(reset: true) }
     }
 
     private func holdBlocking(received: Gate) -> Bool {
@@ -67,11 +66,15 @@ final class LoopbackResponder: @unchecked Sendable {
         return recv(connection, &byte, 1, 0) == 0
     }
 
-    private func serveBlocking() -> String? {
+    private func serveBlocking(reset: Bool = false) -> String? {
         let connection = accept(listener, nil, nil)
         guard connection >= 0 else { return nil }
         defer { close(connection) }
         Self.setTimeout(connection)
+        if reset {
+            var linger = Glue.lingerReset
+            setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+        }
         guard let request = Self.readRequest(connection) else { return nil }
         response.withUnsafeBytes { bytes in
             var offset = 0
@@ -160,11 +163,50 @@ final class LoopbackResponder: @unchecked Sendable {
 }
 
 private enum Glue {
+    /// Linger on, zero seconds: `close` discards unsent data and resets the connection.
+    static var lingerReset: linger { linger(l_onoff: 1, l_linger: 0) }
+
     static func listen(_ socket: Int32, _ backlog: Int32) -> Int32 {
         #if canImport(Glibc)
         Glibc.listen(socket, backlog)
         #else
         Darwin.listen(socket, backlog)
         #endif
+    }
+}
+
+/// The outcome of serving on a thread of its own, started at once (not when an awaiting task
+/// gets to run: blocking tests elsewhere in the suite can hold every cooperative thread for
+/// seconds, and a responder that has not started yet makes the client time out).
+final class Served<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Value?
+    private var waiter: CheckedContinuation<Value, Never>?
+
+    init(_ work: @escaping @Sendable () -> Value) {
+        Thread.detachNewThread { [self] in
+            let value = work()
+            lock.lock()
+            result = value
+            let waiting = waiter
+            waiter = nil
+            lock.unlock()
+            waiting?.resume(returning: value)
+        }
+    }
+
+    var value: Value {
+        get async {
+            await withCheckedContinuation { continuation in
+                lock.lock()
+                if let result {
+                    lock.unlock()
+                    continuation.resume(returning: result)
+                } else {
+                    waiter = continuation
+                    lock.unlock()
+                }
+            }
+        }
     }
 }
