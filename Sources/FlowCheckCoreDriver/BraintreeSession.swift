@@ -33,6 +33,18 @@ public final class BraintreeSession: FlowSession, @unchecked Sendable {
         self.onClose = onClose
     }
 
+    /// The app's one client, built on first use with the app's return URL.
+    private func client(returnURL: String) throws -> BraintreeConnect {
+        if let existing = locked({ self.client }) { return existing }
+        let configuration = try BraintreeConnectConfiguration(connectURLEndpoint: baseURL.appendingPathComponent("backend/connect-url"), returnURL: returnURL)
+        let fresh = BraintreeConnect(configuration: configuration, transport: transport, userAgent: userAgent, notify: notify)
+        return locked {
+            if let existing = self.client { return existing }
+            self.client = fresh
+            return fresh
+        }
+    }
+
     private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -43,24 +55,15 @@ public final class BraintreeSession: FlowSession, @unchecked Sendable {
         do {
             switch call.name {
             case "connect":
-                let configuration = try BraintreeConnectConfiguration(
-                    connectURLEndpoint: baseURL.appendingPathComponent("backend/connect-url"), returnURL: call.arguments["returnURL"] ?? ""
-                )
-                let fresh = BraintreeConnect(configuration: configuration, transport: transport, userAgent: userAgent, notify: notify)
-                let client = locked { () -> BraintreeConnect in
-                    if let existing = self.client { return existing }
-                    self.client = fresh
-                    return fresh
-                }
-                try await client.connect()
+                try await client(returnURL: call.arguments["returnURL"] ?? "").connect()
                 return .ok([:])
             case "openURL":
                 guard let url = URL(string: call.arguments["url"] ?? "") else {
                     throw DriverError("openURL: \"\(call.arguments["url"] ?? "")\" is not a URL")
                 }
-                // With no connect yet, the app still has its handler: a client with no connect in progress.
-                guard let client = locked({ self.client }) else { return .ok(["handled": "false"]) }
-                return .ok(["handled": String(await client.handleOpenURL(url))])
+                // Before any connect the app still has its handler: the SDK itself must refuse.
+                let handler = try client(returnURL: call.arguments["returnURL"] ?? "")
+                return .ok(["handled": String(await handler.handleOpenURL(url))])
             case "status":
                 let events = notifications.all
                 var result = ["connected": "0", "failed": "0"]
@@ -86,7 +89,8 @@ public final class BraintreeSession: FlowSession, @unchecked Sendable {
         }
     }
 
-    /// The device holds no token in this flow: there is nothing to report.
+    /// The device holds no token in this flow: `BraintreeConnect` takes no token store at all,
+    /// so there is nothing to report.
     public func storeContents() async throws -> [String: String] { [:] }
 
     public func close() async {

@@ -27,13 +27,17 @@ public struct CoreSDKDriver: FlowDriver {
     private let wrapRandom: RandomFactory
     private let wrapNotify: BraintreeNotifyFactory
     private let cloverRefreshMargin: TimeInterval
+    private let requestTimeout: TimeInterval
 
-    /// - Parameter cloverRefreshMargin: how long before expiry the Clover client refreshes.
+    /// - Parameters:
+    ///   - cloverRefreshMargin: how long before expiry the Clover client refreshes.
+    ///   - requestTimeout: seconds, on the SDK's clock, before an unanswered request fails.
     public init(
         name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 },
         userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, random: @escaping RandomFactory = { $0 },
-        braintreeNotify: @escaping BraintreeNotifyFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60
+        braintreeNotify: @escaping BraintreeNotifyFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60, requestTimeout: TimeInterval = 30
     ) {
+        self.requestTimeout = requestTimeout
         self.name = name
         self.wrapTransport = transport
         self.wrapStore = store
@@ -47,9 +51,11 @@ public struct CoreSDKDriver: FlowDriver {
     public func makeSession(for context: DriverContext) async throws -> any FlowSession {
         let base = URLSessionTransport()
         let fileStore = try FileTokenStore(directory: context.storageDirectory.appendingPathComponent("tokens", isDirectory: true))
-        let transport = wrapTransport(base)
         let store = wrapStore(fileStore)
         let clock = wrapClock(context.clock)
+        // A request the server never answers ends on the SDK's clock, as in an app: with the
+        // flow's virtual clock that costs no real time.
+        let transport = DeadlineTransport(base: wrapTransport(base), clock: clock, timeout: requestTimeout)
         let random = wrapRandom(SystemRandomSource())
         let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
         switch context.provider {

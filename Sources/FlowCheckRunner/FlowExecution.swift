@@ -11,6 +11,7 @@ struct FlowExecution: Sendable {
     let driver: any FlowDriver
     let timeLimit: Duration
     let watchdog: FlowRunner.Watchdog
+    let issuedSecretsObserver: (@Sendable ([String]) -> Void)?
 
     /// What the steps have got to so far; shared with the time-limit watchdog, which reports a
     /// hung flow with the step it hung in.
@@ -57,6 +58,7 @@ struct FlowExecution: Sendable {
         browser.close()
         let exchanges = world?.server.exchanges ?? []
         let issued = world?.server.issuedSecrets ?? []
+        issuedSecretsObserver?(issued)
         let origin = world?.server.baseURL.absoluteString
         world?.stop()
         if let storage { try? FileManager.default.removeItem(at: storage) }

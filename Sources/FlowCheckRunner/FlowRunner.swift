@@ -14,6 +14,9 @@ public struct FlowRunner: Sendable {
         /// virtual, so a healthy flow never comes near it.
         public var timeLimit: Duration
         public var watchdog: Watchdog
+        /// Told, when each flow ends, of every secret its fake issued (tokens, codes): for
+        /// tests that scan the reports for them. Reports never contain them.
+        public var issuedSecretsObserver: (@Sendable ([String]) -> Void)?
 
         public init(concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, timeLimit: Duration = .seconds(30), watchdog: @escaping Watchdog = { try? await Task.sleep(for: $0) }) {
             self.concurrency = max(1, concurrency)
@@ -39,7 +42,7 @@ public struct FlowRunner: Sendable {
             var next = 0
             func launch() {
                 let index = next
-                let execution = FlowExecution(spec: specs[index], driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog)
+                let execution = FlowExecution(spec: specs[index], driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver)
                 group.addTask { (index, await execution.run()) }
                 next += 1
             }
@@ -55,6 +58,6 @@ public struct FlowRunner: Sendable {
 
     /// Runs one spec.
     public func run(_ spec: FlowSpec) async -> FlowResult {
-        await FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog).run()
+        await FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver).run()
     }
 }

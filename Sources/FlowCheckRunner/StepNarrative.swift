@@ -17,7 +17,8 @@ enum StepNarrative {
         case .fault(let fault):
             let scope = fault.path.map { "on `\($0)`" } ?? "on every path"
             let count = fault.times.map { $0 == 1 ? "once" : "\($0) times" } ?? "until cleared"
-            return "The server is told to fail with `\(fault.kind)` \(scope), \(count)."
+            let clock = fault.clockAdvanceWritten.map { "; while it holds a request the clock moves forward \($0)" } ?? ""
+            return "The server is told to fail with `\(fault.kind)` \(scope), \(count)\(clock)."
         case .clearFaults:
             return "The server stops failing (faults cleared)."
         case .server(let operation):
@@ -37,7 +38,8 @@ enum StepNarrative {
     static func describeArguments(_ arguments: [Argument]) -> String {
         guard !arguments.isEmpty else { return "" }
         let list = arguments.map { argument in
-            let value = Redactor.isSensitive(field: argument.name) && argument.value.variables.isEmpty ? Redactor.mask : argument.value.raw
+            // A URL argument may carry a token in its query: masked like a transcript's.
+            let value = Redactor.isSensitive(field: argument.name) && argument.value.variables.isEmpty ? Redactor.mask : Transcript.maskQuery(argument.value.raw)
             return "\(argument.name) `\(value)`"
         }
         return " with " + list.joined(separator: ", ")

@@ -289,11 +289,18 @@ public struct FaultSpec: Sendable, Equatable {
     public var path: String?
     /// Nil: until cleared.
     public var times: Int?
+    /// `stall` only: how far the virtual clock moves while the server holds the request, so
+    /// an SDK's request timeout (on the same clock) fires without real waiting.
+    public var clockAdvance: Int?
+    /// The duration as written, for reports.
+    public var clockAdvanceWritten: String?
 
-    public init(kind: String, path: String? = nil, times: Int? = nil) {
+    public init(kind: String, path: String? = nil, times: Int? = nil, clockAdvance: Int? = nil, clockAdvanceWritten: String? = nil) {
         self.kind = kind
         self.path = path
         self.times = times
+        self.clockAdvance = clockAdvance
+        self.clockAdvanceWritten = clockAdvanceWritten
     }
 }
 

@@ -21,7 +21,7 @@ struct SpecDecoder {
     static let sourceKeys = ["seed", "passage"]
     static let stepKeys = ["note", "app", "browser", "with", "advanceClock", "fault", "clearFaults", "server", "send", "expect"]
     static let actionKeys = ["app", "browser", "advanceClock", "fault", "clearFaults", "server", "send"]
-    static let faultKeys = ["kind", "path", "times"]
+    static let faultKeys = ["kind", "path", "times", "clockAdvance"]
     static let expectKeys = ["outcome", "error", "result", "requests", "store", "storeEmpty", "browser", "neverSent"]
     static let errorKeys = ["kind", "message"]
     static let requestKeys = ["method", "path", "query", "headers", "form", "json", "strict", "status", "responseJson"]
@@ -546,7 +546,18 @@ struct SpecDecoder {
             report(members["path"]!.value, path + ".path", "a fault path starts with \"/\"", fix: "write it as \"/\(faultPath)\"")
         }
         let times = integer(members["times"], path + ".times", range: 1...1000, example: "1")
-        return .fault(FaultSpec(kind: kind, path: faultPath, times: times))
+        var advance: (Int, String)?
+        if let member = members["clockAdvance"] {
+            if case .string(let text) = member.value.value, let seconds = Self.parseDuration(text), seconds > 0 {
+                advance = (seconds, text)
+            } else {
+                report(member.value, path + ".clockAdvance", "expected a duration such as \"31s\"", fix: "write how far the clock moves while the server stalls, e.g. \"31s\"")
+            }
+            if kind != "stall" {
+                report(at: member.keyLocation, path + ".clockAdvance", "\"clockAdvance\" belongs to a \"stall\" fault", fix: "remove it, or use \"kind\": \"stall\"")
+            }
+        }
+        return .fault(FaultSpec(kind: kind, path: faultPath, times: times, clockAdvance: advance?.0, clockAdvanceWritten: advance?.1))
     }
 
     // MARK: - Expectations

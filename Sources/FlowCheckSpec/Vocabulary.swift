@@ -61,7 +61,7 @@ public enum Vocabulary {
         case .braintree:
             return [
                 ActionSignature(name: "connect", required: ["returnURL"], optional: [], summary: "the Connect with Braintree button: the connect URL from the merchant's server, opened in the in-app browser", results: []),
-                ActionSignature(name: "openURL", required: ["url"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"]),
+                ActionSignature(name: "openURL", required: ["url", "returnURL"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"]),
                 ActionSignature(name: "status", required: [], optional: [], summary: "reads the notifications posted so far", results: ["connected", "failed", "lastMerchant", "lastError"]),
             ]
         }
@@ -94,5 +94,8 @@ public enum Vocabulary {
     ]
 
     /// Faults the fake server can be told to produce.
-    public static let faultKinds = ["unreachable", "serverError", "nonJSONBody", "tokenNotValid"]
+    public static let faultKinds = [
+        "unreachable", "serverError", "nonJSONBody", "tokenNotValid",
+        "connectionReset", "stall", "htmlServerError", "truncatedJSON", "redirectLoop",
+    ]
 }

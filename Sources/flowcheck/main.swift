@@ -43,7 +43,8 @@ enum Entry {
 
     static func waitForStop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
+            // A thread of its own: a blocking wait must not hold one of Dispatch's workers.
+            Thread.detachNewThread {
                 stopSignal.wait()
                 continuation.resume()
             }

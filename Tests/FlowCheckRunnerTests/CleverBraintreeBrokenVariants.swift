@@ -14,16 +14,11 @@ enum CleverBraintreeBrokenVariants {
         func bytes(_ count: Int) -> [UInt8] { [UInt8](repeating: 7, count: count) }
     }
 
+    /// Compares nothing: hands the SDK the state it sent, whatever came back (the same defect
+    /// as Clover's).
+    static let stateNotCompared = CloverBrokenVariants.stateNotChecked
 
-    /// Compares nothing: hands the SDK the state it sent, whatever came back.
-    static let stateNotCompared = BrokenVariants.overriding("state not compared") { call, inner, context in
-        guard call.name == "receiveRedirect", let opened = context.browser.opened.last,
-              let sent = URLComponents(url: opened, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "state" })?.value,
-              let url = call.arguments["url"], var components = URLComponents(string: url) else { return nil }
-        components.queryItems = (components.queryItems ?? []).filter { $0.name != "state" } + [URLQueryItem(name: "state", value: sent)]
-        return try await inner.perform(AppCall(name: call.name, arguments: ["url": components.string ?? url]))
-    }
-
+    /// The same bytes for every login, so every login gets the same state.
     static let stateReused: any FlowDriver = CoreSDKDriver(name: "one state for every login", random: { _ in ConstantRandom() })
     /// Sends a state of 11 characters (64 bits): too short to carry 128. (The SDK's own random
     /// source refuses to hand out fewer bytes than asked, so the short state is made on the way out.)
@@ -76,7 +71,8 @@ enum CleverBraintreeBrokenVariants {
         }
     })
 
-    /// Exchanges the code for a token on the device, after the handler accepted the URL.
+    /// Exchanges a code for a token on the device after the handler accepted the URL, as a client
+    /// that held the code would (it has no secret, so it tries without one).
     static let tokenOnDevice = BrokenVariants.overriding("token exchanged on the device") { call, inner, context in
         guard call.name == "openURL" else { return nil }
         let outcome = try await inner.perform(call)

@@ -46,10 +46,8 @@ enum CloverBrokenVariants {
         }
     }
 
-    /// Asks for PKCE `plain` where S256 is required.
-    static let pkcePlain: any FlowDriver = CoreSDKDriver(name: "PKCE plain", userAgent: { base in
-        RewritingUserAgent(base: base) { query($0) { $0.map { $0.name == "code_challenge_method" ? URLQueryItem(name: $0.name, value: "plain") : $0 } } }
-    })
+    /// A `plain` PKCE client: its challenge is the verifier itself (RFC 7636 §4.2).
+    static let pkcePlain: any FlowDriver = PlainPKCEDriver()
 
     /// Leaves redirect_uri out of the authorize URL.
     static let noRedirectURI: any FlowDriver = CoreSDKDriver(name: "no redirect_uri", userAgent: { base in
@@ -68,8 +66,9 @@ enum CloverBrokenVariants {
     /// Refreshes on every call.
     static let refreshEveryCall: any FlowDriver = CoreSDKDriver(name: "refresh on every call", cloverRefreshMargin: 10 * 3600)
 
-    /// Sends each refresh twice, as two callers that do not share one would.
-    static let twoRefreshes: any FlowDriver = CoreSDKDriver(name: "refresh not shared", transport: { DuplicatingRefreshTransport(base: $0) })
+    /// Two SDK instances over one store, each refreshing on its own: concurrent callers that do
+    /// not share one refresh.
+    static let twoRefreshes: any FlowDriver = TwoInstancesDriver()
 
     /// Keeps the old refresh token when it stores a refreshed pair.
     static let rotatedRefreshNotStored: any FlowDriver = CoreSDKDriver(name: "rotated refresh token not stored", store: { KeepsFirstRefreshToken(base: $0) })
@@ -115,24 +114,18 @@ enum CloverBrokenVariants {
         return .ok(result)
     }
 
-    /// Tries the token endpoint even with no code and nothing stored.
-    static let exchangesWithoutCode = BrokenVariants.overriding("exchanges an empty code") { call, inner, _ in
+    /// Asks the network even with no code and nothing stored (a merchant call without a token).
+    static let networkWithEmptyStore = BrokenVariants.overriding("network call with an empty store") { call, _, context in
         guard call.name == "setupPartial", call.arguments["code"] == nil else { return nil }
-        var arguments = call.arguments
-        arguments["code"] = ""
-        return try await inner.perform(AppCall(name: call.name, arguments: arguments))
-    }
-
-    /// Refreshes in No OAuth mode before an API call.
-    static let noOAuthRefreshes = BrokenVariants.overriding("No OAuth refreshes") { call, _, context in
-        guard call.name == "merchant" else { return nil }
-        var request = URLRequest(url: context.baseURL.appendingPathComponent("oauth/v2/refresh"))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{"client_id":"APP1","refresh_token":"none"}"#.utf8)
-        _ = try? await URLSession(configuration: .ephemeral).data(for: request)
+        let transport = URLSessionTransport()
+        defer { transport.invalidate() }
+        _ = try? await transport.send(TransportRequest(method: "GET", url: context.baseURL.appendingPathComponent("v3/merchants/\(call.arguments["merchantId"] ?? "MERCH1")")))
         return nil
     }
+
+    /// Refreshes in No OAuth mode: before an API call it trades the app's token at the refresh
+    /// endpoint, which No OAuth forbids (seed 000: "will not attempt any ... token refresh").
+    static let noOAuthRefreshes: any FlowDriver = NoOAuthRefreshingDriver()
 
     /// Says every callback id was known.
     static let removeAlwaysTrue = BrokenVariants.overriding("remove always true") { call, inner, _ in
@@ -178,18 +171,6 @@ final class VolatileStore: TokenStore, @unchecked Sendable {
     func forget() { lock.lock(); items = [:]; lock.unlock() }
 }
 
-/// Sends every refresh request twice and answers with the first: what two callers that do not
-/// share one refresh look like on the wire.
-struct DuplicatingRefreshTransport: HTTPTransport {
-    let base: any HTTPTransport
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let response = try await base.send(request)
-        if request.url.path == "/oauth/v2/refresh" { _ = try? await base.send(request) }
-        return response
-    }
-}
-
 /// The SDK core over an in-memory store that a relaunch wipes: nothing survives a restart.
 struct NotPersistedDriver: FlowDriver {
     let name = "token not persisted across relaunch"
@@ -199,6 +180,88 @@ struct NotPersistedDriver: FlowDriver {
         let inner = try await CoreSDKDriver(store: { _ in store }).makeSession(for: context)
         return BrokenVariants.OverridingSession(inner: inner, context: context) { call, inner, _ in
             if call.name == "relaunch" { store.forget() }
+            return nil
+        }
+    }
+}
+
+/// A plain-PKCE client: the challenge it sends is its verifier, with method `plain`.
+struct PlainPKCEDriver: FlowDriver {
+    let name = "PKCE plain"
+
+    /// The verifier the rewritten authorize URL promised, for the token request that follows.
+    final class Promise: @unchecked Sendable {
+        private let lock = NSLock()
+        private var verifier: String?
+        var value: String? {
+            get { lock.lock(); defer { lock.unlock() }; return verifier }
+            set { lock.lock(); verifier = newValue; lock.unlock() }
+        }
+    }
+
+    func makeSession(for context: DriverContext) async throws -> any FlowSession {
+        let promise = Promise()
+        let driver = CoreSDKDriver(
+            name: name,
+            transport: { BrokenVariants.TamperingTransport(base: $0, rewrite: CloverBrokenVariants.jsonRewrite("/oauth/v2/token") { body in
+                if let verifier = promise.value { body["code_verifier"] = verifier }
+            }) },
+            userAgent: { base in
+                CloverBrokenVariants.RewritingUserAgent(base: base) { components in
+                    let verifier = PKCE(random: SystemRandomSource()).verifier
+                    promise.value = verifier
+                    return CloverBrokenVariants.query(components) { items in
+                        items.map { item in
+                            switch item.name {
+                            case "code_challenge": return URLQueryItem(name: item.name, value: verifier)
+                            case "code_challenge_method": return URLQueryItem(name: item.name, value: "plain")
+                            default: return item
+                            }
+                        }
+                    }
+                }
+            }
+        )
+        return try await driver.makeSession(for: context)
+    }
+}
+
+/// Two instances of the SDK core over one store (sessions from the same context share the
+/// store folder): every call goes to the first, and a concurrent `merchant` runs on both, so
+/// each refreshes on its own.
+struct TwoInstancesDriver: FlowDriver {
+    let name = "refresh not shared between callers"
+
+    func makeSession(for context: DriverContext) async throws -> any FlowSession {
+        let first = try await CoreSDKDriver().makeSession(for: context)
+        let second = try await CoreSDKDriver().makeSession(for: context)
+        return BrokenVariants.OverridingSession(inner: first, context: context) { call, first, _ in
+            if call.name.hasPrefix("setup") || call.name == "relaunch" {
+                _ = try await second.perform(call)
+                return nil
+            }
+            guard call.name == "merchant", (Int(call.arguments["concurrent"] ?? "1") ?? 1) > 1 else { return nil }
+            async let one = first.perform(AppCall(name: "merchant"))
+            async let two = second.perform(AppCall(name: "merchant"))
+            let outcomes = try await [one, two]
+            return outcomes.first { if case .error = $0 { return true } else { return false } } ?? .ok(["merchantId": "MERCH1", "calls": "2"])
+        }
+    }
+}
+
+/// In No OAuth mode, trades the app's token at the refresh endpoint before each API call.
+struct NoOAuthRefreshingDriver: FlowDriver {
+    let name = "No OAuth refreshes"
+
+    func makeSession(for context: DriverContext) async throws -> any FlowSession {
+        let token = PlainPKCEDriver.Promise()
+        return BrokenVariants.OverridingSession(inner: try await CoreSDKDriver().makeSession(for: context), context: context) { call, _, context in
+            if call.name == "setupNone" { token.value = call.arguments["token"] }
+            guard call.name == "merchant", let current = token.value else { return nil }
+            let transport = URLSessionTransport()
+            defer { transport.invalidate() }
+            let body = try JSONSerialization.data(withJSONObject: ["client_id": "APP1", "refresh_token": current])
+            _ = try? await transport.send(TransportRequest(method: "POST", url: context.baseURL.appendingPathComponent("oauth/v2/refresh"), headers: [("Content-Type", "application/json")], body: body))
             return nil
         }
     }

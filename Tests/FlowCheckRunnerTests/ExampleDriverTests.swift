@@ -8,7 +8,9 @@ import FlowCheckSpec
 /// Moltin spec, through the public driver protocol only.
 struct ExampleDriverTests {
     @Test func theExampleDriverPassesTheMoltinSpecs() async throws {
-        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.provider == .moltin }
+        // The Moltin catalogue (MLT-*); the FLT-* fault flows need a request timeout on the
+        // flow's clock, which this small client does not have.
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id.hasPrefix("MLT-") }
         #expect(specs.count == 8)
         let results = await FlowRunner(driver: MiniMoltinDriver()).run(specs)
         for result in results {

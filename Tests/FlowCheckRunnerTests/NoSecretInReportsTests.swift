@@ -3,6 +3,7 @@ import Testing
 import FlowCheckCoreDriver
 @testable import FlowCheckRunner
 import FlowCheckReports
+@testable import FlowCheckCLI
 import FlowCheckSpec
 
 /// No fixture secret and no token the fake issued may reach a report or the console.
@@ -33,9 +34,12 @@ struct NoSecretInReportsTests {
     @Test func fullRunLeaksNothing() async throws {
         let specs = try SpecsEarnTheirPlaceTests.specs()
         let spy = TokenSpy()
-        let flows = await FlowRunner(driver: SpyingDriver(spy: spy)).run(specs)
+        var options = FlowRunner.Options()
+        // Every token, refresh token and code the fakes issued, not only what the SDK stored.
+        options.issuedSecretsObserver = { spy.add($0) }
+        let flows = await FlowRunner(driver: SpyingDriver(spy: spy), options: options).run(specs)
         let run = RunResult(flows: flows, driverName: "spy")
-        let console = flows.map { "\($0.id) \($0.failures.map(\.message)) \($0.errorMessage ?? "")" }.joined(separator: "\n")
+        let console = flows.map { FlowCheckCommand.consoleLine($0) }.joined(separator: "\n")
         let texts = [JUnitReport.render(run), MarkdownReport.render(run), console]
         let secrets = specs.flatMap(\.fixture.secrets)
         #expect(spy.all.count >= specs.count, "the spy saw too few tokens to prove anything")

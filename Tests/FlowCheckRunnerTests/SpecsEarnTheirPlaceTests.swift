@@ -96,7 +96,7 @@ struct CloverSpecsEarnTheirPlaceTests {
         Variant(name: "two concurrent calls cause two refreshes", driver: CloverBrokenVariants.twoRefreshes, mustFail: ["CLV-FULL-4"]),
         Variant(name: "isLoggedIn true too early", driver: CloverBrokenVariants.isLoggedInLies, mustFail: ["CLV-FULL-6", "CLV-FULL-7", "CLV-NONE-3"]),
         Variant(name: "a failed exchange clears the store", driver: BrokenVariants.clearsStoreOnError, mustFail: ["CLV-PART-3"]),
-        Variant(name: "exchanges an empty code", driver: CloverBrokenVariants.exchangesWithoutCode, mustFail: ["CLV-PART-4"]),
+        Variant(name: "a network call with an empty store", driver: CloverBrokenVariants.networkWithEmptyStore, mustFail: ["CLV-PART-4"]),
         Variant(name: "remove always true", driver: CloverBrokenVariants.removeAlwaysTrue, mustFail: ["CLV-API-2"]),
         Variant(name: "accepts http:// anywhere", driver: CloverBrokenVariants.acceptsPlainHTTP, mustFail: ["CLV-API-3"]),
     ]

@@ -84,7 +84,7 @@ struct SpecLoaderErrorTests {
             "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),
         Case(name: "unknown fault", json: spec(steps: #"[{"fault": {"kind": "serverErorr"}}]"#), expected: [
-            "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid",
+            "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop",
         ]),
         Case(name: "unknown browser operation", json: spec(steps: #"[{"browser": "logn"}]"#), expected: [
             "t.json:7:25: error: unknown browser operation \"logn\" at $.steps[0].browser\n  fix: did you mean \"login\"? browser operations: login, deny, open, tamper",
