@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 import FlowCheckCoreDriver
 import FlowCheckRunner
 import FlowCheckSDK
@@ -84,41 +83,5 @@ enum CleverBraintreeBrokenVariants {
             headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data("grant_type=authorization_code&code=from-the-url".utf8)
         ))
         return outcome
-    }
-}
-
-struct CleverBraintreeSpecsEarnTheirPlaceTests {
-    typealias Variant = SpecsEarnTheirPlaceTests.Variant
-    typealias V = CleverBraintreeBrokenVariants
-
-    static let variants: [Variant] = [
-        Variant(name: "state not stored or not compared", driver: V.stateNotCompared, mustFail: ["CLE-STATE-MISMATCH"]),
-        Variant(name: "one state reused across logins", driver: V.stateReused, mustFail: ["CLE-STATE-FRESH"]),
-        Variant(name: "a state too short for 128 bits", driver: V.stateTooShort, mustFail: ["CLE-LOGIN", "CLE-STATE-REPLAY"]),
-        Variant(name: "a Basic header carrying a secret", driver: V.basicWithSecret, mustFail: ["CLE-LOGIN"]),
-        Variant(name: "a Basic header missing the colon", driver: V.basicWithoutColon, mustFail: ["CLE-LOGIN"]),
-        Variant(name: "a client id not form-encoded before base64", driver: V.basicNotFormEncoded, mustFail: ["CLE-LOGIN"]),
-        Variant(name: "a client secret sent from the device", driver: V.secretFromDevice, mustFail: ["BT-SECRET", "BT-CONNECT"]),
-        Variant(name: "a URL handler that accepts any scheme or host", driver: V.anySchemeOrHost, mustFail: ["BT-UNTRUSTED"]),
-        Variant(name: "a handler that posts twice", driver: V.postsTwice, mustFail: ["BT-CONNECT", "BT-DENIED", "BT-CONNECT-RDNS"]),
-        Variant(name: "a token exchanged on the device", driver: V.tokenOnDevice, mustFail: ["BT-CONNECT", "BT-SECRET"]),
-        Variant(name: "a store that ignores writes", driver: BrokenVariants.forgetfulStore, mustFail: ["CLE-LOGIN"]),
-        Variant(name: "authorize URL without redirect_uri", driver: CloverBrokenVariants.noRedirectURI, mustFail: ["CLE-REDIRECT", "CLE-LOGIN"]),
-    ]
-
-    @Test(arguments: variants)
-    func brokenSDKFails(_ variant: Variant) async throws {
-        let results = try await SpecsEarnTheirPlaceTests.run(variant.mustFail, with: variant.driver)
-        for id in variant.mustFail {
-            let result = try #require(results[id])
-            #expect(result.status == .failed, "\(id) against \(variant.name): \(result.status) \(result.errorMessage ?? "")")
-        }
-    }
-
-    @Test func everyCleverAndBraintreeSpecHasAVariantThatBreaksIt() throws {
-        let covered = Set(Self.variants.flatMap(\.mustFail))
-        for spec in try SpecsEarnTheirPlaceTests.specs() where spec.id.hasPrefix("CLE-") || spec.id.hasPrefix("BT-") {
-            #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail")
-        }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Testing
 import FlowCheckCoreDriver
 import FlowCheckRunner
 import FlowCheckSDK
@@ -30,31 +29,5 @@ enum FaultBrokenVariants {
         guard call.name == "products" else { return nil }
         if case .error("invalidResponse", _) = try await inner.perform(call) { return .ok(["productCount": "0", "productIds": "", "productTitles": ""]) }
         return nil
-    }
-}
-
-struct FaultSpecsEarnTheirPlaceTests {
-    typealias Variant = SpecsEarnTheirPlaceTests.Variant
-
-    static let variants: [Variant] = [
-        Variant(name: "clears the store on any error", driver: BrokenVariants.clearsStoreOnError, mustFail: ["FLT-RESET", "FLT-STALL", "FLT-HTML5XX", "FLT-TRUNCATED"]),
-        Variant(name: "follows redirects from API calls", driver: FaultBrokenVariants.followsRedirects, mustFail: ["FLT-REDIRECT-LOOP"]),
-        Variant(name: "reads truncated JSON as an empty list", driver: FaultBrokenVariants.truncatedIsEmpty, mustFail: ["FLT-TRUNCATED"]),
-    ]
-
-    @Test(arguments: variants)
-    func brokenSDKFails(_ variant: Variant) async throws {
-        let results = try await SpecsEarnTheirPlaceTests.run(variant.mustFail, with: variant.driver)
-        for id in variant.mustFail {
-            let result = try #require(results[id])
-            #expect(result.status == .failed, "\(id) against \(variant.name): \(result.status) \(result.errorMessage ?? "")")
-        }
-    }
-
-    @Test func everyFaultSpecHasAVariantThatBreaksIt() throws {
-        let covered = Set(Self.variants.flatMap(\.mustFail))
-        for spec in try SpecsEarnTheirPlaceTests.specs() where spec.id.hasPrefix("FLT-") {
-            #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail")
-        }
     }
 }

@@ -42,6 +42,7 @@ struct SpecsEarnTheirPlaceTests {
     }
 
     static let variants: [Variant] = [
+        // Moltin
         Variant(name: "the tutorial's client, as written", driver: TutorialMoltinDriver(), mustFail: ["MLT-ENCODING", "MLT-EXPIRED", "MLT-NETFAIL", "MLT-REFRESH"]),
         Variant(name: "grant_type implicit", driver: BrokenVariants.wrongGrant, mustFail: ["MLT-AUTH", "MLT-ENCODING"]),
         Variant(name: "store ignores writes", driver: BrokenVariants.forgetfulStore, mustFail: ["MLT-AUTH", "MLT-BADAUTH", "MLT-PRODUCTS"]),
@@ -53,32 +54,7 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "URL-host form encoding", driver: BrokenVariants.hostEncoding, mustFail: ["MLT-ENCODING"]),
         Variant(name: "retries products until it works", driver: BrokenVariants.retriesForever, mustFail: ["MLT-EXPIRED"]),
         Variant(name: "clears the store on any error", driver: BrokenVariants.clearsStoreOnError, mustFail: ["MLT-NETFAIL", "MLT-BADAUTH"]),
-    ]
-
-    @Test(arguments: variants)
-    func brokenSDKFails(_ variant: Variant) async throws {
-        let results = try await Self.run(variant.mustFail, with: variant.driver)
-        for id in variant.mustFail {
-            let result = try #require(results[id])
-            // Failed, not errored: the spec caught the SDK, the harness did not break.
-            #expect(result.status == .failed, "\(id) against \(variant.name): \(result.status) \(result.errorMessage ?? "")")
-        }
-    }
-
-    /// Every committed Moltin spec is in at least one variant's list.
-    @Test func everySpecHasAVariantThatBreaksIt() throws {
-        let covered = Set(Self.variants.flatMap(\.mustFail))
-        for spec in try Self.specs() where spec.id.hasPrefix("MLT-") {
-            #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail")
-        }
-    }
-}
-
-/// The same proof for the Clover flows: one broken SDK per defect the issue names, each caught.
-struct CloverSpecsEarnTheirPlaceTests {
-    typealias Variant = SpecsEarnTheirPlaceTests.Variant
-
-    static let variants: [Variant] = [
+        // Clover
         Variant(name: "PKCE plain instead of S256", driver: CloverBrokenVariants.pkcePlain, mustFail: ["CLV-FULL-1", "CLV-FULL-5", "CLV-API-1"]),
         Variant(name: "authorize URL without redirect_uri", driver: CloverBrokenVariants.noRedirectURI, mustFail: ["CLV-FULL-1", "CLV-FULL-6"]),
         Variant(name: "verifier not sent", driver: CloverBrokenVariants.verifierNotSent, mustFail: ["CLV-FULL-1", "CLV-PART-1"]),
@@ -99,20 +75,39 @@ struct CloverSpecsEarnTheirPlaceTests {
         Variant(name: "a network call with an empty store", driver: CloverBrokenVariants.networkWithEmptyStore, mustFail: ["CLV-PART-4"]),
         Variant(name: "remove always true", driver: CloverBrokenVariants.removeAlwaysTrue, mustFail: ["CLV-API-2"]),
         Variant(name: "accepts http:// anywhere", driver: CloverBrokenVariants.acceptsPlainHTTP, mustFail: ["CLV-API-3"]),
+        // Clever and Braintree
+        Variant(name: "state not stored or not compared", driver: CleverBraintreeBrokenVariants.stateNotCompared, mustFail: ["CLE-STATE-MISMATCH"]),
+        Variant(name: "one state reused across logins", driver: CleverBraintreeBrokenVariants.stateReused, mustFail: ["CLE-STATE-FRESH"]),
+        Variant(name: "a state too short for 128 bits", driver: CleverBraintreeBrokenVariants.stateTooShort, mustFail: ["CLE-LOGIN", "CLE-STATE-REPLAY"]),
+        Variant(name: "a Basic header carrying a secret", driver: CleverBraintreeBrokenVariants.basicWithSecret, mustFail: ["CLE-LOGIN"]),
+        Variant(name: "a Basic header missing the colon", driver: CleverBraintreeBrokenVariants.basicWithoutColon, mustFail: ["CLE-LOGIN"]),
+        Variant(name: "a client id not form-encoded before base64", driver: CleverBraintreeBrokenVariants.basicNotFormEncoded, mustFail: ["CLE-LOGIN"]),
+        Variant(name: "a client secret sent from the device", driver: CleverBraintreeBrokenVariants.secretFromDevice, mustFail: ["BT-SECRET", "BT-CONNECT"]),
+        Variant(name: "a URL handler that accepts any scheme or host", driver: CleverBraintreeBrokenVariants.anySchemeOrHost, mustFail: ["BT-UNTRUSTED"]),
+        Variant(name: "a handler that posts twice", driver: CleverBraintreeBrokenVariants.postsTwice, mustFail: ["BT-CONNECT", "BT-DENIED", "BT-CONNECT-RDNS"]),
+        Variant(name: "a token exchanged on the device", driver: CleverBraintreeBrokenVariants.tokenOnDevice, mustFail: ["BT-CONNECT", "BT-SECRET"]),
+        Variant(name: "a store that ignores writes", driver: BrokenVariants.forgetfulStore, mustFail: ["CLE-LOGIN"]),
+        Variant(name: "authorize URL without redirect_uri", driver: CloverBrokenVariants.noRedirectURI, mustFail: ["CLE-REDIRECT", "CLE-LOGIN"]),
+        // Fault flows
+        Variant(name: "clears the store on any error", driver: BrokenVariants.clearsStoreOnError, mustFail: ["FLT-RESET", "FLT-STALL", "FLT-HTML5XX", "FLT-TRUNCATED"]),
+        Variant(name: "follows redirects from API calls", driver: FaultBrokenVariants.followsRedirects, mustFail: ["FLT-REDIRECT-LOOP"]),
+        Variant(name: "reads truncated JSON as an empty list", driver: FaultBrokenVariants.truncatedIsEmpty, mustFail: ["FLT-TRUNCATED"]),
     ]
 
     @Test(arguments: variants)
     func brokenSDKFails(_ variant: Variant) async throws {
-        let results = try await SpecsEarnTheirPlaceTests.run(variant.mustFail, with: variant.driver)
+        let results = try await Self.run(variant.mustFail, with: variant.driver)
         for id in variant.mustFail {
             let result = try #require(results[id])
+            // Failed, not errored: the spec caught the SDK, the harness did not break.
             #expect(result.status == .failed, "\(id) against \(variant.name): \(result.status) \(result.errorMessage ?? "")")
         }
     }
 
-    @Test func everyCloverSpecHasAVariantThatBreaksIt() throws {
+    /// Every committed spec is in at least one variant's list.
+    @Test func everySpecHasAVariantThatBreaksIt() throws {
         let covered = Set(Self.variants.flatMap(\.mustFail))
-        for spec in try SpecsEarnTheirPlaceTests.specs() where spec.id.hasPrefix("CLV-") {
+        for spec in try Self.specs() {
             #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail")
         }
     }
