@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .executable(name: "flowcheck", targets: ["flowcheck"]),
+        .executable(name: "flowcheck-bench", targets: ["flowcheck-bench"]),
         .library(name: "FlowCheckSDK", targets: ["FlowCheckSDK"]),
         .library(name: "FlowCheckFakeServer", targets: ["FlowCheckFakeServer"]),
         .library(name: "FlowCheckTestSupport", targets: ["FlowCheckTestSupport"]),
@@ -32,6 +33,12 @@ let package = Package(
         // Argument parsing, console output and exit codes, as a library so it can be tested.
         .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
+        // Speed targets live here, never in timed assertions: `swift run -c release flowcheck-bench`.
+        .executableTarget(
+            name: "flowcheck-bench",
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckFakeServer", "FlowCheckReports"],
+            path: "Sources/FlowCheckBench"
+        ),
         // A second driver, for an SDK that is not ours: what another team writes in their package.
         .target(name: "FlowCheckExampleDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
 

@@ -1,0 +1,95 @@
+/// What to measure and how much of it, from the command line.
+struct BenchOptions: Equatable {
+    enum Part: String, CaseIterable {
+        case suite, flows, requests
+    }
+
+    var help = false
+    /// Also print the CPU time behind each figure (steadier than wall time on a busy machine).
+    var cpu = false
+    /// The benchmarks to run (all by default); `--only` narrows them, e.g. for a profiler.
+    var parts: Set<Part> = Set(Part.allCases)
+    /// The committed suite, relative to the current directory (the package root under `swift run`).
+    var specsDirectory = "specs"
+    /// Timed suite runs (after one warm-up); the best is reported.
+    var suiteRuns = 3
+    /// Generated-flow counts, measured in this order; two of them show whether cost is linear.
+    var flowCounts = [1_000, 10_000]
+    /// Client connections for the HTTP load, each on its own thread.
+    var connections = 4
+    /// Requests for the HTTP load, spread evenly over the connections.
+    var requests = 20_000
+
+    /// Sizes for a CI smoke run: the same figures, each in a few seconds.
+    static let quick = BenchOptions(suiteRuns: 1, flowCounts: [100, 1_000], requests: 2_000)
+
+    static let usage = """
+        usage: flowcheck-bench [--quick] [--specs DIR]
+
+        Run from the package root (`swift run -c release flowcheck-bench`). Prints one figure per line:
+          suite        load DIR (default specs/), run every flow with the SDK core driver and render
+                       both reports in memory; best of 3 runs after one warm-up; exit 1 unless every
+                       flow passes
+          flows/s      N generated Moltin flows (auth + products with request checks), N = 1000 and
+                       10000, to show whether the cost per flow stays flat
+          req/s        the fake Moltin on loopback, 4 keep-alive connections of a raw-socket client,
+                       one request in flight per connection; p50 and p99 latency per request
+          peak memory  VmHWM of this process
+
+          --cpu         also print the CPU time behind each figure: steadier than wall time
+                        when other processes share the machine
+          --quick       smaller N (suite once, 100 and 1000 flows, 2000 requests) for CI smoke runs
+          --specs DIR   the suite to time (default: specs)
+          --only PART   run only suite, flows or requests (repeatable), e.g. under a profiler;
+                        peak memory is always printed
+          --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
+          --requests N  request count instead
+          -h, --help    show this help
+
+        Exit codes: 0 measured, 1 a flow failed, 2 usage or invalid spec, 3 the harness failed.
+        """
+
+    /// - Throws: ``BenchError`` for an unknown flag or a missing value.
+    static func parse(_ arguments: [String]) throws(BenchError) -> BenchOptions {
+        var options = BenchOptions()
+        var quick = false
+        var specs: String?
+        var only: Set<Part> = []
+        var flows: [Int]?
+        var requests: Int?
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "-h", "--help": options.help = true
+            case "--quick": quick = true
+            case "--cpu": options.cpu = true
+            case "--specs":
+                guard let value = rest.popFirst(), !value.isEmpty else { throw .usage("--specs needs a folder") }
+                specs = value
+            case "--flows":
+                let counts = rest.popFirst()?.split(separator: ",").compactMap { Int($0) } ?? []
+                guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { throw .usage("--flows needs counts, e.g. 1000,10000") }
+                flows = counts
+            case "--requests":
+                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { throw .usage("--requests needs a count") }
+                requests = value
+            case "--only":
+                guard let value = rest.popFirst(), let part = Part(rawValue: value) else {
+                    throw .usage("--only needs one of: " + Part.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                only.insert(part)
+            default: throw .usage("unknown argument \(argument)")
+            }
+        }
+        if quick {
+            let (help, cpu) = (options.help, options.cpu)
+            options = .quick
+            (options.help, options.cpu) = (help, cpu)
+        }
+        if let specs { options.specsDirectory = specs }
+        if !only.isEmpty { options.parts = only }
+        if let flows { options.flowCounts = flows }
+        if let requests { options.requests = requests }
+        return options
+    }
+}

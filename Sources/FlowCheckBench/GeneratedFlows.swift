@@ -1,0 +1,50 @@
+import FlowCheckSpec
+
+/// Small Moltin flows made in memory, each its own client, secret and id, so a throughput run
+/// needs no files and every flow is distinct (no caching can flatter the figure).
+enum GeneratedFlows {
+    /// The tutorial's auth and products calls with the same checks as `specs/moltin/auth.json`:
+    /// the exact token request, the stored token, and the bearer header the next call carries.
+    static let template = """
+        {
+          "id": "GEN-#",
+          "title": "Generated flow #: auth then products",
+          "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "Obtaining a new token"},
+          "provider": "moltin",
+          "fixture": {"clients": [{"id": "client-#", "secret": "bench-secret-#"}]},
+          "steps": [
+            {"app": "auth", "with": {"clientId": "client-#", "clientSecret": "bench-secret-#"},
+             "expect": {"outcome": "ok",
+                        "requests": [{"method": "POST", "path": "/oauth/access_token",
+                                      "headers": {"Content-Type": {"regex": "^application/x-www-form-urlencoded(;.*)?$"}},
+                                      "form": {"grant_type": "client_credentials", "client_id": "client-#",
+                                               "client_secret": "bench-secret-#"},
+                                      "strict": true, "status": 200}]}},
+            {"expect": {"store": {"accessToken": {"present": true, "capture": "token"}, "tokenType": "Bearer"}}},
+            {"app": "products",
+             "expect": {"result": {"productCount": "2"},
+                        "requests": [{"method": "GET", "path": "/v1/products",
+                                      "headers": {"Authorization": "Bearer ${token}"}, "status": 200}]}}
+          ]
+        }
+        """
+
+    /// `count` flows, `GEN-00001` onwards.
+    /// - Throws: ``BenchError`` if the template stops being a valid spec (the format changed).
+    static func make(_ count: Int) throws(BenchError) -> [FlowSpec] {
+        let loader = SpecLoader()
+        var specs: [FlowSpec] = []
+        specs.reserveCapacity(count)
+        for number in 1...max(1, count) {
+            let tag = String(repeating: "0", count: max(0, 5 - String(number).count)) + String(number)
+            let text = template.replacingOccurrences(of: "#", with: tag)
+            switch loader.decode(Array(text.utf8), file: "generated/\(tag).json") {
+            case .valid(let spec):
+                specs.append(spec)
+            case .invalid(let problems):
+                throw .harness("the generated spec template is invalid:\n" + problems.map(\.description).joined(separator: "\n"))
+            }
+        }
+        return specs
+    }
+}

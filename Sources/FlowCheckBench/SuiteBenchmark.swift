@@ -1,0 +1,76 @@
+import FlowCheckCoreDriver
+import FlowCheckReports
+import FlowCheckRunner
+import FlowCheckSpec
+
+/// Times the committed suite as `flowcheck specs/` runs it: load every spec, run every flow
+/// through our SDK core, render both reports (in memory: the disk is not what is measured).
+struct SuiteBenchmark {
+    struct Figure {
+        var seconds: Double
+        /// CPU seconds of the best run, on all threads.
+        var cpuSeconds: Double
+        var flows: Int
+        var directory: String
+
+        var line: String { "suite: \(Format.fixed(seconds, 2)) s (\(flows) flows, \(directory)/)" }
+        var cpuLine: String { "suite cpu: \(Format.fixed(cpuSeconds, 2)) s" }
+    }
+
+    let directory: String
+    /// Timed runs after the warm-up; the best one is reported.
+    let runs: Int
+
+    /// - Throws: ``BenchError`` when a spec is invalid or any flow does not pass, in any run.
+    func run() async throws(BenchError) -> Figure {
+        // The warm-up loads lazily bound symbols, FoundationNetworking's curl and the caches.
+        var (flows, _, _) = try await Self.timeOnce(directory)
+        var best = Double.infinity
+        var bestCPU = 0.0
+        for _ in 0..<max(1, runs) {
+            let (count, seconds, cpu) = try await Self.timeOnce(directory)
+            flows = count
+            if seconds < best { (best, bestCPU) = (seconds, cpu) }
+        }
+        return Figure(seconds: best, cpuSeconds: bestCPU, flows: flows, directory: directory)
+    }
+
+    private static func timeOnce(_ directory: String) async throws(BenchError) -> (flows: Int, seconds: Double, cpu: Double) {
+        let cpuBefore = ProcessCPU.seconds()
+        let start = ContinuousClock.now
+        let loaded: SpecLoader.Result
+        do {
+            loaded = try SpecLoader().load(paths: [directory])
+        } catch {
+            throw .usage("\(error) (run from the package root, or pass --specs)")
+        }
+        guard loaded.diagnostics.isEmpty else {
+            throw .invalidSpecs("invalid specs in \(directory):\n" + loaded.diagnostics.map(\.description).joined(separator: "\n"))
+        }
+        guard !loaded.specs.isEmpty else { throw .usage("no specs in \(directory)") }
+        let driver = CoreSDKDriver()
+        let flows = await FlowRunner(driver: driver).run(loaded.specs)
+        let run = RunResult(flows: flows, driverName: driver.name)
+        _ = JUnitReport.render(run)
+        _ = MarkdownReport.render(run)
+        let seconds = Stopwatch.seconds(ContinuousClock.now - start)
+        let cpu = ProcessCPU.seconds() - cpuBefore
+        try FlowVerdicts.requireAllPassed(flows)
+        return (flows.count, seconds, cpu)
+    }
+}
+
+/// The one check every benchmark makes on its flows: a figure for a run where flows failed
+/// measures the wrong thing.
+enum FlowVerdicts {
+    /// - Throws: ``BenchError`` naming the first few flows that did not pass.
+    static func requireAllPassed(_ flows: [FlowResult]) throws(BenchError) {
+        let bad = flows.filter { $0.status != .passed }
+        guard !bad.isEmpty else { return }
+        let named = bad.prefix(5).map { flow in
+            let why = flow.errorMessage ?? flow.failures.first.map { "step \($0.step): \($0.check): expected \($0.expected), got \($0.actual)" } ?? ""
+            return "  \(flow.id) \(flow.status.rawValue): \(why)"
+        }
+        throw .flowsFailed("\(bad.count) of \(flows.count) flows did not pass:\n" + named.joined(separator: "\n"))
+    }
+}

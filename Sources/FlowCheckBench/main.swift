@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The executable's entry point: the only place that prints and exits. Each benchmark returns
+/// its figures or throws; this wires them to stdout, stderr and an exit code.
+enum BenchEntry {
+    /// A closed pipe (`| head -1`) must not trap: the fake server ignores SIGPIPE, so the
+    /// write fails instead, and the throwing `write(contentsOf:)` lets that pass quietly.
+    static func out(_ text: String) {
+        try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+    }
+
+    static func err(_ text: String) {
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
+    }
+
+    static func main() async -> Int32 {
+        let options: BenchOptions
+        do {
+            options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            err("flowcheck-bench: \(error)")
+            err(BenchOptions.usage)
+            return BenchError.Exit.usage.rawValue
+        }
+        if options.help {
+            out(BenchOptions.usage)
+            return 0
+        }
+        do throws(BenchError) {
+            if options.parts.contains(.suite) {
+                let suite = try await SuiteBenchmark(directory: options.specsDirectory, runs: options.suiteRuns).run()
+                out(suite.line)
+                if options.cpu { out(suite.cpuLine) }
+            }
+            if options.parts.contains(.flows) {
+                for count in options.flowCounts {
+                    let flows = try await FlowThroughputBenchmark(count: count).run()
+                    out(flows.line)
+                    if options.cpu { out(flows.cpuLine) }
+                }
+            }
+            if options.parts.contains(.requests) {
+                let load = try HTTPLoadBenchmark(connections: options.connections, requests: options.requests).run()
+                load.lines.forEach(out)
+                if options.cpu { out(load.cpuLine) }
+            }
+            out(PeakMemory.line())
+            return 0
+        } catch {
+            err("flowcheck-bench: \(error)")
+            return error.exit.rawValue
+        }
+    }
+}
+
+/// Holds the exit code across the hop from the task back to the main thread.
+private final class ExitCode: @unchecked Sendable {
+    var value: Int32 = 0
+}
+
+// Not `exit(await BenchEntry.main())`: an async top level parks the main thread in
+// dispatch_main's sigsuspend, which valgrind 3.19 dies on, and this program exists to be
+// profiled with callgrind. A detached task (not a main-actor one: the main thread is blocked)
+// plus a semaphore runs the same code under both.
+private let exitCode = ExitCode()
+private let finished = DispatchSemaphore(value: 0)
+Task.detached {
+    exitCode.value = await BenchEntry.main()
+    finished.signal()
+}
+finished.wait()
+exit(exitCode.value)
