@@ -15,6 +15,12 @@ struct BenchOptions: Equatable {
     var suiteRuns = 3
     /// Generated-flow counts, measured in this order; two of them show whether cost is linear.
     var flowCounts = [1_000, 10_000]
+    /// Flows at once for `flows/s`; nil for the runner's default (the core count).
+    var jobs: Int?
+    /// Flows per runner call for `flows/s`; nil for one call with all of them.
+    var chunk: Int?
+    /// `req/s` against the bare HTTP layer instead of the fake Moltin.
+    var trivialResponder = false
     /// Client connections for the HTTP load, each on its own thread.
     var connections = 4
     /// Requests for the HTTP load, spread evenly over the connections.
@@ -24,7 +30,7 @@ struct BenchOptions: Equatable {
     static let quick = BenchOptions(suiteRuns: 1, flowCounts: [100, 1_000], requests: 2_000)
 
     static let usage = """
-        usage: flowcheck-bench [--quick] [--specs DIR]
+        usage: flowcheck-bench [options]
 
         Run from the package root (`swift run -c release flowcheck-bench`). Prints one figure per line:
           suite        load DIR (default specs/), run every flow with the SDK core driver and render
@@ -44,6 +50,12 @@ struct BenchOptions: Equatable {
                         peak memory is always printed
           --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
           --requests N  request count instead
+          --jobs N      flows at once for flows/s (default: the runner's, the core count)
+          --chunk N     run the generated flows N per FlowRunner.run call instead of all in one,
+                        so peak memory shows what a flow leaves behind, not what a caller keeps
+          --trivial-responder
+                        req/s against HTTPServer with a one-line responder instead of the fake
+                        Moltin, to tell the HTTP layer's cost from the provider's
           -h, --help    show this help
 
         Exit codes: 0 measured, 1 a flow failed, 2 usage or invalid spec, 3 the harness failed.
@@ -73,6 +85,10 @@ struct BenchOptions: Equatable {
             case "--requests":
                 guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { throw .usage("--requests needs a count") }
                 requests = value
+            case "--jobs", "--chunk":
+                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { throw .usage("\(argument) needs a number") }
+                if argument == "--jobs" { options.jobs = value } else { options.chunk = value }
+            case "--trivial-responder": options.trivialResponder = true
             case "--only":
                 guard let value = rest.popFirst(), let part = Part(rawValue: value) else {
                     throw .usage("--only needs one of: " + Part.allCases.map(\.rawValue).joined(separator: ", "))
@@ -82,9 +98,10 @@ struct BenchOptions: Equatable {
             }
         }
         if quick {
-            let (help, cpu) = (options.help, options.cpu)
-            options = .quick
-            (options.help, options.cpu) = (help, cpu)
+            // Only the sizes change; every other flag stands.
+            options.suiteRuns = BenchOptions.quick.suiteRuns
+            options.flowCounts = BenchOptions.quick.flowCounts
+            options.requests = BenchOptions.quick.requests
         }
         if let specs { options.specsDirectory = specs }
         if !only.isEmpty { options.parts = only }

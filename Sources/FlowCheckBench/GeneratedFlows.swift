@@ -29,13 +29,13 @@ enum GeneratedFlows {
         }
         """
 
-    /// `count` flows, `GEN-00001` onwards.
+    /// The flows numbered `numbers`, e.g. `GEN-00001` for 1.
     /// - Throws: ``BenchError`` if the template stops being a valid spec (the format changed).
-    static func make(_ count: Int) throws(BenchError) -> [FlowSpec] {
+    static func make(_ numbers: Range<Int>) throws(BenchError) -> [FlowSpec] {
         let loader = SpecLoader()
         var specs: [FlowSpec] = []
-        specs.reserveCapacity(count)
-        for number in 1...max(1, count) {
+        specs.reserveCapacity(numbers.count)
+        for number in numbers {
             let tag = String(repeating: "0", count: max(0, 5 - String(number).count)) + String(number)
             let text = template.replacingOccurrences(of: "#", with: tag)
             switch loader.decode(Array(text.utf8), file: "generated/\(tag).json") {

@@ -13,6 +13,7 @@ import Darwin
 /// so the figure covers parsing, the fault check, the provider, the recording and the JSON answer.
 struct HTTPLoadBenchmark {
     struct Figure {
+        var target: Target
         var connections: Int
         var requests: Int
         var seconds: Double
@@ -32,7 +33,7 @@ struct HTTPLoadBenchmark {
 
         var lines: [String] {
             [
-                "req/s (keep-alive, \(connections) connections, \(requests) requests): \(Format.whole(perSecond)) req/s",
+                "req/s (keep-alive, \(connections) connections, \(requests) requests\(target == .fakeMoltin ? "" : ", " + target.rawValue)): \(Format.whole(perSecond)) req/s",
                 "latency p50: \(Format.fixed(latency(0.50), 2)) ms",
                 "latency p99: \(Format.fixed(latency(0.99), 2)) ms",
             ]
@@ -41,8 +42,15 @@ struct HTTPLoadBenchmark {
         var cpuLine: String { "cpu per request (client + server): \(Format.fixed(cpuSeconds / Double(max(requests, 1)) * 1e6, 1)) µs" }
     }
 
+    /// What answers: the fake Moltin (the figure), or the bare HTTP layer (to tell the two apart).
+    enum Target: String {
+        case fakeMoltin = "fake Moltin"
+        case trivialResponder = "HTTPServer, trivial responder"
+    }
+
     let connections: Int
     let requests: Int
+    var target = Target.fakeMoltin
     /// Untimed round trips per connection first, so threads, sockets and caches are warm.
     var warmUp = 200
 
@@ -55,23 +63,28 @@ struct HTTPLoadBenchmark {
         let port: Int
         let token: String
         let stop: () -> Void
-        if ProcessInfo.processInfo.environment["BENCH_RAW"] != nil {
-            let server = HTTPServer(responder: ClosureResponder { _ in HTTPResponse.text(200, "ok") })
-            port = try { () throws(BenchError) -> Int in do { return try server.start() } catch { throw .harness("\(error)") } }()
-            token = "x"
+        switch target {
+        case .fakeMoltin:
+            let provider = FakeMoltin(fixture: MoltinFixture(clients: [MoltinFixture.Client(id: "bench-client", secret: "bench-secret-1")]))
+            let epoch = Self.epoch
+            let server = FakeProviderServer(provider: provider, now: { epoch })
+            do {
+                try server.start()
+            } catch {
+                throw .harness("the fake server would not start: \(error)")
+            }
             stop = { server.stop() }
-        } else {
-        let provider = FakeMoltin(fixture: MoltinFixture(clients: [MoltinFixture.Client(id: "bench-client", secret: "bench-secret-1")]))
-        let epoch = Self.epoch
-        let server = FakeProviderServer(provider: provider, now: { epoch })
-        do {
-            try server.start()
-        } catch {
-            throw .harness("the fake server would not start: \(error)")
-        }
-        stop = { server.stop() }
-        token = try Self.issueToken(server)
-        port = server.port
+            token = try Self.issueToken(server)
+            port = server.port
+        case .trivialResponder:
+            let server = HTTPServer(responder: ClosureResponder { _ in HTTPResponse.text(200, "ok") })
+            do {
+                port = try server.start()
+            } catch {
+                throw .harness("the server would not start: \(error)")
+            }
+            stop = { server.stop() }
+            token = "unused"
         }
         defer { stop() }
         let request = Array("GET /v1/products HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\nAccept: application/json\r\n\r\n".utf8)
@@ -106,7 +119,7 @@ struct HTTPLoadBenchmark {
 
         if let failure = workers.lazy.compactMap(\.failure).first { throw .harness(failure) }
         let latencies = workers.flatMap(\.latencies).sorted()
-        return Figure(connections: count, requests: latencies.count, seconds: seconds, cpuSeconds: cpuSeconds, latencies: latencies)
+        return Figure(target: target, connections: count, requests: latencies.count, seconds: seconds, cpuSeconds: cpuSeconds, latencies: latencies)
     }
 
     /// One connection's share of the load, run on its own thread; read only after it finished.

@@ -31,6 +31,7 @@ enum BenchEntry {
             out(BenchOptions.usage)
             return 0
         }
+        if let note = MachineLoad.note() { err("flowcheck-bench: note: \(note)") }
         do throws(BenchError) {
             if options.parts.contains(.suite) {
                 let suite = try await SuiteBenchmark(directory: options.specsDirectory, runs: options.suiteRuns).run()
@@ -39,13 +40,13 @@ enum BenchEntry {
             }
             if options.parts.contains(.flows) {
                 for count in options.flowCounts {
-                    let flows = try await FlowThroughputBenchmark(count: count).run()
+                    let flows = try await FlowThroughputBenchmark(count: count, concurrency: options.jobs, chunk: options.chunk).run()
                     out(flows.line)
                     if options.cpu { out(flows.cpuLine) }
                 }
             }
             if options.parts.contains(.requests) {
-                let load = try HTTPLoadBenchmark(connections: options.connections, requests: options.requests).run()
+                let load = try HTTPLoadBenchmark(connections: options.connections, requests: options.requests, target: options.trivialResponder ? .trivialResponder : .fakeMoltin).run()
                 load.lines.forEach(out)
                 if options.cpu { out(load.cpuLine) }
             }

@@ -47,7 +47,9 @@ extension HTTPConnection {
 
     /// Replaces CR, LF and other controls so a responder cannot split the response.
     private static func sanitize(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+        // Nearly every value is already clean: skip rebuilding it scalar by scalar.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
             scalar.value < 0x20 && scalar != "\t" || scalar.value == 0x7F ? " " : scalar
         }))
     }

@@ -71,8 +71,9 @@ struct FlowExecution: Sendable {
         let baseURL = world.server.baseURL
         var variables: [String: String] = ["baseURL": baseURL.absoluteString]
         var cursor = 0
-        let harness = URLSessionTransport()
-        defer { harness.invalidate() }
+        // Made on the first send step only: most flows have none, and a transport is not free.
+        var harness: URLSessionTransport?
+        defer { harness?.invalidate() }
         for (index, step) in spec.steps.enumerated() {
             progress.state.withLock { $0.current = step.number }
             var outcome: CallOutcome?
@@ -108,7 +109,9 @@ struct FlowExecution: Sendable {
                 case .send(let request)?:
                     actor = .client
                     do {
-                        _ = try await harness.send(try HarnessRequest.make(request, baseURL: baseURL, variables: variables))
+                        let transport = harness ?? URLSessionTransport()
+                        harness = transport
+                        _ = try await transport.send(try HarnessRequest.make(request, baseURL: baseURL, variables: variables))
                     } catch let error as DriverError {
                         throw error
                     } catch {
@@ -199,10 +202,25 @@ struct FlowExecution: Sendable {
     }
 
     private static func makeStorageDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-\(UUID().uuidString)", isDirectory: true)
+        let url = storageRoot.appendingPathComponent("flowcheck-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return url
     }
+
+    /// Where flows keep their token stores: the SDK's store fsyncs every write (as it must on a
+    /// device), and on a disk-backed /tmp those flushes, and the discards when the folder is
+    /// removed, were most of a flow's real time. Memory-backed /dev/shm (Linux) keeps the same
+    /// code path at no I/O cost; elsewhere, or without it, the temporary directory.
+    static let storageRoot: URL = {
+        #if os(Linux)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
+           access("/dev/shm", W_OK | X_OK) == 0 {
+            return URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        }
+        #endif
+        return FileManager.default.temporaryDirectory
+    }()
 
     private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, elapsed: Duration) -> FlowResult {
         var redactor = Redactor(secrets: spec.fixture.secrets + issuedSecrets + state.secrets)

@@ -47,13 +47,55 @@ public struct Redactor: Sendable {
     /// The text with every secret masked and every origin named.
     public func scrub(_ text: String) -> String {
         var result = text
-        for (origin, name) in origins where result.contains(origin) {
-            result = result.replacingOccurrences(of: origin, with: name)
+        for (origin, name) in origins {
+            result = Self.replacing(origin, with: name, in: result)
         }
-        for needle in needles where result.contains(needle) {
-            result = result.replacingOccurrences(of: needle, with: Self.mask)
+        for needle in needles {
+            result = Self.replacing(needle, with: Self.mask, in: result)
         }
         return result
+    }
+
+    /// Whether `needle`'s UTF-8 bytes occur in `text`'s.
+    static func occurs(_ needle: String, in text: String) -> Bool {
+        firstMatch(Array(needle.utf8), in: Array(text.utf8), from: 0) != nil
+    }
+
+    /// `text` with every occurrence of `needle` replaced, compared as UTF-8 bytes (which cannot
+    /// match across characters: UTF-8 is self-synchronising). `String.contains` and
+    /// `replacingOccurrences` go through NSString on Linux, and scrubbing runs for every needle
+    /// over every string of every report: they were the largest cost of building a result.
+    static func replacing(_ needle: String, with replacement: String, in text: String) -> String {
+        let pattern = Array(needle.utf8)
+        let bytes = Array(text.utf8)
+        guard var match = firstMatch(pattern, in: bytes, from: 0) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var copied = 0
+        while true {
+            out.append(contentsOf: bytes[copied..<match])
+            out.append(contentsOf: replacement.utf8)
+            copied = match + pattern.count
+            guard let next = firstMatch(pattern, in: bytes, from: copied) else { break }
+            match = next
+        }
+        out.append(contentsOf: bytes[copied...])
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func firstMatch(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard let first = pattern.first, pattern.count <= bytes.count - start else { return nil }
+        var index = start
+        let last = bytes.count - pattern.count
+        while index <= last {
+            if bytes[index] == first {
+                var offset = 1
+                while offset < pattern.count, bytes[index + offset] == pattern[offset] { offset += 1 }
+                if offset == pattern.count { return index }
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// Names that look sensitive but are public by design: a PKCE challenge is sent in the
@@ -81,8 +123,18 @@ public struct Redactor: Sendable {
     public static func isSensitive(field: String) -> Bool {
         let lowered = field.lowercased()
         if publicFields.contains(lowered) || lowered.hasSuffix("expiration") || lowered.hasSuffix("expiresat") { return false }
-        return lowered.range(of: sensitiveFieldPattern, options: .regularExpression) != nil
+        // `sensitiveFieldPattern` by hand: compiling the regex on every call cost more than the
+        // rest of rendering a transcript.
+        if sensitiveWords.contains(where: { occurs($0, in: lowered) }) { return true }
+        let bytes = Array(lowered.utf8)
+        guard bytes.count >= 4, bytes.suffix(4).elementsEqual("code".utf8) else { return false }
+        guard bytes.count > 4 else { return true }
+        let before = bytes[bytes.count - 5]
+        return before == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(before)
     }
+
+    /// The words of `sensitiveFieldPattern` that may appear anywhere in a name.
+    private static let sensitiveWords = ["secret", "token", "password", "verifier", "assertion", "authorization"]
 
     /// The forms a secret takes on the wire and in text.
     static func forms(of secret: String) -> [String] {

@@ -14,7 +14,8 @@ final class ScriptedBrowser: @unchecked Sendable {
     }
 
     let window: BrowserWindow
-    private let transport = URLSessionTransport()
+    /// Made on first use: most flows never open a browser, and a transport is not free.
+    private let transportSlot = Locked<(transport: URLSessionTransport?, closed: Bool)>((nil, false))
     private var seenOpened = 0
     private var current: URL?
     private(set) var page: Page?
@@ -98,7 +99,7 @@ final class ScriptedBrowser: @unchecked Sendable {
         for _ in 0...Self.maximumHops {
             let response: TransportResponse
             do {
-                response = try await transport.send(request)
+                response = try await transport().send(request)
             } catch {
                 throw DriverError("the browser could not load \(request.url.path): \(error)")
             }
@@ -117,7 +118,20 @@ final class ScriptedBrowser: @unchecked Sendable {
     }
 
     func close() {
-        transport.invalidate()
+        transportSlot.withLock { slot in
+            slot.closed = true
+            slot.transport?.invalidate()
+        }
+    }
+
+    private func transport() throws -> URLSessionTransport {
+        try transportSlot.withLock { slot in
+            guard !slot.closed else { throw DriverError("the browser was closed") }
+            if let transport = slot.transport { return transport }
+            let transport = URLSessionTransport()
+            slot.transport = transport
+            return transport
+        }
     }
 }
 
