@@ -19,26 +19,16 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     /// Creates a transport with its own session.
     /// - Parameter timeout: Seconds before a request or resource load times out.
     public init(timeout: TimeInterval = 30) {
-        let configuration = Self.template.copy() as? URLSessionConfiguration ?? Self.makeTemplate()
+        let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-    }
-
-    /// Built once and copied: on Linux every `.ephemeral` makes a `URLCache`, which looks up
-    /// the XDG cache folder (copying the whole environment) only for us to drop it again; that
-    /// was most of the cost of a transport. Never mutated after creation.
-    private static let template = makeTemplate()
-
-    private static func makeTemplate() -> URLSessionConfiguration {
-        let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         configuration.urlCredentialStorage = nil
-        return configuration
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit {
