@@ -100,6 +100,10 @@ public final class HTTPServer: @unchecked Sendable {
         let acceptThread: DispatchGroup? = state.withLock { state in
             let wasStopped = state.phase == .stopped
             state.phase = .stopped
+            // Reset, not a polite close: each politely closed connection leaves a TIME_WAIT
+            // entry holding this ephemeral port for 60 s, and with a server per flow thousands
+            // of them made every later bind(port 0) scan a crowded port range.
+            if !wasStopped { state.connections.forEach(Socket.setAbortiveClose) }
             return wasStopped ? nil : closeEverything(&state)
         }
         acceptThread?.wait()
