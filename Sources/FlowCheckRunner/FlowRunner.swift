@@ -37,22 +37,52 @@ public struct FlowRunner: Sendable {
     /// - Parameter onFinish: told of each flow as it finishes (in finishing order), for a live
     ///   console.
     public func run(_ specs: [FlowSpec], onFinish: @Sendable (FlowResult) -> Void = { _ in }) async -> [FlowResult] {
+        var results = [FlowResult?](repeating: nil, count: specs.count)
+        await drive(specs) { index, result in
+            results[index] = result
+            onFinish(result)
+        }
+        return results.compactMap { $0 }
+    }
+
+    /// Runs the flows of a sequence that may make them on demand, and hands each result to
+    /// `onFinish` without keeping it: for suites too large to hold in memory at once, such as
+    /// thousands of generated flows. The sequence is read only as flows finish, so with a lazy
+    /// one about `concurrency` specs and results are alive at any time.
+    ///
+    /// ```swift
+    /// await runner.stream((1...10_000).lazy.map(makeSpec)) { result in
+    ///     if result.status != .passed { failed += 1 }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - specs: the flows, read in order, each just before it runs.
+    ///   - onFinish: each result, in finishing order.
+    public func stream<Specs: Sequence<FlowSpec>>(_ specs: Specs, onFinish: (FlowResult) -> Void) async {
+        await drive(specs) { _, result in onFinish(result) }
+    }
+
+    /// Keeps `concurrency` flows running until the sequence runs out; `finished` gets each
+    /// result with the position of its spec in the sequence.
+    private func drive<Specs: Sequence<FlowSpec>>(_ specs: Specs, finished: (Int, FlowResult) -> Void) async {
         await withTaskGroup(of: (Int, FlowResult).self) { group in
-            var results = [FlowResult?](repeating: nil, count: specs.count)
+            var pending = specs.makeIterator()
             var next = 0
-            func launch() {
+            /// Starts the next flow; false when there is none.
+            func launch() -> Bool {
+                guard let spec = pending.next() else { return false }
                 let index = next
-                let execution = FlowExecution(spec: specs[index], driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver)
+                let execution = FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver)
                 group.addTask { (index, await execution.run()) }
                 next += 1
+                return true
             }
-            while next < specs.count && next < options.concurrency { launch() }
+            var started = 0
+            while started < options.concurrency, launch() { started += 1 }
             while let (index, result) = await group.next() {
-                results[index] = result
-                onFinish(result)
-                if next < specs.count { launch() }
+                finished(index, result)
+                _ = launch()
             }
-            return results.compactMap { $0 }
         }
     }
 
