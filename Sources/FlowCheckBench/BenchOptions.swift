@@ -17,8 +17,6 @@ struct BenchOptions: Equatable {
     var flowCounts = [1_000, 10_000]
     /// Flows at once for `flows/s`; nil for the runner's default (the core count).
     var jobs: Int?
-    /// Flows per runner call for `flows/s`; nil for one call with all of them.
-    var chunk: Int?
     /// `req/s` against the bare HTTP layer instead of the fake Moltin.
     var trivialResponder = false
     /// Client connections for the HTTP load, each on its own thread.
@@ -37,7 +35,9 @@ struct BenchOptions: Equatable {
                        both reports in memory; best of 3 runs after one warm-up; exit 1 unless every
                        flow passes
           flows/s      N generated Moltin flows (auth + products with request checks), N = 1000 and
-                       10000, to show whether the cost per flow stays flat
+                       10000, to show whether the cost per flow stays flat; streamed through the
+                       runner (each spec loaded from text as it starts, each result checked and
+                       dropped), so peak memory shows what a flow costs, not what a caller keeps
           req/s        the fake Moltin on loopback, 4 keep-alive connections of a raw-socket client,
                        one request in flight per connection; p50 and p99 latency per request
           peak memory  VmHWM of this process
@@ -51,8 +51,6 @@ struct BenchOptions: Equatable {
           --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
           --requests N  request count instead
           --jobs N      flows at once for flows/s (default: the runner's, the core count)
-          --chunk N     run the generated flows N per FlowRunner.run call instead of all in one,
-                        so peak memory shows what a flow leaves behind, not what a caller keeps
           --trivial-responder
                         req/s against HTTPServer with a one-line responder instead of the fake
                         Moltin, to tell the HTTP layer's cost from the provider's
@@ -85,9 +83,9 @@ struct BenchOptions: Equatable {
             case "--requests":
                 guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { throw .usage("--requests needs a count") }
                 requests = value
-            case "--jobs", "--chunk":
-                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { throw .usage("\(argument) needs a number") }
-                if argument == "--jobs" { options.jobs = value } else { options.chunk = value }
+            case "--jobs":
+                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { throw .usage("--jobs needs a number") }
+                options.jobs = value
             case "--trivial-responder": options.trivialResponder = true
             case "--only":
                 guard let value = rest.popFirst(), let part = Part(rawValue: value) else {

@@ -29,22 +29,24 @@ enum GeneratedFlows {
         }
         """
 
-    /// The flows numbered `numbers`, e.g. `GEN-00001` for 1.
+    /// Checks the template once, so a run can make its flows one at a time as they are needed.
     /// - Throws: ``BenchError`` if the template stops being a valid spec (the format changed).
-    static func make(_ numbers: Range<Int>) throws(BenchError) -> [FlowSpec] {
-        let loader = SpecLoader()
-        var specs: [FlowSpec] = []
-        specs.reserveCapacity(numbers.count)
-        for number in numbers {
-            let tag = String(repeating: "0", count: max(0, 5 - String(number).count)) + String(number)
-            let text = template.replacingOccurrences(of: "#", with: tag)
-            switch loader.decode(Array(text.utf8), file: "generated/\(tag).json") {
-            case .valid(let spec):
-                specs.append(spec)
-            case .invalid(let problems):
-                throw .harness("the generated spec template is invalid:\n" + problems.map(\.description).joined(separator: "\n"))
-            }
+    static func checkTemplate() throws(BenchError) {
+        if case .invalid(let problems) = decode(1) {
+            throw .harness("the generated spec template is invalid:\n" + problems.map(\.description).joined(separator: "\n"))
         }
-        return specs
+    }
+
+    /// The flow numbered `number`, e.g. `GEN-00001` for 1; nil only if the template is invalid,
+    /// which ``checkTemplate()`` reports.
+    static func spec(_ number: Int) -> FlowSpec? {
+        if case .valid(let spec) = decode(number) { return spec }
+        return nil
+    }
+
+    private static func decode(_ number: Int) -> SpecFile {
+        let tag = String(repeating: "0", count: max(0, 5 - String(number).count)) + String(number)
+        let text = template.replacingOccurrences(of: "#", with: tag)
+        return SpecLoader().decode(Array(text.utf8), file: "generated/\(tag).json")
     }
 }

@@ -65,12 +65,30 @@ struct SuiteBenchmark {
 enum FlowVerdicts {
     /// - Throws: ``BenchError`` naming the first few flows that did not pass.
     static func requireAllPassed(_ flows: [FlowResult]) throws(BenchError) {
-        let bad = flows.filter { $0.status != .passed }
-        guard !bad.isEmpty else { return }
-        let named = bad.prefix(5).map { flow in
+        var tally = Tally()
+        flows.forEach { tally.add($0) }
+        try tally.requireAllPassed()
+    }
+
+    /// Verdicts counted as results stream by, keeping only the first few that did not pass.
+    struct Tally {
+        private(set) var total = 0
+        private var bad = 0
+        private var named: [String] = []
+
+        mutating func add(_ flow: FlowResult) {
+            total += 1
+            guard flow.status != .passed else { return }
+            bad += 1
+            guard named.count < 5 else { return }
             let why = flow.errorMessage ?? flow.failures.first.map { "step \($0.step): \($0.check): expected \($0.expected), got \($0.actual)" } ?? ""
-            return "  \(flow.id) \(flow.status.rawValue): \(why)"
+            named.append("  \(flow.id) \(flow.status.rawValue): \(why)")
         }
-        throw .flowsFailed("\(bad.count) of \(flows.count) flows did not pass:\n" + named.joined(separator: "\n"))
+
+        /// - Throws: ``BenchError`` naming the first few flows that did not pass.
+        func requireAllPassed() throws(BenchError) {
+            guard bad > 0 else { return }
+            throw .flowsFailed("\(bad) of \(total) flows did not pass:\n" + named.joined(separator: "\n"))
+        }
     }
 }

@@ -40,7 +40,7 @@ enum BenchEntry {
             }
             if options.parts.contains(.flows) {
                 for count in options.flowCounts {
-                    let flows = try await FlowThroughputBenchmark(count: count, concurrency: options.jobs, chunk: options.chunk).run()
+                    let flows = try await FlowThroughputBenchmark(count: count, concurrency: options.jobs).run()
                     out(flows.line)
                     if options.cpu { out(flows.cpuLine) }
                 }
