@@ -190,6 +190,14 @@ struct FakeMoltinTests {
         ("abc", 400, "Access token is required"),
         ("Bearer a b", 400, "Access token is required"),
         ("Bearer 0000000000000000000000000000000000000000", 401, "Access token is not valid"),
+        // Unicode spaces (general category Zs) and tabs around the value are trimmed as
+        // Foundation's .whitespaces would; inside the token any whitespace makes it malformed.
+        ("\u{3000}Bearer 0000000000000000000000000000000000000000\t", 401, "Access token is not valid"),
+        ("\u{00A0}\tBearer 0000000000000000000000000000000000000000\u{2003}", 401, "Access token is not valid"),
+        ("Bearer a\u{00A0}b", 400, "Access token is required"),
+        ("Bearer a\u{2028}b", 400, "Access token is required"),
+        ("Bearer\u{00A0}0000000000000000000000000000000000000000", 400, "Access token is required"),
+        ("\u{3000}\t\u{00A0}", 400, "Access token is required"),
     ] as [(String?, Int, String)])
     func rejectsBadAuthorization(authorization: String?, status: Int, message: String) {
         let response = products(authorization: authorization)
