@@ -12,11 +12,8 @@ extension FakeBraintreeConnect {
     /// present): the backend always sends both, and a missing state is caught where it
     /// matters, at the callback.
     func connect(_ request: HTTPRequest, now: Date) -> HTTPResponse {
-        let query = request.query
-        // RFC 6749 §3.1: parameters MUST NOT be repeated.
-        var seen = Set<String>()
-        for item in query where !seen.insert(item.name).inserted {
-            return Self.page.errorResponse(400, "invalid_request: parameter \(item.name) is repeated")
+        if let name = request.repeatedQueryName {
+            return Self.page.errorResponse(400, "invalid_request: parameter \(name) is repeated")
         }
         guard request.queryItem("client_id") == fixture.clientID else {
             return Self.page.errorResponse(400, "Unknown client_id")
@@ -39,8 +36,7 @@ extension FakeBraintreeConnect {
 
     /// What the form post decided, computed under the lock and rendered outside it.
     private enum LoginOutcome {
-        case unknownRequest
-        case badAction
+        case refused(String)
         case denied(PendingConnect)
         case badCredentials(requestID: String)
         case issued(PendingConnect, merchantID: String, code: String)
@@ -50,53 +46,34 @@ extension FakeBraintreeConnect {
     /// successful `login` (Approve) consume the request, wrong credentials show the form
     /// again with 401 and do not.
     func login(_ request: HTTPRequest, now: Date) -> HTTPResponse {
-        if let mediaType = FakeClover.mediaType(request.headers["Content-Type"]),
-           mediaType != "application/x-www-form-urlencoded" {
-            return Self.page.errorResponse(400, "invalid_request: Content-Type must be application/x-www-form-urlencoded")
-        }
-        guard let fields = request.formFields else {
-            return Self.page.errorResponse(400, "invalid_request: malformed form body")
-        }
-        func field(_ name: String) -> String? {
-            fields.first { $0.name == name }?.value
+        let post: LoginFormPost
+        switch LoginFormPost.parse(request) {
+        case .invalid(let message): return Self.page.errorResponse(400, message)
+        case .post(let parsed): post = parsed
         }
         let outcome: LoginOutcome = book.withLock { book in
-            guard let requestID = field("request_id"), let pending = book.pendingConnects[requestID] else {
-                return .unknownRequest
-            }
-            guard now < pending.createdAt + fixture.loginRequestLifetime else {
-                book.pendingConnects[requestID] = nil
-                return .unknownRequest
-            }
-            switch field("action") {
-            case "deny":
-                book.pendingConnects[requestID] = nil
+            switch post.claim(&book.pendingConnects, createdAt: \.createdAt, lifetime: fixture.loginRequestLifetime, now: now) {
+            case .refused(let message):
+                return .refused(message)
+            case .denied(let pending):
                 return .denied(pending)
-            case "login":
-                break
-            default:
-                return .badAction
+            case .login(let requestID, let pending):
+                guard let merchant = post.account(in: fixture.merchants, email: \.email, password: \.password) else {
+                    return .badCredentials(requestID: requestID)
+                }
+                book.pendingConnects[requestID] = nil
+                let code = FakeClover.randomHex(byteCount: 16)
+                book.codes[code] = IssuedCode(
+                    merchantID: merchant.id, redirectURI: pending.redirectURI,
+                    expiresAt: now + fixture.codeLifetime, used: false
+                )
+                book.issued.append(code)
+                return .issued(pending, merchantID: merchant.id, code: code)
             }
-            let email = (field("email") ?? "").lowercased()
-            guard let merchant = fixture.merchants.first(where: { $0.email.lowercased() == email }),
-                  merchant.password == field("password")
-            else {
-                return .badCredentials(requestID: requestID)
-            }
-            book.pendingConnects[requestID] = nil
-            let code = FakeClover.randomHex(byteCount: 16)
-            book.codes[code] = IssuedCode(
-                merchantID: merchant.id, redirectURI: pending.redirectURI,
-                expiresAt: now + fixture.codeLifetime, used: false
-            )
-            book.issued.append(code)
-            return .issued(pending, merchantID: merchant.id, code: code)
         }
         switch outcome {
-        case .unknownRequest:
-            return Self.page.errorResponse(400, "login request expired or unknown")
-        case .badAction:
-            return Self.page.errorResponse(400, "invalid_request: action must be login or deny")
+        case .refused(let message):
+            return Self.page.errorResponse(400, message)
         case .denied(let pending):
             return Self.redirect(pending, [("error", "access_denied")])
         case .badCredentials(let requestID):

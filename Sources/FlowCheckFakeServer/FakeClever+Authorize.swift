@@ -6,10 +6,8 @@ extension FakeClever {
 
     func authorize(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         let query = request.query
-        // RFC 6749 §3.1: parameters MUST NOT be repeated; which copy would count is ambiguous.
-        var seen = Set<String>()
-        for item in query where !seen.insert(item.name).inserted {
-            return Self.page.errorResponse(400, "invalid_request: parameter \(item.name) is repeated")
+        if let name = request.repeatedQueryName {
+            return Self.page.errorResponse(400, "invalid_request: parameter \(name) is repeated")
         }
         func parameter(_ name: String) -> String? {
             query.first { $0.name == name }?.value
@@ -40,63 +38,41 @@ extension FakeClever {
 
     /// What the login form post decided, computed under the lock and rendered outside it.
     private enum LoginOutcome {
-        case unknownRequest
-        case badAction
+        case refused(String)
         case denied(PendingLogin)
         case badCredentials(requestID: String, clientID: String)
         case issued(PendingLogin, code: String)
     }
 
     func login(_ request: HTTPRequest, now: Date) -> HTTPResponse {
-        // A browser always sends the form media type; a missing header is tolerated for
-        // hand-written clients, a different one is a client bug worth surfacing.
-        if let mediaType = FakeClover.mediaType(request.headers["Content-Type"]),
-           mediaType != "application/x-www-form-urlencoded" {
-            return Self.page.errorResponse(400, "invalid_request: Content-Type must be application/x-www-form-urlencoded")
-        }
-        guard let fields = request.formFields else {
-            return Self.page.errorResponse(400, "invalid_request: malformed form body")
-        }
-        func field(_ name: String) -> String? {
-            fields.first { $0.name == name }?.value
+        let post: LoginFormPost
+        switch LoginFormPost.parse(request) {
+        case .invalid(let message): return Self.page.errorResponse(400, message)
+        case .post(let parsed): post = parsed
         }
         let outcome: LoginOutcome = book.withLock { book in
-            guard let requestID = field("request_id"), let pending = book.pendingLogins[requestID] else {
-                return .unknownRequest
-            }
-            guard now < pending.createdAt + fixture.loginRequestLifetime else {
-                book.pendingLogins[requestID] = nil
-                return .unknownRequest
-            }
-            switch field("action") {
-            case "deny":
-                book.pendingLogins[requestID] = nil
+            switch post.claim(&book.pendingLogins, createdAt: \.createdAt, lifetime: fixture.loginRequestLifetime, now: now) {
+            case .refused(let message):
+                return .refused(message)
+            case .denied(let pending):
                 return .denied(pending)
-            case "login":
-                break
-            default:
-                return .badAction
+            case .login(let requestID, let pending):
+                guard let user = post.account(in: fixture.users, email: \.email, password: \.password) else {
+                    return .badCredentials(requestID: requestID, clientID: pending.clientID)
+                }
+                book.pendingLogins[requestID] = nil
+                let code = FakeClover.randomHex(byteCount: 16)
+                book.codes[code] = IssuedCode(
+                    clientID: pending.clientID, redirectURI: pending.redirectURI, email: user.email,
+                    expiresAt: now + fixture.codeLifetime, used: false
+                )
+                book.issued.append(code)
+                return .issued(pending, code: code)
             }
-            let email = (field("email") ?? "").lowercased()
-            guard let user = fixture.users.first(where: { $0.email.lowercased() == email }),
-                  user.password == field("password")
-            else {
-                return .badCredentials(requestID: requestID, clientID: pending.clientID)
-            }
-            book.pendingLogins[requestID] = nil
-            let code = FakeClover.randomHex(byteCount: 16)
-            book.codes[code] = IssuedCode(
-                clientID: pending.clientID, redirectURI: pending.redirectURI, email: user.email,
-                expiresAt: now + fixture.codeLifetime, used: false
-            )
-            book.issued.append(code)
-            return .issued(pending, code: code)
         }
         switch outcome {
-        case .unknownRequest:
-            return Self.page.errorResponse(400, "login request expired or unknown")
-        case .badAction:
-            return Self.page.errorResponse(400, "invalid_request: action must be login or deny")
+        case .refused(let message):
+            return Self.page.errorResponse(400, message)
         case .denied(let pending):
             let location = OAuthRedirect.location(
                 pending.redirectURI, appending: [("error", "access_denied"), ("state", pending.state)]

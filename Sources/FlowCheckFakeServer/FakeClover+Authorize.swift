@@ -6,10 +6,8 @@ extension FakeClover {
 
     func authorize(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         let query = request.query
-        // RFC 6749 §3.1: parameters MUST NOT be repeated; which copy would count is ambiguous.
-        var seen = Set<String>()
-        for item in query where !seen.insert(item.name).inserted {
-            return Self.page(400, "invalid_request: parameter \(item.name) is repeated")
+        if let name = request.repeatedQueryName {
+            return Self.page(400, "invalid_request: parameter \(name) is repeated")
         }
         func parameter(_ name: String) -> String? {
             query.first { $0.name == name }?.value
@@ -94,8 +92,7 @@ extension FakeClover {
 
     /// What the login form post decided, computed under the lock and rendered outside it.
     private enum LoginOutcome {
-        case unknownRequest
-        case badAction
+        case refused(String)
         case denied(PendingLogin)
         case badCredentials(requestID: String, appID: String)
         case employeeWithoutMerchant
@@ -104,63 +101,42 @@ extension FakeClover {
     }
 
     func login(_ request: HTTPRequest, now: Date) -> HTTPResponse {
-        // A browser always sends the form media type; a missing header is tolerated for
-        // hand-written clients, a different one is a client bug worth surfacing.
-        if let mediaType = Self.mediaType(request.headers["Content-Type"]),
-           mediaType != "application/x-www-form-urlencoded" {
-            return Self.page(400, "invalid_request: Content-Type must be application/x-www-form-urlencoded")
-        }
-        guard let fields = request.formFields else {
-            return Self.page(400, "invalid_request: malformed form body")
-        }
-        func field(_ name: String) -> String? {
-            fields.first { $0.name == name }?.value
+        let post: LoginFormPost
+        switch LoginFormPost.parse(request) {
+        case .invalid(let message): return Self.page(400, message)
+        case .post(let parsed): post = parsed
         }
         let outcome: LoginOutcome = book.withLock { book in
-            guard let requestID = field("request_id"), let pending = book.pendingLogins[requestID] else {
-                return .unknownRequest
-            }
-            guard now < pending.createdAt + fixture.loginRequestLifetime else {
-                book.pendingLogins[requestID] = nil
-                return .unknownRequest
-            }
-            // The form's two buttons are the only actions; HTML implicit submission clicks
-            // the first one, so a real browser always sends one of them.
-            switch field("action") {
-            case "deny":
-                book.pendingLogins[requestID] = nil
+            switch post.claim(&book.pendingLogins, createdAt: \.createdAt, lifetime: fixture.loginRequestLifetime, now: now) {
+            case .refused(let message):
+                return .refused(message)
+            case .denied(let pending):
                 return .denied(pending)
-            case "login":
-                break
-            default:
-                return .badAction
+            case .login(let requestID, let pending):
+                guard let employee = post.account(in: fixture.employees, email: \.email, password: \.password) else {
+                    return .badCredentials(requestID: requestID, appID: pending.clientID)
+                }
+                // CLV-FULL-7: an employee of no merchant, or a merchant without the app, is
+                // refused and the request stays pending (another employee may sign in).
+                guard let merchant = fixture.merchants.first(where: { $0.id == employee.merchantID }) else {
+                    return .employeeWithoutMerchant
+                }
+                guard merchant.installedApps.contains(pending.clientID) else {
+                    return .notInstalled
+                }
+                book.pendingLogins[requestID] = nil
+                let code = Self.randomHex(byteCount: 16)
+                book.codes[code] = IssuedCode(
+                    clientID: pending.clientID, redirectURI: pending.redirectURI, challenge: pending.challenge,
+                    merchantID: merchant.id, expiresAt: now + fixture.codeLifetime, used: false
+                )
+                book.issued.append(code)
+                return .issued(pending, merchantID: merchant.id, code: code)
             }
-            let email = (field("email") ?? "").lowercased()
-            guard let employee = fixture.employees.first(where: { $0.email.lowercased() == email }),
-                  employee.password == field("password")
-            else {
-                return .badCredentials(requestID: requestID, appID: pending.clientID)
-            }
-            guard let merchant = fixture.merchants.first(where: { $0.id == employee.merchantID }) else {
-                return .employeeWithoutMerchant
-            }
-            guard merchant.installedApps.contains(pending.clientID) else {
-                return .notInstalled
-            }
-            book.pendingLogins[requestID] = nil
-            let code = Self.randomHex(byteCount: 16)
-            book.codes[code] = IssuedCode(
-                clientID: pending.clientID, redirectURI: pending.redirectURI, challenge: pending.challenge,
-                merchantID: merchant.id, expiresAt: now + fixture.codeLifetime, used: false
-            )
-            book.issued.append(code)
-            return .issued(pending, merchantID: merchant.id, code: code)
         }
         switch outcome {
-        case .unknownRequest:
-            return Self.page(400, "login request expired or unknown")
-        case .badAction:
-            return Self.page(400, "invalid_request: action must be login or deny")
+        case .refused(let message):
+            return Self.page(400, message)
         case .denied(let pending):
             return Self.redirect(pending.redirectURI, [("error", "access_denied")], state: pending.state)
         case .badCredentials(let requestID, let appID):
@@ -190,19 +166,6 @@ extension FakeClover {
     private static func redirect(_ base: String, _ parameters: [(String, String)], state: String?) -> HTTPResponse {
         var all = parameters
         if let state { all.append(("state", state)) }
-        let query = all.map { FormURLEncoding.encodeComponent($0.0) + "=" + FormURLEncoding.encodeComponent($0.1) }
-            .joined(separator: "&")
-        let separator: String
-        if !base.contains("?") {
-            separator = "?"
-        } else if base.hasSuffix("?") || base.hasSuffix("&") {
-            separator = ""
-        } else {
-            separator = "&"
-        }
-        let location = base + separator + query
-        var response = CloverPage.response(302, CloverPage.redirect(to: location))
-        response.headers.set("Location", location)
-        return response
+        return OAuthRedirect.response(to: OAuthRedirect.location(base, appending: all))
     }
 }

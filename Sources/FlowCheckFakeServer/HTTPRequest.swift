@@ -63,6 +63,14 @@ public struct HTTPRequest: Sendable, Equatable {
         formFields?.first { $0.name == name }?.value
     }
 
+    /// The name of the first query parameter that appears twice, if any. RFC 6749 §3.1:
+    /// authorization request parameters MUST NOT be repeated; which copy would count is
+    /// ambiguous.
+    var repeatedQueryName: String? {
+        var seen = Set<String>()
+        return query.first { !seen.insert($0.name).inserted }?.name
+    }
+
     /// The first query parameter called `name`.
     public func queryItem(_ name: String) -> String? {
         query.first { $0.name == name }?.value
