@@ -54,6 +54,9 @@ public struct FlowCheckCommand: Sendable {
     }
 
     public let driver: any FlowDriver
+    /// Told of every secret each flow's fake issued (tokens, codes), for tests that scan what
+    /// the command printed and wrote for them; see ``FlowRunner/Options/issuedSecretsObserver``.
+    var issuedSecretsObserver: (@Sendable ([String]) -> Void)?
 
     public init(driver: any FlowDriver = CoreSDKDriver()) {
         self.driver = driver
@@ -153,6 +156,7 @@ public struct FlowCheckCommand: Sendable {
 
         var runnerOptions = FlowRunner.Options()
         if let jobs = options.jobs { runnerOptions.concurrency = jobs }
+        runnerOptions.issuedSecretsObserver = issuedSecretsObserver
         let total = specs.count
         let done = Counter()
         let colour = environment.colour

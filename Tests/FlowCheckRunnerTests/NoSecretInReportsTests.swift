@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Testing
 import FlowCheckCoreDriver
 @testable import FlowCheckRunner
@@ -16,12 +21,14 @@ struct NoSecretInReportsTests {
         var all: Set<String> { lock.lock(); defer { lock.unlock() }; return tokens }
     }
 
+    /// Wraps a driver and adds every token its store ever held to the spy.
     struct SpyingDriver: FlowDriver {
-        let name = "FlowCheck SDK core"
+        var name: String { base.name }
+        var base: any FlowDriver = CoreSDKDriver()
         let spy: TokenSpy
 
         func makeSession(for context: DriverContext) async throws -> any FlowSession {
-            let inner = try await CoreSDKDriver().makeSession(for: context)
+            let inner = try await base.makeSession(for: context)
             return BrokenVariants.OverridingSession(inner: inner, context: context) { [spy] call, inner, _ in
                 let outcome = try await inner.perform(call)
                 let stored = try await inner.storeContents()
@@ -31,28 +38,99 @@ struct NoSecretInReportsTests {
         }
     }
 
-    @Test func fullRunLeaksNothing() async throws {
+    /// Every line the command printed, on any of its outputs.
+    final class Captured: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+        var text: String { lock.lock(); defer { lock.unlock() }; return lines.joined(separator: "\n") }
+        var console: FlowCheckCommand.Console {
+            .init(out: { self.add($0) }, err: { self.add($0) }, progress: { self.add($0) })
+        }
+    }
+
+    struct Scan: CustomTestStringConvertible, Sendable {
+        let name: String
+        let driver: any FlowDriver
+        /// Whether flows fail, so the failed checks' expected and actual values are printed.
+        let fails: Bool
+        var testDescription: String { name }
+    }
+
+    /// The SDK core, and broken SDKs whose failed checks are about values that carry secrets
+    /// (Authorization headers, token bodies, a wrongly encoded secret, a stale refresh token),
+    /// so the expected/actual text of failures is scanned too.
+    static let scans: [Scan] = [
+        Scan(name: "the SDK core (every flow passes)", driver: CoreSDKDriver(), fails: false),
+        Scan(name: "URL-host form encoding", driver: BrokenVariants.hostEncoding, fails: true),
+        Scan(name: "the Clover app secret sent", driver: CloverBrokenVariants.appSecretSent, fails: true),
+        Scan(name: "the rotated refresh token not stored", driver: CloverBrokenVariants.rotatedRefreshNotStored, fails: true),
+        Scan(name: "a Clever Basic header carrying a secret", driver: CleverBraintreeBrokenVariants.basicWithSecret, fails: true),
+        Scan(name: "a Braintree token exchanged on the device", driver: CleverBraintreeBrokenVariants.tokenOnDevice, fails: true),
+    ]
+
+    /// The `flowcheck` command itself, run over every committed spec as CI runs it (GitHub
+    /// annotations, step summary, live progress, colour), then again with `--format json`:
+    /// nothing it printed on any output and no file it wrote holds a fixture secret or any
+    /// token or code the fakes issued, in any form those travel in.
+    @Test(arguments: scans)
+    func theCommandPrintsAndWritesNoSecret(_ scan: Scan) async throws {
         let specs = try SpecsEarnTheirPlaceTests.specs()
         let spy = TokenSpy()
-        var options = FlowRunner.Options()
-        // Every token, refresh token and code the fakes issued, not only what the SDK stored.
-        options.issuedSecretsObserver = { spy.add($0) }
-        let flows = await FlowRunner(driver: SpyingDriver(spy: spy), options: options).run(specs)
-        let run = RunResult(flows: flows, driverName: "spy")
-        let console = flows.map { FlowCheckCommand.consoleLine($0) }.joined(separator: "\n")
-        let texts = [JUnitReport.render(run), MarkdownReport.render(run), console]
+        var command = FlowCheckCommand(driver: SpyingDriver(base: scan.driver, spy: spy))
+        command.issuedSecretsObserver = { spy.add($0) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-scan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let paths = ["junit.xml", "report.md", "summary.md", "junit-json.xml", "report-json.md"].map { folder.appendingPathComponent($0).path }
+        let environment = FlowCheckCommand.Environment(githubActions: true, stepSummaryPath: paths[2], colour: true)
+
+        let console = Captured()
+        let code = await command.run(["--junit", paths[0], "--markdown", paths[1], SpecsEarnTheirPlaceTests.specsFolder], console: console.console, environment: environment)
+        let json = Captured()
+        let jsonCode = await command.run(["--format", "json", "--junit", paths[3], "--markdown", paths[4], SpecsEarnTheirPlaceTests.specsFolder], console: json.console, environment: environment)
+        #expect(code == (scan.fails ? .failed : .passed))
+        #expect(jsonCode == code)
+
+        let files = try paths.map { try String(contentsOfFile: $0, encoding: .utf8) }
+        let texts = [console.text, json.text] + files
+        if scan.fails {
+            // The failures' details were printed and written, so they were scanned.
+            #expect(console.text.contains("::error file="))
+            #expect(console.text.contains(", got "))
+            #expect(json.text.contains("\"expected\""))
+            #expect(files[0].contains("<failure"))
+        }
         let secrets = specs.flatMap(\.fixture.secrets)
         #expect(spy.all.count >= specs.count, "the spy saw too few tokens to prove anything")
+        let outputs = ["console", "console of the --format json run", "JUnit report", "Markdown report", "step summary", "JUnit report of the json run", "Markdown report of the json run"]
+        let haystacks = texts.map(Self.cString)
         for needle in secrets + spy.all {
             for form in Redactor.forms(of: needle) {
-                for text in texts {
-                    #expect(!text.contains(form), "a secret leaked in the form \(form.prefix(3))…")
+                for (name, text) in zip(outputs, haystacks) {
+                    let leaked = Self.bytes(text, contain: form)
+                    #expect(!leaked, "a secret leaked into the \(name) in the form \(form.prefix(3))…")
                 }
             }
         }
         // The transcript is there, masked, not missing.
-        #expect(texts[0].contains("client_secret=‹redacted›"))
-        #expect(texts[0].contains("Bearer ‹redacted›"))
+        #expect(files[0].contains("client_secret=‹redacted›"))
+        #expect(files[0].contains(scan.fails ? "‹redacted›" : "Bearer ‹redacted›"))
+    }
+
+    /// `text` as a C string for ``bytes(_:contain:)``, any NUL made 0x01 (no secret holds
+    /// either) so the search cannot stop early.
+    static func cString(_ text: String) -> [CChar] {
+        text.utf8.map { CChar(bitPattern: $0 == 0 ? 1 : $0) } + [0]
+    }
+
+    /// Whether `needle`'s UTF-8 occurs in `haystack`: glibc's strstr, because ~1,700 needle
+    /// forms over 0.7 MB of output took String.contains 30 s on Linux and strstr milliseconds.
+    static func bytes(_ haystack: [CChar], contain needle: String) -> Bool {
+        guard !needle.isEmpty else { return true }
+        return haystack.withUnsafeBufferPointer { text in
+            needle.withCString { strstr(text.baseAddress!, $0) != nil }
+        }
     }
 
     @Test(arguments: [
