@@ -65,6 +65,38 @@ struct HarnessErrorTests {
         #expect(result.steps.map(\.status) == [.passed, .notRun])
     }
 
+    /// Tells the signal when a call named `name` starts, then lets the wrapped SDK make it.
+    struct AnnouncingDriver: FlowDriver {
+        var name: String { base.name }
+        let base: any FlowDriver
+        let call: String
+        let signal: HangSignal
+
+        func makeSession(for context: DriverContext) async throws -> any FlowSession {
+            BrokenVariants.OverridingSession(inner: try await base.makeSession(for: context), context: context) { [call, signal] made, _, _ in
+                if made.name == call { signal.continuation.yield() }
+                return nil
+            }
+        }
+    }
+
+    /// FLT-STALL's decision, shown: an SDK whose timeout the flow's clock never reaches waits
+    /// on the silent server for good, and the runner reports a harness error for that step
+    /// instead of hanging. Once the stalled call has started it can never end on its own (its
+    /// deadline is an hour of virtual time away), so the watchdog fires then: no real time.
+    @Test func aStallAgainstAnSDKWithoutATimeoutIsAHarnessErrorNotAHang() async throws {
+        let spec = try #require(try SpecsEarnTheirPlaceTests.specs().first { $0.id == "FLT-STALL" })
+        let signal = HangSignal()
+        let driver = AnnouncingDriver(base: FaultBrokenVariants.noTimeout, call: "products", signal: signal)
+        let runner = FlowRunner(driver: driver, options: .init(timeLimit: .seconds(30), watchdog: { _ in
+            for await _ in signal.stream { return }
+        }))
+        let result = await runner.run(spec)
+        #expect(result.status == .error)
+        #expect(result.errorMessage?.contains("(it hung in step 3)") == true, "\(result.errorMessage ?? "")")
+        #expect(result.steps.prefix(3).map(\.status) == [.passed, .passed, .notRun])
+    }
+
     @Test func aDriverThatCannotStartIsAnError() async throws {
         let result = await FlowRunner(driver: RefusingDriver()).run(try Self.spec(#"[{"app": "products"}]"#))
         #expect(result.status == .error)

@@ -92,6 +92,9 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "clears the store on any error", driver: BrokenVariants.clearsStoreOnError, mustFail: ["FLT-RESET", "FLT-STALL", "FLT-HTML5XX", "FLT-TRUNCATED"]),
         Variant(name: "follows redirects from API calls", driver: FaultBrokenVariants.followsRedirects, mustFail: ["FLT-REDIRECT-LOOP"]),
         Variant(name: "reads truncated JSON as an empty list", driver: FaultBrokenVariants.truncatedIsEmpty, mustFail: ["FLT-TRUNCATED"]),
+        Variant(name: "a failed token call clears the store", driver: FaultBrokenVariants.failedTokenCallClearsStore, mustFail: ["FLT-RESET", "FLT-STALL", "FLT-HTML5XX", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
+        Variant(name: "every error reported as a server error", driver: FaultBrokenVariants.oneErrorKind("serverError"), mustFail: ["FLT-RESET", "FLT-STALL", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
+        Variant(name: "every error reported as a transport error", driver: FaultBrokenVariants.oneErrorKind("transport"), mustFail: ["FLT-HTML5XX", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
     ]
 
     @Test(arguments: variants)
