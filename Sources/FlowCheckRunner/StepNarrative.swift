@@ -54,7 +54,10 @@ enum StepNarrative {
                 lines.append("The call succeeds.")
             } else {
                 var line = "The call fails"
-                if let kind = expect?.error?.kind { line += " with a `\(kind)` error" }
+                if let kind = expect?.error?.kind {
+                    let article = kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+                    line += " with \(article) `\(kind)` error"
+                }
                 if let message = expect?.error?.message { line += " whose message \(message.expectation)" }
                 lines.append(line + ".")
             }
