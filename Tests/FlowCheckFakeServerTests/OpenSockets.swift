@@ -50,6 +50,16 @@ enum OpenSockets {
         return inodes
     }
 
+    /// TCP connections in TIME_WAIT (state 06) whose local port is `port`: they belong to no
+    /// process, so these are machine-wide, but a port in use by a live server is its alone.
+    static func timeWaitCount(localPort port: Int) -> Int {
+        let hexPort = String(format: "%04X", port)
+        return readProcFile("/proc/net/tcp").split(separator: "\n").dropFirst().filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[1].hasSuffix(":" + hexPort) && fields[3] == "06"
+        }.count
+    }
+
     /// /proc files report size 0, so read until end of file rather than trusting stat.
     private static func readProcFile(_ path: String) -> String {
         let fd = open(path, O_RDONLY)
