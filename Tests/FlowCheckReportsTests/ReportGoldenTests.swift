@@ -92,9 +92,18 @@ struct ReportGoldenTests {
 
     @Test func writerReplacesAtomically() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rw-\(UUID().uuidString)/deep/r.md").path
-        try ReportWriter.write("one", to: path)
+        try ReportWriter.write("one, the whole old report", to: path)
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        // A reader that opened the report before the write.
+        let reader = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? reader.close() }
         try ReportWriter.write("two", to: path)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "two")
+        // Replaced by a rename, not rewritten in place: a new file under the name, and the
+        // early reader still reads the old report whole rather than a mix or a truncation.
+        let after = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        #expect(before != nil && after != nil && before != after)
+        #expect(String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self) == "one, the whole old report")
         let siblings = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         #expect(siblings == ["r.md"])
     }
