@@ -72,13 +72,12 @@ public struct FlowRunner: Sendable {
             func launch() -> Bool {
                 guard let spec = pending.next() else { return false }
                 let index = next
-                let execution = FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver)
-                group.addTask { (index, await execution.run()) }
+                let flow = execution(of: spec)
+                group.addTask { (index, await flow.run()) }
                 next += 1
                 return true
             }
-            var started = 0
-            while started < options.concurrency, launch() { started += 1 }
+            while next < options.concurrency, launch() {}
             while let (index, result) = await group.next() {
                 finished(index, result)
                 _ = launch()
@@ -88,6 +87,10 @@ public struct FlowRunner: Sendable {
 
     /// Runs one spec.
     public func run(_ spec: FlowSpec) async -> FlowResult {
-        await FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver).run()
+        await execution(of: spec).run()
+    }
+
+    private func execution(of spec: FlowSpec) -> FlowExecution {
+        FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver)
     }
 }

@@ -65,21 +65,6 @@ struct HarnessErrorTests {
         #expect(result.steps.map(\.status) == [.passed, .notRun])
     }
 
-    /// Tells the signal when a call named `name` starts, then lets the wrapped SDK make it.
-    struct AnnouncingDriver: FlowDriver {
-        var name: String { base.name }
-        let base: any FlowDriver
-        let call: String
-        let signal: HangSignal
-
-        func makeSession(for context: DriverContext) async throws -> any FlowSession {
-            BrokenVariants.OverridingSession(inner: try await base.makeSession(for: context), context: context) { [call, signal] made, _, _ in
-                if made.name == call { signal.continuation.yield() }
-                return nil
-            }
-        }
-    }
-
     /// FLT-STALL's decision, shown: an SDK whose timeout the flow's clock never reaches waits
     /// on the silent server for good, and the runner reports a harness error for that step
     /// instead of hanging. Once the stalled call has started it can never end on its own (its
@@ -87,7 +72,11 @@ struct HarnessErrorTests {
     @Test func aStallAgainstAnSDKWithoutATimeoutIsAHarnessErrorNotAHang() async throws {
         let spec = try #require(try SpecsEarnTheirPlaceTests.specs().first { $0.id == "FLT-STALL" })
         let signal = HangSignal()
-        let driver = AnnouncingDriver(base: FaultBrokenVariants.noTimeout, call: "products", signal: signal)
+        // Tells the watchdog when products starts, then lets the SDK make the call.
+        let driver = BrokenVariants.overriding("no request timeout", base: FaultBrokenVariants.noTimeout) { call, _, _ in
+            if call.name == "products" { signal.continuation.yield() }
+            return nil
+        }
         let runner = FlowRunner(driver: driver, options: .init(timeLimit: .seconds(30), watchdog: { _ in
             for await _ in signal.stream { return }
         }))
