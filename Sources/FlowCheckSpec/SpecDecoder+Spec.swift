@@ -1,0 +1,87 @@
+import Foundation
+
+extension SpecDecoder {
+    // MARK: - Spec
+
+    mutating func decodeSpec(_ root: JSONNode) -> FlowSpec? {
+        let path = "$"
+        guard let members = object(root, path, allowed: Self.topKeys, example: "{\"id\": \"MLT-AUTH\", \"title\": \"...\", ...}") else { return nil }
+        let id = string(members, "id", in: root, path, required: true, example: "\"MLT-AUTH\"")
+        if let id, let member = members["id"], id.range(of: "\\A[A-Z][A-Z0-9]*(-[A-Z0-9]+)+\\z", options: .regularExpression) == nil {
+            report(member.value, "$.id", "id \"\(id)\" is not a catalogue id", fix: "use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"")
+        }
+        let title = string(members, "title", in: root, path, required: true, example: "\"Auth stores a token\"")
+        let summary = string(members, "summary", in: root, path, required: false)
+        if let schema = members["$schema"], case .string = schema.value.value {} else if let schema = members["$schema"] {
+            typeMismatch(schema.value, "$[\"$schema\"]", expected: "a string", example: "\"../flowcheck.schema.json\"")
+        }
+        let source = members["source"].flatMap { decodeSource($0.value, "$.source") }
+        if members["source"] == nil { missing("source", in: root, path, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") }
+
+        var provider: Provider?
+        if let name = string(members, "provider", in: root, path, required: true, example: "\"moltin\"") {
+            provider = Provider(rawValue: name)
+            if provider == nil, let member = members["provider"] {
+                report(member.value, "$.provider", "unknown provider \"\(name)\"", fix: Suggestion.fix(for: name, in: Provider.allCases.map(\.rawValue), listName: "providers"))
+            }
+        }
+        var fixture: Fixture?
+        if let provider {
+            if let member = members["fixture"] {
+                fixture = decodeFixture(member.value, "$.fixture", provider: provider)
+            } else {
+                missing("fixture", in: root, path, example: "{\"clients\": [{\"id\": \"store-1\", \"secret\": \"...\"}]}")
+            }
+        }
+        var decisions: [String] = []
+        if let member = members["decisions"], let items = array(member, "$.decisions", example: "[\"...\"]") {
+            for (i, item) in items.enumerated() {
+                if case .string(let s) = item.value { decisions.append(s) } else { typeMismatch(item, "$.decisions[\(i)]", expected: "a string", example: "\"The fake issues no refresh token\"") }
+            }
+        }
+        var steps: [Step] = []
+        if let member = members["steps"] {
+            if let items = array(member, "$.steps", example: "[{\"app\": \"auth\", ...}]") {
+                if items.isEmpty {
+                    report(member.value, "$.steps", "a flow needs at least one step", fix: "add a step, e.g. {\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}")
+                }
+                for (i, item) in items.enumerated() {
+                    capturedThisStep = []
+                    if let step = decodeStep(item, "$.steps[\(i)]", number: i + 1, provider: provider) { steps.append(step) }
+                    defined.formUnion(capturedThisStep)
+                }
+            }
+        } else {
+            missing("steps", in: root, path, example: "[ ... ]")
+        }
+        guard let id, let title, let source, let provider, let fixture else { return nil }
+        return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider, fixture: fixture, decisions: decisions, steps: steps, location: root.location)
+    }
+
+    /// A fixture file for `flowcheck serve`: an object whose keys are provider names and whose
+    /// values are fixtures as specs write them.
+    mutating func decodeFixtureSet(_ root: JSONNode) -> Result<[(Provider, Fixture)], FixtureSetError> {
+        var fixtures: [(Provider, Fixture)] = []
+        let names = Provider.allCases.map(\.rawValue)
+        if let members = object(root, "$", allowed: names, example: "{\"moltin\": {\"clients\": [...]}}") {
+            for provider in Provider.allCases {
+                guard let member = members[provider.rawValue] else { continue }
+                if let fixture = decodeFixture(member.value, "$." + provider.rawValue, provider: provider) { fixtures.append((provider, fixture)) }
+            }
+            if members.isEmpty { report(root, "$", "the fixture file names no provider", fix: "add at least one of \(names.joined(separator: ", "))") }
+        }
+        return diagnostics.items.isEmpty ? .success(fixtures) : .failure(FixtureSetError(diagnostics: diagnostics.items))
+    }
+
+    func decodeSource(_ node: JSONNode, _ path: String) -> SourceReference? {
+        guard let members = object(node, path, allowed: Self.sourceKeys, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") else { return nil }
+        let seed = string(members, "seed", in: node, path, required: true, example: "\"003_d427daaf6ba0e8e7.txt\"")
+        if let seed, let member = members["seed"], seed.range(of: "\\A[0-9]{3}_[0-9a-f]{16}\\.txt\\z", options: .regularExpression) == nil {
+            report(member.value, path + ".seed", "seed \"\(seed)\" is not a seed file name", fix: "name one of the seed files, e.g. \"003_d427daaf6ba0e8e7.txt\"")
+        }
+        let passage = string(members, "passage", in: node, path, required: true, example: "\"Obtaining a new token\"")
+        guard let seed, let passage else { return nil }
+        return SourceReference(seed: seed, passage: passage)
+    }
+
+}

@@ -1,0 +1,193 @@
+import Foundation
+
+extension SpecDecoder {
+    // MARK: - Steps
+
+    mutating func decodeStep(_ node: JSONNode, _ path: String, number: Int, provider: Provider?) -> Step? {
+        guard let members = object(node, path, allowed: Self.stepKeys, example: "{\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}") else { return nil }
+        let actionKeys = Self.actionKeys.filter { members[$0] != nil }
+        if actionKeys.count > 1, let second = members[actionKeys[1]] {
+            report(at: second.keyLocation, path + JSONPath.key(actionKeys[1]), "a step takes one action, found \(actionKeys.map { "\"\($0)\"" }.joined(separator: " and "))", fix: "split this into two steps")
+        }
+        if actionKeys.isEmpty, members["expect"] == nil {
+            report(node, path, "a step needs an action or an \"expect\"", fix: "add one of \(Self.actionKeys.joined(separator: ", ")), or \"expect\"")
+        }
+        if let with = members["with"], members["app"] == nil, members["browser"] == nil {
+            report(at: with.keyLocation, path + ".with", "\"with\" belongs to an \"app\" or \"browser\" step", fix: "add \"app\": \"<action>\" or remove \"with\"")
+        }
+        var action: Action?
+        if let key = actionKeys.first, let member = members[key] {
+            let actionPath = path + JSONPath.key(key)
+            switch key {
+            case "app":
+                if let provider {
+                    let signatures = Vocabulary.actions(for: provider)
+                    if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: signatures, what: "app action", listName: "actions for \(provider.rawValue)", forProvider: provider) {
+                        action = .app(name: name, arguments: arguments)
+                    }
+                }
+            case "browser":
+                if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: Vocabulary.browserOperations, what: "browser operation", listName: "browser operations", forProvider: nil) {
+                    action = .browser(operation: name, arguments: arguments)
+                }
+            case "send": action = decodeSend(member.value, actionPath)
+            case "advanceClock":
+                if case .string(let text) = member.value.value, let seconds = Self.parseDuration(text) {
+                    if seconds == 0 {
+                        report(member.value, actionPath, "a zero duration does nothing", fix: "move the clock by at least \"1s\", or remove the step")
+                    }
+                    action = .advanceClock(seconds: seconds, written: text)
+                } else {
+                    report(member.value, actionPath, "expected a duration such as \"61m\", found \(member.value.scalarText.map { "\"\($0)\"" } ?? member.value.typeName)", fix: "write hours, minutes and seconds as \"1h\", \"61m\", \"90s\" or \"1h30m\"")
+                }
+            case "fault": action = decodeFault(member.value, actionPath)
+            case "clearFaults":
+                if bool(member, actionPath) == true { action = .clearFaults } else if case .bool(false) = member.value.value {
+                    report(member.value, actionPath, "\"clearFaults\": false does nothing", fix: "write \"clearFaults\": true, or remove the key")
+                }
+            case "server":
+                if case .string(let op) = member.value.value {
+                    let operations = provider.map { Vocabulary.serverOperations(for: $0) } ?? []
+                    if operations.contains(op) { action = .server(operation: op) } else if provider != nil {
+                        report(member.value, actionPath, "unknown server operation \"\(op)\"", fix: Suggestion.fix(for: op, in: operations, listName: "operations for \(provider!.rawValue)"))
+                    }
+                } else {
+                    typeMismatch(member.value, actionPath, expected: "a string", example: "\"revokeTokens\"")
+                }
+            default: break
+            }
+        }
+        var note: String?
+        if let member = members["note"] {
+            if case .string(let s) = member.value.value { note = s } else { typeMismatch(member.value, path + ".note", expected: "a string", example: "\"why this step matters\"") }
+        }
+        var appAction: Vocabulary.ActionSignature?
+        if let provider, case .app(let name, _)? = action { appAction = Vocabulary.actions(for: provider).first { $0.name == name } }
+        let expect = members["expect"].flatMap { decodeExpect($0.value, path + ".expect", provider: provider, appAction: appAction) }
+        if members["app"] == nil, let expectMember = members["expect"], let fields = expectMember.value.members {
+            for field in fields where ["outcome", "error", "result"].contains(field.key) {
+                report(at: field.keyLocation, path + ".expect" + JSONPath.key(field.key), "\"\(field.key)\" checks an app call, and this step makes none", fix: "move it to the step with the \"app\" call it is about")
+            }
+        }
+        return Step(number: number, location: node.location, note: note, action: action, expect: expect)
+    }
+
+    /// An app action or browser operation with its `with` arguments, checked against `signatures`.
+    func decodeCall(_ member: JSONNode.Member, _ with: JSONNode.Member?, _ path: String, stepPath: String, signatures: [Vocabulary.ActionSignature], what: String, listName: String, forProvider provider: Provider?) -> (String, [Argument])? {
+        guard case .string(let name) = member.value.value else {
+            typeMismatch(member.value, path, expected: "a string", example: provider == nil ? "\"login\"" : "\"auth\"")
+            return nil
+        }
+        guard let signature = signatures.first(where: { $0.name == name }) else {
+            let scope = provider.map { " for provider \"\($0.rawValue)\"" } ?? ""
+            report(member.value, path, "unknown \(what) \"\(name)\"\(scope)", fix: Suggestion.fix(for: name, in: signatures.map(\.name), listName: listName))
+            return nil
+        }
+        var arguments: [Argument] = []
+        let allowed = signature.required + signature.optional
+        if let with {
+            let withPath = stepPath + ".with"
+            guard let members = with.value.members else {
+                typeMismatch(with.value, withPath, expected: "an object", example: "{\"\(allowed.first ?? "name")\": \"...\"}")
+                return nil
+            }
+            reportDuplicates(members, withPath)
+            for argument in members {
+                let argumentPath = withPath + JSONPath.key(argument.key)
+                guard allowed.contains(argument.key) else {
+                    let list = allowed.isEmpty ? "\"\(name)\" takes no arguments" : Suggestion.fix(for: argument.key, in: allowed, listName: "arguments of \(name)")
+                    report(at: argument.keyLocation, argumentPath, "unknown argument \"\(argument.key)\" for \"\(name)\"", fix: list)
+                    continue
+                }
+                guard let text = argument.value.scalarText, argument.value.members == nil else {
+                    typeMismatch(argument.value, argumentPath, expected: "a string", example: "\"...\"")
+                    continue
+                }
+                let template = Template(text)
+                checkVariables(template, argument.value, argumentPath)
+                arguments.append(Argument(name: argument.key, value: template))
+            }
+        }
+        for required in signature.required where !arguments.contains(where: { $0.name == required }) && !(with?.value.members?.contains { $0.key == required } ?? false) {
+            report(with?.value ?? member.value, with == nil ? stepPath : stepPath + ".with", "\"\(name)\" needs the argument \"\(required)\"", fix: "add \"with\": {\"\(required)\": \"...\"}")
+        }
+        return (name, arguments)
+    }
+
+    /// Reports every key that stands twice in one object (the second would silently win).
+    func reportDuplicates(_ members: [JSONNode.Member], _ path: String) {
+        var seen = Set<String>()
+        for member in members where !seen.insert(member.key).inserted {
+            report(at: member.keyLocation, path + JSONPath.key(member.key), "duplicate key \"\(member.key)\"", fix: "keep one \"\(member.key)\" and remove the other")
+        }
+    }
+
+    /// `{"k": "v"}` as template arguments.
+    func decodeArguments(_ node: JSONNode, _ path: String) -> [Argument] {
+        guard let members = node.members else {
+            typeMismatch(node, path, expected: "an object of strings", example: "{\"client_id\": \"app-1\"}")
+            return []
+        }
+        reportDuplicates(members, path)
+        return members.compactMap { member in
+            guard let text = member.value.scalarText else {
+                typeMismatch(member.value, path + JSONPath.key(member.key), expected: "a string", example: "\"...\"")
+                return nil
+            }
+            let template = Template(text)
+            checkVariables(template, member.value, path + JSONPath.key(member.key))
+            return Argument(name: member.key, value: template)
+        }
+    }
+
+    func decodeSend(_ node: JSONNode, _ path: String) -> Action? {
+        guard let members = object(node, path, allowed: Self.sendKeys, example: "{\"method\": \"POST\", \"path\": \"/oauth/v2/refresh\", \"json\": {...}}") else { return nil }
+        let method = string(members, "method", in: node, path, required: true, example: "\"POST\"")
+        if let method, method.range(of: "\\A[A-Z]+\\z", options: .regularExpression) == nil {
+            report(members["method"]!.value, path + ".method", "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
+            return nil
+        }
+        guard let rawPath = string(members, "path", in: node, path, required: true, example: "\"/oauth/v2/refresh\"") else { return nil }
+        guard rawPath.hasPrefix("/") else {
+            report(members["path"]!.value, path + ".path", "a path starts with \"/\"", fix: "write it as \"/\(rawPath)\"")
+            return nil
+        }
+        let template = Template(rawPath)
+        checkVariables(template, members["path"]!.value, path + ".path")
+        let headers = members["headers"].map { decodeArguments($0.value, path + ".headers") } ?? []
+        let json = members["json"].map { decodeArguments($0.value, path + ".json") } ?? []
+        let form = members["form"].map { decodeArguments($0.value, path + ".form") } ?? []
+        if !json.isEmpty && !form.isEmpty {
+            report(node, path, "a request has one body: \"json\" or \"form\"", fix: "keep one of them")
+        }
+        guard let method else { return nil }
+        return .send(SendSpec(method: method, path: template, headers: headers, json: json, form: form))
+    }
+
+    func decodeFault(_ node: JSONNode, _ path: String) -> Action? {
+        guard let members = object(node, path, allowed: Self.faultKeys, example: "{\"kind\": \"serverError\", \"path\": \"/v1/products\", \"times\": 1}") else { return nil }
+        guard let kind = string(members, "kind", in: node, path, required: true, example: "\"serverError\"") else { return nil }
+        guard Vocabulary.faultKinds.contains(kind) else {
+            report(members["kind"]!.value, path + ".kind", "unknown fault \"\(kind)\"", fix: Suggestion.fix(for: kind, in: Vocabulary.faultKinds, listName: "faults"))
+            return nil
+        }
+        let faultPath = string(members, "path", in: node, path, required: false, example: "\"/v1/products\"")
+        if let faultPath, !faultPath.hasPrefix("/") {
+            report(members["path"]!.value, path + ".path", "a fault path starts with \"/\"", fix: "write it as \"/\(faultPath)\"")
+        }
+        let times = integer(members["times"], path + ".times", range: 1...1000, example: "1")
+        var advance: (Int, String)?
+        if let member = members["clockAdvance"] {
+            if case .string(let text) = member.value.value, let seconds = Self.parseDuration(text), seconds > 0 {
+                advance = (seconds, text)
+            } else {
+                report(member.value, path + ".clockAdvance", "expected a duration such as \"31s\"", fix: "write how far the clock moves while the server stalls, e.g. \"31s\"")
+            }
+            if kind != "stall" {
+                report(at: member.keyLocation, path + ".clockAdvance", "\"clockAdvance\" belongs to a \"stall\" fault", fix: "remove it, or use \"kind\": \"stall\"")
+            }
+        }
+        return .fault(FaultSpec(kind: kind, path: faultPath, times: times, clockAdvance: advance?.0, clockAdvanceWritten: advance?.1))
+    }
+
+}

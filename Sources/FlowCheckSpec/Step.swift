@@ -1,0 +1,87 @@
+/// One step: at most one action, then expectations about what followed.
+public struct Step: Sendable {
+    /// 1-based, as the reports number steps.
+    public var number: Int
+    public var location: SourceLocation
+    public var note: String?
+    public var action: Action?
+    public var expect: Expectation?
+
+    public init(number: Int, location: SourceLocation, note: String? = nil, action: Action? = nil, expect: Expectation? = nil) {
+        self.number = number
+        self.location = location
+        self.note = note
+        self.action = action
+        self.expect = expect
+    }
+}
+
+/// What a step does before its expectations are checked.
+public enum Action: Sendable, Equatable {
+    /// An SDK call through the driver, e.g. `auth` with its arguments.
+    case app(name: String, arguments: [Argument])
+    /// Moves the virtual clock shared by the SDK and the fake server.
+    case advanceClock(seconds: Int, written: String)
+    /// Tells the fake server to misbehave.
+    case fault(FaultSpec)
+    /// Ends every injected fault.
+    case clearFaults
+    /// A server-side operation of the provider persona, e.g. `revokeTokens`.
+    case server(operation: String)
+    /// The scripted browser acts as the user: `login`, `deny`, `open`, `tamper`.
+    case browser(operation: String, arguments: [Argument])
+    /// The harness itself sends a request to the fake, as any HTTP client would.
+    case send(SendSpec)
+}
+
+/// A request the harness sends to the fake server itself.
+public struct SendSpec: Sendable, Equatable {
+    public var method: String
+    public var path: Template
+    public var headers: [Argument]
+    /// Sent as a JSON object of strings when not empty.
+    public var json: [Argument]
+    /// Sent form-encoded when not empty.
+    public var form: [Argument]
+
+    public init(method: String, path: Template, headers: [Argument] = [], json: [Argument] = [], form: [Argument] = []) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.json = json
+        self.form = form
+    }
+}
+
+/// A named argument of an app action.
+public struct Argument: Sendable, Equatable {
+    public var name: String
+    public var value: Template
+
+    public init(name: String, value: Template) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A server fault: which, on which path, how many times.
+public struct FaultSpec: Sendable, Equatable {
+    public var kind: String
+    /// Nil: every path.
+    public var path: String?
+    /// Nil: until cleared.
+    public var times: Int?
+    /// `stall` only: how far the virtual clock moves while the server holds the request, so
+    /// an SDK's request timeout (on the same clock) fires without real waiting.
+    public var clockAdvance: Int?
+    /// The duration as written, for reports.
+    public var clockAdvanceWritten: String?
+
+    public init(kind: String, path: String? = nil, times: Int? = nil, clockAdvance: Int? = nil, clockAdvanceWritten: String? = nil) {
+        self.kind = kind
+        self.path = path
+        self.times = times
+        self.clockAdvance = clockAdvance
+        self.clockAdvanceWritten = clockAdvanceWritten
+    }
+}
