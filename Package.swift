@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "FlowCheckSDK", targets: ["FlowCheckSDK"]),
         .library(name: "FlowCheckFakeServer", targets: ["FlowCheckFakeServer"]),
         .library(name: "FlowCheckTestSupport", targets: ["FlowCheckTestSupport"]),
-        .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckReports"]),
+        .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckReports"]),
         .library(name: "FlowCheckExampleDriver", targets: ["FlowCheckExampleDriver"]),
     ],
     targets: [
@@ -24,10 +24,13 @@ let package = Package(
         .target(name: "FlowCheckTestSupport", dependencies: ["FlowCheckSDK", "FlowCheckFakeServer"]),
         // The spec format: a position-aware JSON reader, the model, the loader and its diagnostics.
         .target(name: "FlowCheckSpec"),
+        // Each provider as one unit: its spec vocabulary, fixture decoding into the fake's own
+        // fixture type, schema part and fake persona; one registry lists them.
+        .target(name: "FlowCheckProviders", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer"]),
         // Runs specs through a driver against a fresh fake server per flow; produces results.
-        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckSDK"]),
+        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckSDK"]),
         // The driver that puts our SDK core under the runner.
-        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckSDK"]),
+        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckTestSupport", "FlowCheckSDK"]),
         // JUnit XML and Markdown, written from results only.
         .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
@@ -44,7 +47,7 @@ let package = Package(
 
         .testTarget(name: "FlowCheckSDKTests", dependencies: ["FlowCheckSDK", "FlowCheckTestSupport"]),
         .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckFakeServer"]),
-        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec"]),
+        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
             dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI"]

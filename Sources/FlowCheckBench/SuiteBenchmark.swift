@@ -1,3 +1,4 @@
+import FlowCheckProviders
 import FlowCheckCoreDriver
 import FlowCheckReports
 import FlowCheckRunner
@@ -40,7 +41,7 @@ struct SuiteBenchmark {
         let start = ContinuousClock.now
         let loaded: SpecLoader.Result
         do {
-            loaded = try SpecLoader().load(paths: [directory])
+            loaded = try SpecLoader.standard.load(paths: [directory])
         } catch {
             throw .usage("\(error) (run from the package root, or pass --specs)")
         }

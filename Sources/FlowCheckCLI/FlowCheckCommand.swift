@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckProviders
 import FlowCheckCoreDriver
 import FlowCheckReports
 import FlowCheckRunner
@@ -87,7 +88,7 @@ public struct FlowCheckCommand: Sendable {
     private func validate(_ options: CommandLineOptions, console: Console, environment: Environment) -> ExitCode {
         let loaded: SpecLoader.Result
         do {
-            loaded = try SpecLoader().load(paths: options.paths)
+            loaded = try SpecLoader.standard.load(paths: options.paths)
         } catch {
             console.err("flowcheck: \(error)")
             return .usageOrInvalidSpec
@@ -117,7 +118,7 @@ public struct FlowCheckCommand: Sendable {
     private func runFlows(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
         let loaded: SpecLoader.Result
         do {
-            loaded = try SpecLoader().load(paths: options.paths)
+            loaded = try SpecLoader.standard.load(paths: options.paths)
         } catch {
             console.err("flowcheck: \(error)")
             return .usageOrInvalidSpec
@@ -259,19 +260,19 @@ public struct FlowCheckCommand: Sendable {
     // MARK: - serve
 
     private func serve(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
-        let fixtures: [(Provider, Fixture)]
+        let fixtures: [(Provider, any ProviderFixture)]
         do {
             if let path = options.fixturePath {
                 guard let data = FileManager.default.contents(atPath: path) else {
                     console.err("flowcheck: cannot read the fixture file \(path)")
                     return .usageOrInvalidSpec
                 }
-                fixtures = try SpecLoader().decodeFixtures(Array(data), file: path)
+                fixtures = try SpecLoader.standard.decodeFixtures(Array(data), file: path)
             } else {
-                fixtures = try SpecLoader().decodeFixtures(Array(FakeProviderHost.defaultFixtureJSON.utf8), file: "(default fixture)")
+                fixtures = try SpecLoader.standard.decodeFixtures(Array(FakeProviderHost.defaultFixtureJSON.utf8), file: "(default fixture)")
             }
         } catch {
-            console.err(ControlCharacters.escaped(error.description))
+            console.err(ControlCharacters.escaped("\(error)"))
             return .usageOrInvalidSpec
         }
         let host = FakeProviderHost(fixtures: fixtures, now: environment.now, log: { console.out($0) })

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckProviders
 import FlowCheckRunner
 import FlowCheckSDK
 import FlowCheckSpec
@@ -67,6 +68,11 @@ public struct CoreSDKDriver: FlowDriver {
             return CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() })
         case .braintree:
             return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, onClose: { base.invalidate() })
+        default:
+            // Providers are an open set: one registered after this driver was written is a
+            // harness error naming it, never a crash.
+            base.invalidate()
+            throw DriverError("the \(name) driver has no session for the provider \"\(context.provider.rawValue)\"")
         }
     }
 }

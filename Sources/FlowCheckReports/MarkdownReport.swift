@@ -56,20 +56,10 @@ public enum MarkdownReport {
         var out = "## Contents\n\n"
         for provider in providers {
             let flows = run.flows.filter { $0.provider == provider }
-            out += "- \(providerTitle(provider)): " + flows.map { "[\($0.id)](#\(anchor($0.id)))" }.joined(separator: " · ") + "\n"
+            out += "- \(flows[0].providerTitle): " + flows.map { "[\($0.id)](#\(anchor($0.id)))" }.joined(separator: " · ") + "\n"
         }
         if !run.invalidSpecs.isEmpty { out += "- [Invalid specs](#invalid-specs)\n" }
         return out
-    }
-
-    private static func providerTitle(_ provider: String) -> String {
-        switch provider {
-        case "moltin": return "Moltin (seed 003)"
-        case "clover": return "Clover Go (seeds 000, 001)"
-        case "clever": return "Clever Instant Login (seed 004)"
-        case "braintree": return "Braintree client-side connect (seed 002)"
-        default: return provider
-        }
     }
 
     private static func section(_ flow: FlowResult) -> String {

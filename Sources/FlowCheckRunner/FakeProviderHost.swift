@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckProviders
 import FlowCheckSpec
 
 /// The fake providers standalone, for `flowcheck serve`: point a simulator build of a mobile
@@ -11,17 +12,20 @@ public final class FakeProviderHost: @unchecked Sendable {
         public var baseURL: URL
     }
 
-    private let fixtures: [(Provider, Fixture)]
+    private let fixtures: [(Provider, any ProviderFixture)]
+    private let providers: [any ProviderKit]
     private let now: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
     private var worlds: [FakeWorld] = []
 
     /// - Parameters:
     ///   - fixtures: the providers to serve, in order.
+    ///   - providers: the kits the fixtures belong to.
     ///   - now: the time the fakes read (the executable passes the wall clock).
     ///   - log: receives one redacted line per exchange.
-    public init(fixtures: [(Provider, Fixture)], now: @escaping @Sendable () -> Date, log: @escaping @Sendable (String) -> Void) {
+    public init(fixtures: [(Provider, any ProviderFixture)], providers: [any ProviderKit] = ProviderRegistry.kits, now: @escaping @Sendable () -> Date, log: @escaping @Sendable (String) -> Void) {
         self.fixtures = fixtures
+        self.providers = providers
         self.now = now
         self.log = log
     }
@@ -36,7 +40,10 @@ public final class FakeProviderHost: @unchecked Sendable {
                 let box = WorldBox()
                 let log = self.log
                 let secrets = fixture.secrets
-                let world = try FakeWorld(fixture: fixture, now: now, port: firstPort == 0 ? 0 : firstPort + offset) { exchange in
+                guard let kit = providers.first(where: { $0.id == provider }) else {
+                    throw DriverError("no provider \"\(provider.rawValue)\" is registered")
+                }
+                let world = try FakeWorld(kit: kit, fixture: fixture, now: now, port: firstPort == 0 ? 0 : firstPort + offset) { exchange in
                     // Structure first (bodies, Authorization, query), then every secret known now.
                     let redactor = Redactor(secrets: secrets + (box.world?.server.issuedSecrets ?? []))
                     let head = Transcript.render(exchange).split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
@@ -69,24 +76,7 @@ public final class FakeProviderHost: @unchecked Sendable {
         }
     }
 
-    /// The documented default fixture of `flowcheck serve` (README, "Serving the fakes").
-    public static let defaultFixtureJSON = """
-    {
-      "moltin": {"clients": [{"id": "serve-client", "secret": "serve-secret-1234"}]},
-      "clover": {
-        "apps": [{"id": "SERVEAPP", "secret": "serve-app-secret-1", "siteURL": "https://app.example.com/"}],
-        "merchants": [{"id": "SERVEMERCHANT", "name": "Serve Cafe", "installedApps": ["SERVEAPP"]}],
-        "employees": [{"email": "employee@example.com", "password": "serve-password-1", "merchant": "SERVEMERCHANT"}]
-      },
-      "clever": {
-        "clients": [{"id": "serve-clever", "redirectURL": "clever-serve://oauth"}],
-        "users": [{"email": "student@example.edu", "password": "serve-password-2"}]
-      },
-      "braintree": {
-        "clientId": "serve-braintree", "clientSecret": "serve-bt-secret-1",
-        "merchants": [{"id": "SERVE-MERCHANT", "email": "owner@example.com", "password": "serve-password-3"}],
-        "returnURL": "com.example.merchantapp:/braintree"
-      }
-    }
-    """
+    /// The documented default fixture of `flowcheck serve` (README, "Serving the fakes"):
+    /// every registered provider's own default.
+    public static var defaultFixtureJSON: String { ProviderRegistry.defaultServeFixtures }
 }

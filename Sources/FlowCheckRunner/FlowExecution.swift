@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckProviders
 import FlowCheckSDK
 import FlowCheckSpec
 import FlowCheckTestSupport
@@ -12,6 +13,7 @@ struct FlowExecution: Sendable {
     let timeLimit: Duration
     let watchdog: FlowRunner.Watchdog
     let issuedSecretsObserver: (@Sendable ([String]) -> Void)?
+    let providers: [any ProviderKit]
 
     /// What the steps have got to so far; shared with the time-limit watchdog, which reports a
     /// hung flow with the step it hung in.
@@ -38,7 +40,7 @@ struct FlowExecution: Sendable {
         var storage: URL?
         var session: (any FlowSession)?
         do {
-            world = try FakeWorld(spec: spec, clock: clock)
+            world = try FakeWorld(spec: spec, providers: providers, clock: clock)
             storage = try Self.makeStorageDirectory()
             let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!, browser: window)
             session = try await driver.makeSession(for: context)
@@ -224,12 +226,13 @@ struct FlowExecution: Sendable {
 
     private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, elapsed: Duration) -> FlowResult {
         var redactor = Redactor(secrets: spec.fixture.secrets + issuedSecrets + state.secrets)
+        let kit = providers.first { $0.id == spec.provider }
         if let origin { redactor.addOrigin(origin, as: "{\(spec.provider.rawValue)}") }
         let steps = spec.steps.enumerated().map { index, step in
             StepResult(
                 number: step.number,
                 line: step.location.line,
-                action: StepNarrative.action(step.action, provider: spec.provider).map(redactor.scrub),
+                action: StepNarrative.action(step.action, actions: kit?.actions ?? []).map(redactor.scrub),
                 checks: StepNarrative.checks(step.expect, isAppStep: { if case .app? = step.action { return true } else { return false } }()).map(redactor.scrub),
                 note: step.note.map(redactor.scrub),
                 status: state.stepStatuses[index]
@@ -246,7 +249,7 @@ struct FlowExecution: Sendable {
             decisions: spec.decisions.map(redactor.scrub), steps: steps, status: status, failures: failures,
             errorMessage: state.errorMessage.map(redactor.scrub),
             transcript: exchanges.map { redactor.scrub(Transcript.render($0)) }, duration: seconds,
-            events: state.events.map { $0.scrubbed(redactor) }
+            events: state.events.map { $0.scrubbed(redactor) }, providerTitle: kit?.title
         )
     }
 }

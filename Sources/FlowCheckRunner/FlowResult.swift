@@ -50,6 +50,8 @@ public struct FlowResult: Sendable {
     public var summary: String?
     public var file: String
     public var provider: String
+    /// The provider as reports title it, e.g. "Moltin (seed 003)" (its kit's title).
+    public var providerTitle: String
     public var seed: String
     public var passage: String
     public var decisions: [String]
@@ -69,9 +71,10 @@ public struct FlowResult: Sendable {
     public init(
         id: String, title: String, summary: String?, file: String, provider: String, seed: String, passage: String,
         decisions: [String], steps: [StepResult], status: Status, failures: [CheckFailure], errorMessage: String?,
-        transcript: [String], duration: Double, events: [FlowEvent] = []
+        transcript: [String], duration: Double, events: [FlowEvent] = [], providerTitle: String? = nil
     ) {
         self.events = events
+        self.providerTitle = providerTitle ?? provider
         self.id = id
         self.title = title
         self.summary = summary

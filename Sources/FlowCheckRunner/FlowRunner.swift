@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckProviders
 import FlowCheckSpec
 
 /// Runs specs through a driver, each flow against its own fake server, several at once.
@@ -17,6 +18,8 @@ public struct FlowRunner: Sendable {
         /// Told, when each flow ends, of every secret its fake issued (tokens, codes): for
         /// tests that scan the reports for them. Reports never contain them.
         public var issuedSecretsObserver: (@Sendable ([String]) -> Void)?
+        /// The providers specs may name: their fakes play the other side.
+        public var providers: [any ProviderKit] = ProviderRegistry.kits
 
         public init(concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, timeLimit: Duration = .seconds(30), watchdog: @escaping Watchdog = { try? await Task.sleep(for: $0) }) {
             self.concurrency = max(1, concurrency)
@@ -91,6 +94,6 @@ public struct FlowRunner: Sendable {
     }
 
     private func execution(of spec: FlowSpec) -> FlowExecution {
-        FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver)
+        FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver, providers: options.providers)
     }
 }

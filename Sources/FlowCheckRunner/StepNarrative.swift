@@ -3,11 +3,12 @@ import FlowCheckSpec
 /// Writes a step as documentation of the expected behaviour: the spec, read aloud.
 enum StepNarrative {
     /// The action in words, or nil for a step that only checks.
-    static func action(_ action: Action?, provider: Provider) -> String? {
+    /// - Parameter actions: the provider's app actions, whose summaries the sentence quotes.
+    static func action(_ action: Action?, actions: [Vocabulary.ActionSignature]) -> String? {
         guard let action else { return nil }
         switch action {
         case .app(let name, let arguments):
-            let summary = Vocabulary.actions(for: provider).first { $0.name == name }?.summary
+            let summary = actions.first { $0.name == name }?.summary
             var sentence = "The app calls `\(name)`"
             sentence += describeArguments(arguments)
             if let summary { sentence += " (\(summary))" }

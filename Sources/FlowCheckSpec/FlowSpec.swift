@@ -9,7 +9,7 @@ public struct FlowSpec: Sendable {
     public var summary: String?
     public var source: SourceReference
     public var provider: Provider
-    public var fixture: Fixture
+    public var fixture: any ProviderFixture
     /// Where the seed is silent, what this spec decided (written so reports document it).
     public var decisions: [String]
     public var steps: [Step]
@@ -18,7 +18,7 @@ public struct FlowSpec: Sendable {
 
     public init(
         file: String, id: String, title: String, summary: String? = nil, source: SourceReference,
-        provider: Provider, fixture: Fixture, decisions: [String] = [], steps: [Step],
+        provider: Provider, fixture: any ProviderFixture, decisions: [String] = [], steps: [Step],
         location: SourceLocation = SourceLocation(line: 1, column: 1)
     ) {
         self.file = file
@@ -44,12 +44,3 @@ public struct SourceReference: Sendable, Equatable {
         self.passage = passage
     }
 }
-
-/// The provider whose fake server plays the other side of a flow.
-public enum Provider: String, Sendable, CaseIterable {
-    case moltin
-    case clover
-    case clever
-    case braintree
-}
-

@@ -14,7 +14,7 @@ extension SpecDecoder {
         }
     }
 
-    mutating func decodeExpect(_ node: JSONNode, _ path: String, provider: Provider?, appAction: Vocabulary.ActionSignature?) -> Expectation? {
+    mutating func decodeExpect(_ node: JSONNode, _ path: String, provider: (any ProviderDescription)?, appAction: Vocabulary.ActionSignature?) -> Expectation? {
         guard let members = object(node, path, allowed: Self.expectKeys, example: "{\"outcome\": \"ok\"}") else { return nil }
         var expectation = Expectation()
         if let outcome = string(members, "outcome", in: node, path, required: false, example: "\"ok\"") {
@@ -41,7 +41,7 @@ extension SpecDecoder {
         }
         if let member = members["store"] {
             expectation.store = decodeFields(member.value, path + ".store")
-            if let provider { checkFieldNames(member.value, path + ".store", allowed: Vocabulary.storeFields(for: provider), listName: "store fields") }
+            if let provider { checkFieldNames(member.value, path + ".store", allowed: provider.storeFields, listName: "store fields") }
         }
         if let member = members["storeEmpty"] { expectation.storeEmpty = bool(member, path + ".storeEmpty") }
         if let member = members["requests"], let items = array(member, path + ".requests", example: "[{\"method\": \"POST\", \"path\": \"/oauth/access_token\"}]") {

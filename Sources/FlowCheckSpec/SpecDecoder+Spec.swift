@@ -18,17 +18,17 @@ extension SpecDecoder {
         let source = members["source"].flatMap { decodeSource($0.value, "$.source") }
         if members["source"] == nil { missing("source", in: root, path, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") }
 
-        var provider: Provider?
+        var provider: (any ProviderDescription)?
         if let name = string(members, "provider", in: root, path, required: true, example: "\"moltin\"") {
-            provider = Provider(rawValue: name)
+            provider = providers.description(of: Provider(name))
             if provider == nil, let member = members["provider"] {
-                report(member.value, "$.provider", "unknown provider \"\(name)\"", fix: Suggestion.fix(for: name, in: Provider.allCases.map(\.rawValue), listName: "providers"))
+                report(member.value, "$.provider", "unknown provider \"\(name)\"", fix: Suggestion.fix(for: name, in: providers.ids.map(\.rawValue), listName: "providers"))
             }
         }
-        var fixture: Fixture?
+        var fixture: (any ProviderFixture)?
         if let provider {
             if let member = members["fixture"] {
-                fixture = decodeFixture(member.value, "$.fixture", provider: provider)
+                fixture = provider.decodeFixture(member.value, at: "$.fixture", reader: reader)
             } else {
                 missing("fixture", in: root, path, example: "{\"clients\": [{\"id\": \"store-1\", \"secret\": \"...\"}]}")
             }
@@ -55,22 +55,22 @@ extension SpecDecoder {
             missing("steps", in: root, path, example: "[ ... ]")
         }
         guard let id, let title, let source, let provider, let fixture else { return nil }
-        return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider, fixture: fixture, decisions: decisions, steps: steps, location: root.location)
+        return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider.id, fixture: fixture, decisions: decisions, steps: steps, location: root.location)
     }
 
     /// A fixture file for `flowcheck serve`: an object whose keys are provider names and whose
     /// values are fixtures as specs write them.
-    mutating func decodeFixtureSet(_ root: JSONNode) -> Result<[(Provider, Fixture)], FixtureSetError> {
-        var fixtures: [(Provider, Fixture)] = []
-        let names = Provider.allCases.map(\.rawValue)
+    mutating func decodeFixtureSet(_ root: JSONNode) -> Result<[(Provider, any ProviderFixture)], FixtureSetError> {
+        var fixtures: [(Provider, any ProviderFixture)] = []
+        let names = providers.ids.map(\.rawValue)
         if let members = object(root, "$", allowed: names, example: "{\"moltin\": {\"clients\": [...]}}") {
-            for provider in Provider.allCases {
-                guard let member = members[provider.rawValue] else { continue }
-                if let fixture = decodeFixture(member.value, "$." + provider.rawValue, provider: provider) { fixtures.append((provider, fixture)) }
+            for provider in providers.all {
+                guard let member = members[provider.id.rawValue] else { continue }
+                if let fixture = provider.decodeFixture(member.value, at: "$." + provider.id.rawValue, reader: reader) { fixtures.append((provider.id, fixture)) }
             }
             if members.isEmpty { report(root, "$", "the fixture file names no provider", fix: "add at least one of \(names.joined(separator: ", "))") }
         }
-        return diagnostics.items.isEmpty ? .success(fixtures) : .failure(FixtureSetError(diagnostics: diagnostics.items))
+        return reader.diagnostics.isEmpty ? .success(fixtures) : .failure(FixtureSetError(diagnostics: reader.diagnostics))
     }
 
     func decodeSource(_ node: JSONNode, _ path: String) -> SourceReference? {

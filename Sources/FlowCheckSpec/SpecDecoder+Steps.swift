@@ -3,7 +3,7 @@ import Foundation
 extension SpecDecoder {
     // MARK: - Steps
 
-    mutating func decodeStep(_ node: JSONNode, _ path: String, number: Int, provider: Provider?) -> Step? {
+    mutating func decodeStep(_ node: JSONNode, _ path: String, number: Int, provider: (any ProviderDescription)?) -> Step? {
         guard let members = object(node, path, allowed: Self.stepKeys, example: "{\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}") else { return nil }
         let actionKeys = Self.actionKeys.filter { members[$0] != nil }
         if actionKeys.count > 1, let second = members[actionKeys[1]] {
@@ -21,8 +21,8 @@ extension SpecDecoder {
             switch key {
             case "app":
                 if let provider {
-                    let signatures = Vocabulary.actions(for: provider)
-                    if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: signatures, what: "app action", listName: "actions for \(provider.rawValue)", forProvider: provider) {
+                    let signatures = provider.actions
+                    if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: signatures, what: "app action", listName: "actions for \(provider.id.rawValue)", forProvider: provider.id) {
                         action = .app(name: name, arguments: arguments)
                     }
                 }
@@ -47,9 +47,9 @@ extension SpecDecoder {
                 }
             case "server":
                 if case .string(let op) = member.value.value {
-                    let operations = provider.map { Vocabulary.serverOperations(for: $0) } ?? []
+                    let operations = provider?.serverOperations ?? []
                     if operations.contains(op) { action = .server(operation: op) } else if provider != nil {
-                        report(member.value, actionPath, "unknown server operation \"\(op)\"", fix: Suggestion.fix(for: op, in: operations, listName: "operations for \(provider!.rawValue)"))
+                        report(member.value, actionPath, "unknown server operation \"\(op)\"", fix: Suggestion.fix(for: op, in: operations, listName: "operations for \(provider!.id.rawValue)"))
                     }
                 } else {
                     typeMismatch(member.value, actionPath, expected: "a string", example: "\"revokeTokens\"")
@@ -62,7 +62,7 @@ extension SpecDecoder {
             if case .string(let s) = member.value.value { note = s } else { typeMismatch(member.value, path + ".note", expected: "a string", example: "\"why this step matters\"") }
         }
         var appAction: Vocabulary.ActionSignature?
-        if let provider, case .app(let name, _)? = action { appAction = Vocabulary.actions(for: provider).first { $0.name == name } }
+        if let provider, case .app(let name, _)? = action { appAction = provider.actions.first { $0.name == name } }
         let expect = members["expect"].flatMap { decodeExpect($0.value, path + ".expect", provider: provider, appAction: appAction) }
         if members["app"] == nil, let expectMember = members["expect"], let fields = expectMember.value.members {
             for field in fields where ["outcome", "error", "result"].contains(field.key) {

@@ -3,18 +3,18 @@ import Foundation
 /// Turns a parsed JSON document into a ``FlowSpec``, collecting every problem it meets rather
 /// than stopping at the first, so an author fixes a file in one pass.
 struct SpecDecoder {
-    final class Diagnostics {
-        var items: [SpecDiagnostic] = []
-    }
-
     let file: String
-    let diagnostics = Diagnostics()
+    let reader: SpecReader
+    /// The providers a spec may name.
+    let providers: ProviderCatalog
     /// Variables captured by earlier steps; a reference to any other is an error.
     var defined: Set<String> = Set(Vocabulary.builtinVariables)
     var capturedThisStep: Set<String> = []
 
-    init(file: String) {
+    init(file: String, providers: ProviderCatalog) {
         self.file = file
+        self.reader = SpecReader(file: file)
+        self.providers = providers
     }
 
     static let topKeys = ["$schema", "id", "title", "summary", "source", "provider", "fixture", "decisions", "steps"]
@@ -26,27 +26,15 @@ struct SpecDecoder {
     static let errorKeys = ["kind", "message"]
     static let requestKeys = ["method", "path", "query", "headers", "form", "json", "strict", "status", "responseJson"]
     static let matcherKeys = ["equals", "notEquals", "present", "absent", "regex", "contains", "pkceS256", "capture"]
-    static let moltinFixtureKeys = ["clients", "products", "tokenLifetime"]
-    static let clientKeys = ["id", "secret"]
-    static let productKeys = ["id", "title", "price"]
-    static let cloverFixtureKeys = ["apps", "merchants", "employees", "accessTokenLifetime", "refreshTokenLifetime", "codeLifetime"]
-    static let cloverAppKeys = ["id", "secret", "siteURL"]
-    static let cloverMerchantKeys = ["id", "name", "installedApps"]
-    static let cloverEmployeeKeys = ["email", "password", "merchant"]
     static let sendKeys = ["method", "path", "headers", "json", "form"]
-    static let cleverFixtureKeys = ["clients", "users"]
-    static let cleverClientKeys = ["id", "redirectURL"]
-    static let cleverUserKeys = ["email", "password"]
-    static let braintreeFixtureKeys = ["clientId", "clientSecret", "merchants", "returnURL"]
-    static let braintreeMerchantKeys = ["id", "email", "password"]
     static let browserExpectKeys = ["opened", "redirect", "noRedirect", "pageStatus", "pageContains", "dismissed"]
     static let urlKeys = ["url", "scheme", "host", "path", "query", "strict"]
 
     /// Decodes a document; returns the spec or every diagnostic found.
     mutating func decode(_ root: JSONNode) -> SpecFile {
         let spec = decodeSpec(root)
-        if let spec, diagnostics.items.isEmpty { return .valid(spec) }
-        return .invalid(diagnostics.items)
+        if let spec, reader.diagnostics.isEmpty { return .valid(spec) }
+        return .invalid(reader.diagnostics)
     }
 
     static func parseDuration(_ text: String) -> Int? {

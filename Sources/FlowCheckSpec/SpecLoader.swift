@@ -17,7 +17,13 @@ public struct SpecLoader: Sendable {
         public var description: String { "no such file or folder: \(path)" }
     }
 
-    public init() {}
+    /// The providers a spec may name.
+    public let providers: ProviderCatalog
+
+    /// - Parameter providers: the registered providers (FlowCheckProviders' `ProviderRegistry`).
+    public init(providers: ProviderCatalog) {
+        self.providers = providers
+    }
 
     /// Every `.json` spec under the given files and folders (folders searched recursively,
     /// `*.schema.json` left out), sorted by path so runs are repeatable.
@@ -97,7 +103,7 @@ public struct SpecLoader: Sendable {
         } catch {
             return .invalid([SpecDiagnostic(file: file, location: error.location, path: error.path, title: "invalid JSON: \(error.message)", fix: error.fix)])
         }
-        var decoder = SpecDecoder(file: file)
+        var decoder = SpecDecoder(file: file, providers: providers)
         return decoder.decode(root)
     }
 
@@ -123,14 +129,14 @@ extension SpecLoader {
     /// Decodes a `flowcheck serve` fixture file: `{"moltin": {...}, "clover": {...}, ...}`, each
     /// provider's fixture as specs write it.
     /// - Throws: ``FixtureSetError`` naming file, line:column and JSON path.
-    public func decodeFixtures(_ bytes: [UInt8], file: String) throws(FixtureSetError) -> [(Provider, Fixture)] {
+    public func decodeFixtures(_ bytes: [UInt8], file: String) throws(FixtureSetError) -> [(Provider, any ProviderFixture)] {
         let root: JSONNode
         do {
             root = try JSONReader.parse(bytes)
         } catch {
             throw FixtureSetError(diagnostics: [SpecDiagnostic(file: file, location: error.location, path: error.path, title: "invalid JSON: \(error.message)", fix: error.fix)])
         }
-        var decoder = SpecDecoder(file: file)
+        var decoder = SpecDecoder(file: file, providers: providers)
         return try decoder.decodeFixtureSet(root).get()
     }
 }

@@ -1,7 +1,7 @@
 /// "Did you mean" for near-miss keys and names.
-enum Suggestion {
+public enum Suggestion {
     /// The closest candidate within a small edit distance, if any.
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let lowered = word.lowercased()
         var best: (String, Int)?
         for candidate in candidates {
@@ -15,7 +15,7 @@ enum Suggestion {
     }
 
     /// A fix-it sentence: "did you mean X? " when one is close, then the list of what is allowed.
-    static func fix(for word: String, in candidates: [String], listName: String) -> String {
+    public static func fix(for word: String, in candidates: [String], listName: String) -> String {
         let list = "\(listName): \(candidates.joined(separator: ", "))"
         if let match = closest(to: word, in: candidates) {
             return "did you mean \"\(match)\"? \(list)"

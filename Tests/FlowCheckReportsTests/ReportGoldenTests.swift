@@ -29,7 +29,8 @@ struct ReportGoldenTests {
                 .note(step: 2, text: "clock +61m; #1"), .call(step: 3, name: "login"), .opened(step: 3, path: "/oauth/v2/authorize"),
                 .request(step: 4, actor: .browser, method: "GET", path: "/v3/merchants/MERCH1", status: 401), .redirect(step: 4, target: "examplescheme://braintree/connected"),
                 .request(step: 5, actor: .client, method: "POST", path: "/oauth/v2/refresh", status: 400), .dismissed(step: 5), .outcome(step: 5, text: "tokenRejected"),
-            ]
+            ],
+            providerTitle: "Moltin (seed 003)"
         )
         let failed = FlowResult(
             id: "MLT-ENCODING", title: "Secrets with & < > \" survive | intact", summary: nil, file: "specs/moltin/encoding.json", provider: "moltin",

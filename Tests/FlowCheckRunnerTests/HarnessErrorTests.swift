@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowCheckProviders
 import FlowCheckCoreDriver
 import FlowCheckRunner
 import FlowCheckSpec
@@ -49,7 +50,7 @@ struct HarnessErrorTests {
         {"id": "T-HARNESS", "title": "t", "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "p"}, "provider": "moltin",
          "fixture": {"clients": [{"id": "c", "secret": "sk-harness"}]}, "steps": \(steps)}
         """
-        guard case .valid(let spec) = SpecLoader().decode(Array(text.utf8), file: "t.json") else { throw DriverError("spec did not load") }
+        guard case .valid(let spec) = SpecLoader.standard.decode(Array(text.utf8), file: "t.json") else { throw DriverError("spec did not load") }
         return spec
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowCheckProviders
 import FlowCheckCoreDriver
 import FlowCheckRunner
 import FlowCheckSpec
@@ -12,7 +13,7 @@ struct SpecsEarnTheirPlaceTests {
         .appendingPathComponent("specs").path
 
     static func specs() throws -> [FlowSpec] {
-        let loaded = try SpecLoader().load(paths: [specsFolder])
+        let loaded = try SpecLoader.standard.load(paths: [specsFolder])
         #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics)")
         return loaded.specs
     }

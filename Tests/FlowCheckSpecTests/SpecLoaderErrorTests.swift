@@ -1,4 +1,5 @@
 import Testing
+import FlowCheckProviders
 @testable import FlowCheckSpec
 
 /// Every kind of malformed spec, with the exact message an author sees.
@@ -114,7 +115,7 @@ struct SpecLoaderErrorTests {
 
     @Test(arguments: cases)
     func reportsExactMessage(_ testCase: Case) {
-        switch SpecLoader().decode(Array(testCase.json.utf8), file: "t.json") {
+        switch SpecLoader.standard.decode(Array(testCase.json.utf8), file: "t.json") {
         case .valid:
             Issue.record("expected diagnostics, the spec loaded")
         case .invalid(let diagnostics):
@@ -123,7 +124,7 @@ struct SpecLoaderErrorTests {
     }
 
     @Test func validSpecLoads() throws {
-        guard case .valid(let spec) = SpecLoader().decode(Array(Self.spec(steps: #"[{"app": "products", "expect": {"outcome": "ok"}}]"#).utf8), file: "t.json") else {
+        guard case .valid(let spec) = SpecLoader.standard.decode(Array(Self.spec(steps: #"[{"app": "products", "expect": {"outcome": "ok"}}]"#).utf8), file: "t.json") else {
             Issue.record("expected a valid spec")
             return
         }

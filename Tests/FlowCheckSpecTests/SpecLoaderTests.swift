@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowCheckProviders
 @testable import FlowCheckSpec
 
 struct SpecLoaderTests {
@@ -22,7 +23,7 @@ struct SpecLoaderTests {
             "notes.txt": "not a spec",
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let result = try SpecLoader().load(paths: [dir])
+        let result = try SpecLoader.standard.load(paths: [dir])
         #expect(result.specs.map(\.id) == ["MLT-AUTH"])
         #expect(result.invalidFiles == [dir + "/b/broken.json"])
         #expect(result.diagnostics.count == 1)
@@ -32,7 +33,7 @@ struct SpecLoaderTests {
         let valid = SpecLoaderErrorTests.spec(steps: #"[{"app": "products"}]"#)
         let dir = try folder(["1.json": valid, "2.json": valid])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let result = try SpecLoader().load(paths: [dir])
+        let result = try SpecLoader.standard.load(paths: [dir])
         #expect(result.specs.count == 1)
         #expect(result.diagnostics.map(\.description) == [
             "\(dir)/2.json:2:9: error: duplicate id \"MLT-AUTH\" (already used by \(dir)/1.json) at $.id\n  fix: give each flow its own catalogue id",
@@ -40,11 +41,11 @@ struct SpecLoaderTests {
     }
 
     @Test func missingPathIsAUsageError() {
-        #expect(throws: SpecLoader.MissingPath.self) { try SpecLoader().load(paths: ["/no/such/specs"]) }
+        #expect(throws: SpecLoader.MissingPath.self) { try SpecLoader.standard.load(paths: ["/no/such/specs"]) }
     }
 
     @Test func notUTF8IsReported() {
-        guard case .invalid(let diagnostics) = SpecLoader().decode([0x7B, 0xFF, 0x7D], file: "x.json") else {
+        guard case .invalid(let diagnostics) = SpecLoader.standard.decode([0x7B, 0xFF, 0x7D], file: "x.json") else {
             Issue.record("expected invalid")
             return
         }
@@ -54,7 +55,7 @@ struct SpecLoaderTests {
     /// The committed specs are the product: every one of them must load.
     @Test func committedSpecsAllLoad() throws {
         let specs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("specs").path
-        let result = try SpecLoader().load(paths: [specs])
+        let result = try SpecLoader.standard.load(paths: [specs])
         #expect(result.diagnostics.map(\.description) == [])
         #expect(result.specs.count >= 8)
     }

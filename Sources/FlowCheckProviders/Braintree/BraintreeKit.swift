@@ -1,0 +1,90 @@
+import Foundation
+import FlowCheckFakeServer
+import FlowCheckSpec
+
+extension Provider {
+    /// Braintree's client-side connect flow (seed 002).
+    public static let braintree = Provider("braintree")
+}
+
+/// Braintree client-side connect (seed 002): the merchant's server holds the secret; the app
+/// only opens the connect URL and trusts the return URL.
+public struct BraintreeKit: ProviderKit {
+    public init() {}
+
+    public var id: Provider { .braintree }
+    public var title: String { "Braintree client-side connect (seed 002)" }
+
+    public var actions: [Vocabulary.ActionSignature] {
+        [
+            .init(name: "connect", required: ["returnURL"], optional: [], summary: "the Connect with Braintree button: the connect URL from the merchant's server, opened in the in-app browser", results: []),
+            .init(name: "openURL", required: ["url", "returnURL"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"]),
+            .init(name: "status", required: [], optional: [], summary: "reads the notifications posted so far", results: ["connected", "failed", "lastMerchant", "lastError"]),
+        ]
+    }
+
+    /// The device holds no token in the Braintree flow: there is nothing to store.
+    public var storeFields: [String] { [] }
+    public var serverOperations: [String] { ["revokeTokens"] }
+
+    public func makePersona(_ fixture: BraintreeFixture) -> FakeBraintreeConnect {
+        FakeBraintreeConnect(fixture: fixture)
+    }
+
+    public func perform(_ operation: String, on persona: FakeBraintreeConnect) throws(ProviderKitError) {
+        guard operation == "revokeTokens" else { throw .unknownOperation(operation, provider: id) }
+        persona.revokeAllTokens()
+    }
+
+    public var defaultServeFixture: String {
+        """
+        {
+            "clientId": "serve-braintree", "clientSecret": "serve-bt-secret-1",
+            "merchants": [{"id": "SERVE-MERCHANT", "email": "owner@example.com", "password": "serve-password-3"}],
+            "returnURL": "com.example.merchantapp:/braintree"
+          }
+        """
+    }
+}
+
+extension BraintreeFixture: ProviderFixture {
+    public var secrets: [String] { [clientSecret] + merchants.map(\.password) }
+}
+
+/// How a spec writes a ``BraintreeFixture``: the merchant backend's OAuth client, merchants who
+/// approve, and the app's return URL.
+extension BraintreeKit {
+    static let fixtureKeys = ["clientId", "clientSecret", "merchants", "returnURL"]
+    static let merchantKeys = ["id", "email", "password"]
+
+    public func decode(_ node: JSONNode, at path: String, reader: SpecReader) -> BraintreeFixture? {
+        guard let members = reader.object(node, path, allowed: Self.fixtureKeys) else { return nil }
+        let clientID = reader.string(members, "clientId", in: node, path, required: true, example: "\"bt-client-1\"")
+        let clientSecret = reader.string(members, "clientSecret", in: node, path, required: true, example: "\"...\"")
+        if let clientSecret { reader.checkSecretLength(clientSecret, members["clientSecret"]!.value, path + ".clientSecret") }
+        let returnURL = reader.string(members, "returnURL", in: node, path, required: true, example: "\"examplescheme://braintree\"")
+        if let returnURL, URL(string: returnURL)?.scheme == nil {
+            reader.report(members["returnURL"]!.value, path + ".returnURL", "returnURL \"\(returnURL)\" has no scheme", fix: "write the app's custom URL, e.g. \"examplescheme://braintree\" or \"com.example.app:/braintree\"")
+        }
+        var merchants: [BraintreeFixture.Merchant] = []
+        for (item, itemPath) in reader.elements(members, "merchants", in: node, path, example: "[{\"id\": \"M1\", \"email\": \"owner@example.com\", \"password\": \"...\"}]") {
+            guard let fields = reader.object(item, itemPath, allowed: Self.merchantKeys) else { continue }
+            let id = reader.string(fields, "id", in: item, itemPath, required: true, example: "\"M1\"")
+            let email = reader.string(fields, "email", in: item, itemPath, required: true, example: "\"owner@example.com\"")
+            let password = reader.string(fields, "password", in: item, itemPath, required: true, example: "\"...\"")
+            if let password { reader.checkSecretLength(password, fields["password"]!.value, itemPath + ".password") }
+            if let id, let email, let password { merchants.append(.init(id: id, email: email, password: password)) }
+        }
+        guard let clientID, let clientSecret, let returnURL else { return nil }
+        return BraintreeFixture(clientID: clientID, clientSecret: clientSecret, merchants: merchants, returnURL: returnURL)
+    }
+
+    public var fixtureSchema: SchemaNode {
+        .closedObject([
+            ("clientId", .nonEmptyString),
+            ("clientSecret", .secret),
+            ("merchants", .array(of: .closedObject([("id", .nonEmptyString), ("email", .nonEmptyString), ("password", .secret)], required: Self.merchantKeys))),
+            ("returnURL", .pattern("^[A-Za-z][A-Za-z0-9+.-]*:", description: "The app's custom URL, with a scheme.")),
+        ], required: Self.fixtureKeys)
+    }
+}

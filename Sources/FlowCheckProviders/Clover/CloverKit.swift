@@ -1,0 +1,60 @@
+import Foundation
+import FlowCheckFakeServer
+import FlowCheckSpec
+
+extension Provider {
+    /// Clover Go's Full, Partial and No OAuth (seeds 000 and 001).
+    public static let clover = Provider("clover")
+}
+
+/// Clover Go (seeds 000, 001): Full, Partial and No OAuth, token callbacks, refresh, logout.
+public struct CloverKit: ProviderKit {
+    public init() {}
+
+    public var id: Provider { .clover }
+    public var title: String { "Clover Go (seeds 000, 001)" }
+
+    public var actions: [Vocabulary.ActionSignature] {
+        [
+            .init(name: "addTokenCallback", required: ["label"], optional: [], summary: "addOnTokenChangeCallback; the driver counts its calls under the label", results: ["id"]),
+            .init(name: "removeTokenCallback", required: ["label"], optional: [], summary: "removeOnTokenChangeCallback with the id the label was given (an unknown label passes an unknown id)", results: ["removed"]),
+            .init(name: "setupFull", required: ["appId", "appSecret", "redirectURI"], optional: [], summary: "setup with FullOAuth(redirectURI)", results: ["outcome", "merchantId", "merchantName"]),
+            .init(name: "setupPartial", required: ["appId", "appSecret"], optional: ["code", "codeVerifier", "merchantId"], summary: "setup with PartialOAuth(codeResponse), nil when no code is given", results: ["outcome", "merchantId", "merchantName"]),
+            .init(name: "setupNone", required: ["appId", "appSecret", "token", "merchantId"], optional: [], summary: "setup with NoOAuth(token)", results: ["outcome", "merchantId", "merchantName"]),
+            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "receivedOAuthCodeOrToken with the URL the app was opened with"),
+            .init(name: "updateToken", required: ["token"], optional: [], summary: "updateToken in No OAuth"),
+            .init(name: "logout", required: [], optional: [], summary: "logout"),
+            .init(name: "status", required: [], optional: [], summary: "reads isLoggedIn and how often each callback fired", results: ["isLoggedIn", "fired."]),
+            .init(name: "merchant", required: [], optional: ["concurrent"], summary: "an API call that needs the token: the merchant, by several callers at once when concurrent is given", results: ["merchantId", "merchantName", "calls"]),
+            .init(name: "codeChallenge", required: [], optional: [], summary: "the SDK's code-challenge helper for Partial OAuth apps", results: ["codeVerifier", "codeChallenge", "codeChallengeMethod"]),
+            .init(name: "environment", required: ["name"], optional: ["baseURL"], summary: "resolves an environment (sandbox, production, or custom with a base URL) to its hosts", results: ["webHost", "apiHost"]),
+            .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
+        ]
+    }
+
+    public var storeFields: [String] { ["accessToken", "accessTokenExpiration", "refreshToken", "refreshTokenExpiration", "merchantId"] }
+    public var serverOperations: [String] { ["revokeTokens"] }
+
+    public func makePersona(_ fixture: CloverFixture) -> FakeClover {
+        FakeClover(fixture: fixture)
+    }
+
+    public func perform(_ operation: String, on persona: FakeClover) throws(ProviderKitError) {
+        guard operation == "revokeTokens" else { throw .unknownOperation(operation, provider: id) }
+        persona.revokeAllTokens()
+    }
+
+    public var defaultServeFixture: String {
+        """
+        {
+            "apps": [{"id": "SERVEAPP", "secret": "serve-app-secret-1", "siteURL": "https://app.example.com/"}],
+            "merchants": [{"id": "SERVEMERCHANT", "name": "Serve Cafe", "installedApps": ["SERVEAPP"]}],
+            "employees": [{"email": "employee@example.com", "password": "serve-password-1", "merchant": "SERVEMERCHANT"}]
+          }
+        """
+    }
+}
+
+extension CloverFixture: ProviderFixture {
+    public var secrets: [String] { apps.map(\.secret) + employees.map(\.password) }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import FlowCheckFakeServer
+import FlowCheckSpec
+
+extension Provider {
+    /// Moltin's client-credentials API (seed 003).
+    public static let moltin = Provider("moltin")
+}
+
+/// Moltin (seed 003): client credentials for a token, the catalogue, refresh and delete.
+public struct MoltinKit: ProviderKit {
+    public init() {}
+
+    public var id: Provider { .moltin }
+    public var title: String { "Moltin (seed 003)" }
+
+    public var actions: [Vocabulary.ActionSignature] {
+        [
+            .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
+            .init(name: "refreshToken", required: [], optional: [], summary: "the tutorial's Refresh Token exercise", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
+            .init(name: "deleteToken", required: [], optional: [], summary: "the tutorial's Delete Token"),
+            .init(name: "products", required: [], optional: [], summary: "the tutorial's Products", results: ["productCount", "productIds", "productTitles"]),
+            .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
+        ]
+    }
+
+    public var storeFields: [String] { ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"] }
+    public var serverOperations: [String] { ["revokeTokens"] }
+
+    public func makePersona(_ fixture: MoltinFixture) -> FakeMoltin {
+        FakeMoltin(fixture: fixture)
+    }
+
+    public func perform(_ operation: String, on persona: FakeMoltin) throws(ProviderKitError) {
+        guard operation == "revokeTokens" else { throw .unknownOperation(operation, provider: id) }
+        persona.revokeAllTokens()
+    }
+
+    public var defaultServeFixture: String {
+        #"{"clients": [{"id": "serve-client", "secret": "serve-secret-1234"}]}"#
+    }
+}
+
+extension MoltinFixture: ProviderFixture {
+    public var secrets: [String] { clients.map(\.secret) }
+}

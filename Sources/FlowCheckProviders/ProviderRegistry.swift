@@ -1,0 +1,30 @@
+import FlowCheckSpec
+
+/// The one list of providers. Adding a provider adds one line here (and its folder).
+public enum ProviderRegistry {
+    /// Every provider, in the order reports, the schema and `flowcheck serve` list them.
+    public static let kits: [any ProviderKit] = [
+        MoltinKit(),
+        CloverKit(),
+        CleverKit(),
+        BraintreeKit(),
+    ]
+
+    /// The spec-side view of ``kits``, for loading specs and generating the schema.
+    public static let catalog = ProviderCatalog(kits.map { $0 as any ProviderDescription })
+
+    /// The kit registered under `id`.
+    public static func kit(for id: Provider) -> (any ProviderKit)? {
+        kits.first { $0.id == id }
+    }
+
+    /// `{"moltin": {...}, "clover": {...}, ...}`: every kit's default `flowcheck serve` fixture.
+    public static var defaultServeFixtures: String {
+        "{\n" + kits.map { "  \"\($0.id.rawValue)\": \($0.defaultServeFixture)" }.joined(separator: ",\n") + "\n}\n"
+    }
+}
+
+extension SpecLoader {
+    /// A loader that knows every registered provider.
+    public static let standard = SpecLoader(providers: ProviderRegistry.catalog)
+}

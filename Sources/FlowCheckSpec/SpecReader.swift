@@ -1,0 +1,127 @@
+import Foundation
+
+/// Reads parsed spec JSON and collects every problem it meets (file, line:column, JSON path and
+/// a fix), so an author fixes a file in one pass. The decoder and every provider's fixture
+/// decoder share one reader per file, so all problems come out in one list.
+public final class SpecReader {
+    /// The file named in every diagnostic.
+    public let file: String
+    /// Every problem found so far, in the order found.
+    public private(set) var diagnostics: [SpecDiagnostic] = []
+
+    public init(file: String) {
+        self.file = file
+    }
+
+    public func report(_ node: JSONNode, _ path: String, _ title: String, fix: String) {
+        diagnostics.append(SpecDiagnostic(file: file, location: node.location, path: path, title: title, fix: fix))
+    }
+
+    public func report(at location: SourceLocation, _ path: String, _ title: String, fix: String) {
+        diagnostics.append(SpecDiagnostic(file: file, location: location, path: path, title: title, fix: fix))
+    }
+
+    public func typeMismatch(_ node: JSONNode, _ path: String, expected: String, example: String) {
+        report(node, path, "expected \(expected), found \(node.typeName)", fix: "write it as \(example)")
+    }
+
+    /// The members of an object, after reporting any key not in `allowed`. Nil if not an object.
+    public func object(_ node: JSONNode, _ path: String, allowed: [String], example: String = "{ ... }") -> [String: JSONNode.Member]? {
+        guard let members = node.members else {
+            typeMismatch(node, path, expected: "an object", example: example)
+            return nil
+        }
+        var byKey: [String: JSONNode.Member] = [:]
+        for member in members {
+            let memberPath = path + JSONPath.key(member.key)
+            if !allowed.contains(member.key) {
+                report(at: member.keyLocation, memberPath, "unknown key \"\(member.key)\"", fix: Suggestion.fix(for: member.key, in: allowed, listName: "allowed keys here"))
+                continue
+            }
+            if byKey[member.key] != nil {
+                report(at: member.keyLocation, memberPath, "duplicate key \"\(member.key)\"", fix: "keep one \"\(member.key)\" and remove the other")
+                continue
+            }
+            byKey[member.key] = member
+        }
+        return byKey
+    }
+
+    public func missing(_ key: String, in node: JSONNode, _ path: String, example: String) {
+        report(node, path, "missing required key \"\(key)\"", fix: "add \"\(key)\": \(example)")
+    }
+
+    public func string(_ members: [String: JSONNode.Member], _ key: String, in node: JSONNode, _ path: String, required: Bool, example: String = "\"...\"") -> String? {
+        guard let member = members[key] else {
+            if required { missing(key, in: node, path, example: example) }
+            return nil
+        }
+        let memberPath = path + JSONPath.key(key)
+        guard case .string(let s) = member.value.value else {
+            typeMismatch(member.value, memberPath, expected: "a string", example: example)
+            return nil
+        }
+        if s.trimmingCharacters(in: .whitespaces).isEmpty {
+            report(member.value, memberPath, "empty string", fix: "give \"\(key)\" a value, e.g. \(example)")
+            return nil
+        }
+        return s
+    }
+
+    public func integer(_ member: JSONNode.Member?, _ path: String, range: ClosedRange<Int>, example: String) -> Int? {
+        guard let member else { return nil }
+        guard case .number(let text) = member.value.value, let value = Int(text) else {
+            if case .number(let text) = member.value.value, text.allSatisfy({ $0.isNumber || $0 == "-" }) {
+                report(member.value, path, "\(text) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
+            } else if case .number = member.value.value {
+                report(member.value, path, "expected a whole number", fix: "write it as \(example)")
+            } else {
+                typeMismatch(member.value, path, expected: "a whole number", example: example)
+            }
+            return nil
+        }
+        guard range.contains(value) else {
+            report(member.value, path, "\(value) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        return value
+    }
+
+    public func bool(_ member: JSONNode.Member?, _ path: String) -> Bool? {
+        guard let member else { return nil }
+        guard case .bool(let value) = member.value.value else {
+            typeMismatch(member.value, path, expected: "true or false", example: "true")
+            return nil
+        }
+        return value
+    }
+
+    public func array(_ member: JSONNode.Member, _ path: String, example: String) -> [JSONNode]? {
+        guard case .array(let items) = member.value.value else {
+            typeMismatch(member.value, path, expected: "an array", example: example)
+            return nil
+        }
+        return items
+    }
+
+
+    /// The elements of a required array member, each with its path.
+    public func elements(_ members: [String: JSONNode.Member], _ key: String, in node: JSONNode, _ path: String, example: String) -> [(JSONNode, String)] {
+        guard let member = members[key] else {
+            missing(key, in: node, path, example: example)
+            return []
+        }
+        return (array(member, path + "." + key, example: example) ?? []).enumerated().map { ($1, path + ".\(key)[\($0)]") }
+    }
+
+    /// Fixture secrets are masked in every report by their text; one too short to mask without
+    /// wrecking the report (a secret "ab" would hide every "ab") is refused instead.
+    public static let minimumSecretLength = 8
+
+    /// Reports a fixture secret too short to mask.
+    public func checkSecretLength(_ secret: String, _ node: JSONNode, _ path: String) {
+        if secret.count < Self.minimumSecretLength {
+            report(node, path, "a secret shorter than \(Self.minimumSecretLength) characters cannot be masked in reports", fix: "use at least \(Self.minimumSecretLength) characters, as a real secret would have")
+        }
+    }
+}
