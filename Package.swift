@@ -30,16 +30,16 @@ let package = Package(
         // Runs specs through a driver against a fresh fake server per flow; produces results.
         .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckSDK"]),
         // The driver that puts our SDK core under the runner.
-        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckTestSupport", "FlowCheckSDK"]),
+        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK"]),
         // JUnit XML and Markdown, written from results only.
         .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
-        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver"]),
+        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProviders", "FlowCheckSpec"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
         // Speed targets live here, never in timed assertions: `swift run -c release flowcheck-bench`.
         .executableTarget(
             name: "flowcheck-bench",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckFakeServer", "FlowCheckReports"],
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckReports"],
             path: "Sources/FlowCheckBench"
         ),
         // A second driver, for an SDK that is not ours: what another team writes in their package.
@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI"]
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI"]
         ),
         .testTarget(
             name: "FlowCheckReportsTests",

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckSpec
 

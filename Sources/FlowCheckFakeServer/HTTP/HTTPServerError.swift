@@ -5,17 +5,37 @@ import Darwin
 #endif
 
 /// Why the loopback server could not open or reopen its listener.
-public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
-    case socketCreationFailed(errno: Int32)
-    case bindFailed(port: Int, errno: Int32)
-    case listenFailed(errno: Int32)
+///
+/// A struct over a private enum (model: async-http-client's `HTTPClientError`), so a new
+/// reason breaks no caller's `switch`.
+public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    private enum Reason: Sendable, Equatable {
+        case socketCreationFailed(errno: Int32)
+        case bindFailed(port: Int, errno: Int32)
+        case listenFailed(errno: Int32)
+        case alreadyStarted
+        case notRunning
+    }
+
+    private let reason: Reason
+
+    private init(_ reason: Reason) {
+        self.reason = reason
+    }
+
+    /// `socket()` failed.
+    public static func socketCreationFailed(errno: Int32) -> HTTPServerError { HTTPServerError(.socketCreationFailed(errno: errno)) }
+    /// `bind()` on 127.0.0.1 and `port` failed (most often: the port is taken).
+    public static func bindFailed(port: Int, errno: Int32) -> HTTPServerError { HTTPServerError(.bindFailed(port: port, errno: errno)) }
+    /// `listen()` failed.
+    public static func listenFailed(errno: Int32) -> HTTPServerError { HTTPServerError(.listenFailed(errno: errno)) }
     /// `start()` was called on a server that is already running or was stopped.
-    case alreadyStarted
+    public static let alreadyStarted = HTTPServerError(.alreadyStarted)
     /// `acceptConnections()` was called before `start()` or after `stop()`.
-    case notRunning
+    public static let notRunning = HTTPServerError(.notRunning)
 
     public var description: String {
-        switch self {
+        switch reason {
         case .socketCreationFailed(let code): "socket() failed: \(Self.message(code))"
         case .bindFailed(let port, let code): "bind(127.0.0.1:\(port)) failed: \(Self.message(code))"
         case .listenFailed(let code): "listen() failed: \(Self.message(code))"

@@ -4,7 +4,7 @@ extension OAuthError {
     /// Classified the way the OAuth RFCs classify failures (model: AppAuth `OIDError.h`):
     /// token-endpoint refusals end the session, transport failures are transient and keep it.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
+        private enum Base: String, Sendable, Hashable, CaseIterable {
             case transport
             case serverError
             case invalidResponse
@@ -79,5 +79,8 @@ extension OAuthError {
 
         /// Same as `name`.
         public var description: String { name }
+
+        /// Every code the SDK defines, so a harness can check its vocabulary against them.
+        public static var allKnown: [Code] { Base.allCases.map(Code.init) }
     }
 }

@@ -1,0 +1,27 @@
+import FlowCheckFakeServer
+import FlowCheckProviders
+import FlowCheckSDK
+import FlowCheckSpec
+import Testing
+
+/// The words specs may use are kept in the spec module, which knows neither the fake nor the
+/// SDK; these tests tie the lists to the types they name, so neither side can grow alone.
+@Suite(.timeLimit(.minutes(1)))
+struct VocabularyAgreementTests {
+    @Test("every fault a spec may name is one the fake server can produce, and every one is nameable")
+    func faultKindsAreTheFakesFaults() {
+        #expect(Vocabulary.faultKinds.sorted() == FaultKind.allCases.map(\.rawValue).sorted())
+    }
+
+    @Test("every error kind a spec may expect is an OAuthError code of the SDK, and every code is expectable")
+    func errorKindsAreTheSDKsCodes() {
+        #expect(Vocabulary.errorKinds.sorted() == OAuthError.Code.allKnown.map(\.name).sorted())
+    }
+
+    @Test("each provider's id is registered once, and its kit decodes into the fake's own fixture type")
+    func providersAreRegisteredOnce() {
+        let ids = ProviderRegistry.kits.map(\.id.rawValue)
+        #expect(Set(ids).count == ids.count)
+        #expect(ids == ["moltin", "clover", "clever", "braintree"])
+    }
+}
