@@ -16,22 +16,23 @@ extension SpecDecoder {
             report(at: with.keyLocation, path + ".with", "\"with\" belongs to an \"app\" or \"browser\" step", fix: "add \"app\": \"<action>\" or remove \"with\"")
         }
         var action: Action?
-        if let key = actionKeys.first, let member = members[key] {
+        if let key = actionKeys.first, let member = members[key], let kind = ActionKind(rawValue: key) {
             let actionPath = path + JSONPath.key(key)
-            switch key {
-            case "app":
+            // No default: a new action kind must be decoded here before anything compiles.
+            switch kind {
+            case .app:
                 if let provider {
                     let signatures = provider.actions
                     if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: signatures, what: "app action", listName: "actions for \(provider.id.rawValue)", forProvider: provider.id) {
                         action = .app(name: name, arguments: arguments)
                     }
                 }
-            case "browser":
+            case .browser:
                 if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: Vocabulary.browserOperations, what: "browser operation", listName: "browser operations", forProvider: nil) {
                     action = .browser(operation: name, arguments: arguments)
                 }
-            case "send": action = decodeSend(member.value, actionPath)
-            case "advanceClock":
+            case .send: action = decodeSend(member.value, actionPath)
+            case .advanceClock:
                 if case .string(let text) = member.value.value, let seconds = Self.parseDuration(text) {
                     if seconds == 0 {
                         report(member.value, actionPath, "a zero duration does nothing", fix: "move the clock by at least \"1s\", or remove the step")
@@ -40,12 +41,12 @@ extension SpecDecoder {
                 } else {
                     report(member.value, actionPath, "expected a duration such as \"61m\", found \(member.value.scalarText.map { "\"\($0)\"" } ?? member.value.typeName)", fix: "write hours, minutes and seconds as \"1h\", \"61m\", \"90s\" or \"1h30m\"")
                 }
-            case "fault": action = decodeFault(member.value, actionPath)
-            case "clearFaults":
+            case .fault: action = decodeFault(member.value, actionPath)
+            case .clearFaults:
                 if bool(member, actionPath) == true { action = .clearFaults } else if case .bool(false) = member.value.value {
                     report(member.value, actionPath, "\"clearFaults\": false does nothing", fix: "write \"clearFaults\": true, or remove the key")
                 }
-            case "server":
+            case .server:
                 if case .string(let op) = member.value.value {
                     let operations = provider?.serverOperations ?? []
                     if operations.contains(op) { action = .server(operation: op) } else if provider != nil {
@@ -54,7 +55,6 @@ extension SpecDecoder {
                 } else {
                     typeMismatch(member.value, actionPath, expected: "a string", example: "\"revokeTokens\"")
                 }
-            default: break
             }
         }
         var note: String?

@@ -19,8 +19,8 @@ struct SpecDecoder {
 
     static let topKeys = ["$schema", "id", "title", "summary", "source", "provider", "fixture", "decisions", "steps"]
     static let sourceKeys = ["seed", "passage"]
-    static let stepKeys = ["note", "app", "browser", "with", "advanceClock", "fault", "clearFaults", "server", "send", "expect"]
-    static let actionKeys = ["app", "browser", "advanceClock", "fault", "clearFaults", "server", "send"]
+    static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with"] + actionKeys.dropFirst(2) + ["expect"]
+    static let actionKeys = ActionKind.allCases.map(\.rawValue)
     static let faultKeys = ["kind", "path", "times", "clockAdvance"]
     static let expectKeys = ["outcome", "error", "result", "requests", "store", "storeEmpty", "browser", "neverSent"]
     static let errorKeys = ["kind", "message"]

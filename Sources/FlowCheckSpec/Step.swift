@@ -16,8 +16,28 @@ public struct Step: Sendable {
     }
 }
 
+/// The keys that make a step's action, one per ``Action`` case. The decoder, the narrative
+/// and the schema switch over it with no `default:`, so a new kind is handled everywhere or
+/// nothing compiles.
+public enum ActionKind: String, CaseIterable, Sendable {
+    case app, browser, advanceClock, fault, clearFaults, server, send
+}
+
 /// What a step does before its expectations are checked.
 public enum Action: Sendable, Equatable {
+    /// The key that wrote it.
+    public var kind: ActionKind {
+        switch self {
+        case .app: return .app
+        case .advanceClock: return .advanceClock
+        case .fault: return .fault
+        case .clearFaults: return .clearFaults
+        case .server: return .server
+        case .browser: return .browser
+        case .send: return .send
+        }
+    }
+
     /// An SDK call through the driver, e.g. `auth` with its arguments.
     case app(name: String, arguments: [Argument])
     /// Moves the virtual clock shared by the SDK and the fake server.
