@@ -17,7 +17,12 @@ struct SpecDecoder {
         self.providers = providers
     }
 
-    static let topKeys = ["$schema", "id", "title", "summary", "source", "provider", "fixture", "decisions", "steps"]
+    /// The keys of a spec's top-level object.
+    enum TopLevelKey: String, CaseIterable {
+        case schema = "$schema", id, title, summary, source, provider, fixture, decisions, steps
+    }
+
+    static let topKeys = TopLevelKey.allCases.map(\.rawValue)
     static let sourceKeys = ["seed", "passage"]
     static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with"] + actionKeys.dropFirst(2) + ["expect"]
     static let actionKeys = ActionKind.allCases.map(\.rawValue)
