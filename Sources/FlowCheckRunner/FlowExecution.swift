@@ -1,7 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
 import FlowCheckProviders
-import FlowCheckSDK
 import FlowCheckSpec
 import FlowCheckTestSupport
 
@@ -73,9 +72,6 @@ struct FlowExecution: Sendable {
         let baseURL = world.server.baseURL
         var variables: [String: String] = ["baseURL": baseURL.absoluteString]
         var cursor = 0
-        // Made on the first send step only: most flows have none, and a transport is not free.
-        var harness: URLSessionTransport?
-        defer { harness?.invalidate() }
         for (index, step) in spec.steps.enumerated() {
             progress.state.withLock { $0.current = step.number }
             var outcome: CallOutcome?
@@ -111,9 +107,8 @@ struct FlowExecution: Sendable {
                 case .send(let request)?:
                     actor = .client
                     do {
-                        let transport = harness ?? URLSessionTransport()
-                        harness = transport
-                        _ = try await transport.send(try HarnessRequest.make(request, baseURL: baseURL, variables: variables))
+                        // The harness's own client, not the SDK's transport: it never follows a redirect.
+                        _ = try await HarnessHTTPClient().send(try HarnessRequest.make(request, baseURL: baseURL, variables: variables))
                     } catch let error as DriverError {
                         throw error
                     } catch {

@@ -1,25 +1,25 @@
 import Foundation
-import FlowCheckSDK
 import FlowCheckSpec
 
 /// A request a spec sends to the fake itself (`"send"`), as any HTTP client would: for checking
-/// what the server now thinks of a token the SDK no longer uses, for example.
+/// what the server now thinks of a token the SDK no longer uses, for example. Built and sent
+/// with the harness's own form encoding and ``HarnessHTTPClient``, never the SDK's.
 enum HarnessRequest {
     /// Builds the request with variables substituted.
-    static func make(_ spec: SendSpec, baseURL: URL, variables: [String: String]) throws -> TransportRequest {
+    static func make(_ spec: SendSpec, baseURL: URL, variables: [String: String]) throws -> HarnessHTTPRequest {
         let path = spec.path.render(variables)
         guard let url = URL(string: baseURL.absoluteString + path) else { throw DriverError("send: \(path) does not make a URL") }
         var headers = spec.headers.map { ($0.name, $0.value.render(variables)) }
-        var body: Data?
+        var body: [UInt8] = []
         if !spec.json.isEmpty {
             var object: [String: String] = [:]
             for field in spec.json { object[field.name] = field.value.render(variables) }
-            body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            body = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
             headers.append(("Content-Type", "application/json"))
         } else if !spec.form.isEmpty {
-            body = Data(FormURLEncoding.encode(spec.form.map { ($0.name, $0.value.render(variables)) }).utf8)
+            body = Array(HarnessFormEncoding.encode(spec.form.map { ($0.name, $0.value.render(variables)) }).utf8)
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))
         }
-        return TransportRequest(method: spec.method, url: url, headers: headers, body: body)
+        return HarnessHTTPRequest(method: spec.method, url: url, headers: headers, body: body)
     }
 }

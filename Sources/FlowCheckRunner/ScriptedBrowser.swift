@@ -1,11 +1,14 @@
 import Foundation
 import FlowCheckFakeServer
-import FlowCheckSDK
 import FlowCheckSpec
 
 /// Plays the user in the browser over real HTTP against the fake: loads the page the SDK
 /// opened, fills in the login form, and captures the redirect's `Location` without following
 /// it (a custom scheme cannot be followed, and the app, not the browser, must receive it).
+///
+/// It speaks HTTP through the harness's own ``HarnessHTTPClient`` and form encoding, never the
+/// SDK's transport: an SDK whose transport follows redirects must fail its own flow, not drag
+/// the browser into following the login redirect as well.
 final class ScriptedBrowser: @unchecked Sendable {
     /// The last page the browser loaded.
     struct Page {
@@ -15,8 +18,9 @@ final class ScriptedBrowser: @unchecked Sendable {
     }
 
     let window: BrowserWindow
-    /// Made on first use: most flows never open a browser, and a transport is not free.
-    private let transportSlot = Locked<(transport: URLSessionTransport?, closed: Bool)>((nil, false))
+    /// Never follows a redirect: the browser decides below which ones it follows itself.
+    private let client = HarnessHTTPClient()
+    private let closed = Locked(false)
     private var seenOpened = 0
     private var current: URL?
     private(set) var page: Page?
@@ -68,8 +72,8 @@ final class ScriptedBrowser: @unchecked Sendable {
             guard let target = URL(string: form.action, relativeTo: page.url)?.absoluteURL else {
                 throw DriverError("browser \(operation): the form's action \(form.action) is not a URL")
             }
-            let body = Data(FormURLEncoding.encode(fields).utf8)
-            try await send(TransportRequest(method: form.method, url: target, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body))
+            let body = Array(HarnessFormEncoding.encode(fields).utf8)
+            try await send(HarnessHTTPRequest(method: form.method, url: target, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body))
         case "tamper":
             guard let redirect, var components = URLComponents(string: redirect) else {
                 throw DriverError("browser tamper: there is no captured redirect to tamper with")
@@ -88,24 +92,25 @@ final class ScriptedBrowser: @unchecked Sendable {
     }
 
     private func load(_ url: URL) async throws {
-        try await send(TransportRequest(method: "GET", url: url, headers: [("Accept", "text/html")]))
+        try await send(HarnessHTTPRequest(method: "GET", url: url, headers: [("Accept", "text/html")]))
     }
 
     /// Redirects the browser follows by itself within the fake's own origin (a merchant
     /// backend's callback, say) before it stops at one for another origin or a custom scheme.
     static let maximumHops = 5
 
-    private func send(_ request: TransportRequest) async throws {
+    private func send(_ request: HarnessHTTPRequest) async throws {
         var request = request
         for _ in 0...Self.maximumHops {
-            let response: TransportResponse
+            guard !closed.withLock({ $0 }) else { throw DriverError("the browser was closed") }
+            let response: HarnessHTTPResponse
             do {
-                response = try await transport().send(request)
+                response = try await client.send(request)
             } catch {
                 throw DriverError("the browser could not load \(request.url.path): \(error)")
             }
-            page = Page(url: request.url, status: response.status, body: String(decoding: response.body, as: UTF8.self))
-            guard (300...399).contains(response.status), let location = response.headers["location"],
+            page = Page(url: request.url, status: response.status, body: response.text)
+            guard (300...399).contains(response.status), let location = response[header: "Location"],
                   let target = URL(string: location, relativeTo: request.url)?.absoluteURL else { return }
             // Same scheme, host and port as the page: a hop inside the fake, followed like a
             // browser would. Anything else is where the app takes over: captured, not followed.
@@ -113,26 +118,15 @@ final class ScriptedBrowser: @unchecked Sendable {
                 redirect = target.absoluteString
                 return
             }
-            request = TransportRequest(method: "GET", url: target, headers: [("Accept", "text/html")])
+            request = HarnessHTTPRequest(method: "GET", url: target, headers: [("Accept", "text/html")])
         }
         throw DriverError("the browser gave up after \(Self.maximumHops) redirects within the fake")
     }
 
+    /// Later loads fail; one under way ends within the client's deadline (or at once, when the
+    /// flow's task is cancelled).
     func close() {
-        transportSlot.withLock { slot in
-            slot.closed = true
-            slot.transport?.invalidate()
-        }
-    }
-
-    private func transport() throws -> URLSessionTransport {
-        try transportSlot.withLock { slot in
-            guard !slot.closed else { throw DriverError("the browser was closed") }
-            if let transport = slot.transport { return transport }
-            let transport = URLSessionTransport()
-            slot.transport = transport
-            return transport
-        }
+        closed.withLock { $0 = true }
     }
 }
 

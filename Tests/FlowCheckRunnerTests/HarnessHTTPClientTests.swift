@@ -1,0 +1,445 @@
+import Foundation
+import Testing
+import FlowCheckFakeServer
+@testable import FlowCheckRunner
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The harness's own HTTP client: what it writes, what it reads, that it never follows a
+/// redirect, its form encoding, and that a silent server is a named error, not a hang.
+@Suite(.timeLimit(.minutes(2)))
+struct HarnessHTTPClientTests {
+    // MARK: - Request bytes
+
+    @Test func writesTheRequestLineHeadersAndBodyAsGiven() async throws {
+        let listener = try LoopbackListener { peer in
+            peer.captureRequest()
+            peer.write("HTTP/1.1 204 No Content\r\n\r\n")
+        }
+        defer { listener.finish() }
+        let body = Array("grant_type=client_credentials&scope=a+b".utf8)
+        let request = HarnessHTTPRequest(
+            method: "POST", url: URL(string: "http://127.0.0.1:\(listener.port)/oauth/token?x=%2F1&y")!,
+            headers: [("Accept", "application/json"), ("Content-Type", "application/x-www-form-urlencoded"),
+                      ("Host", "elsewhere"), ("Content-Length", "999"), ("Connection", "keep-alive")],
+            body: body
+        )
+        let response = try await HarnessHTTPClient().send(request)
+        #expect(response.status == 204)
+        #expect(response.body.isEmpty)
+        let expected = "POST /oauth/token?x=%2F1&y HTTP/1.1\r\n" +
+            "Host: 127.0.0.1:\(listener.port)\r\n" +
+            "Accept: application/json\r\n" +
+            "Content-Type: application/x-www-form-urlencoded\r\n" +
+            "Content-Length: \(body.count)\r\n" +
+            "Connection: close\r\n\r\n" +
+            "grant_type=client_credentials&scope=a+b"
+        #expect(listener.finish().requests == [expected])
+    }
+
+    @Test func aGETHasNoContentLengthAndAnEmptyPathIsSlash() throws {
+        let target = try HarnessHTTPTarget(URL(string: "http://localhost")!)
+        let head = try HarnessHTTPWire.head(of: HarnessHTTPRequest(url: URL(string: "http://localhost")!), target: target)
+        #expect(String(decoding: head, as: UTF8.self) == "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        let emptyPost = try HarnessHTTPWire.head(of: HarnessHTTPRequest(method: "POST", url: URL(string: "http://localhost:8080/a")!), target: HarnessHTTPTarget(URL(string: "http://localhost:8080/a")!))
+        #expect(String(decoding: emptyPost, as: UTF8.self) == "POST /a HTTP/1.1\r\nHost: localhost:8080\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    }
+
+    @Test func refusesWhatCannotBeWrittenSafely() async throws {
+        let url = URL(string: "http://127.0.0.1:9/")!
+        let client = HarnessHTTPClient()
+        await #expect(throws: HarnessHTTPError.invalidRequest("the X-Test header's value holds a line break or NUL")) {
+            try await client.send(HarnessHTTPRequest(url: url, headers: [("X-Test", "a\r\nInjected: 1")]))
+        }
+        await #expect(throws: HarnessHTTPError.invalidRequest("\"GET /\" is not a method")) {
+            try await client.send(HarnessHTTPRequest(method: "GET /", url: url))
+        }
+        await #expect(throws: HarnessHTTPError.invalidRequest("only http:// URLs are supported, not https:")) {
+            try await client.send(HarnessHTTPRequest(url: URL(string: "https://127.0.0.1/")!))
+        }
+    }
+
+    // MARK: - Response parsing
+
+    static func parse(_ pieces: [String], method: String = "GET") throws -> HarnessHTTPResponse? {
+        var parser = HarnessHTTPResponseParser(method: method)
+        for piece in pieces {
+            if let response = try parser.feed(Array(piece.utf8)) { return response }
+        }
+        return nil
+    }
+
+    @Test func readsAContentLengthBodyAndIgnoresWhatFollows() throws {
+        let response = try #require(try Self.parse(["HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nX-Twice: a\r\nx-twice: b\r\n\r\nhello, extra"]))
+        #expect(response.status == 200)
+        #expect(response.reason == "OK")
+        #expect(response.text == "hello")
+        #expect(response[header: "content-type"] == "text/plain")
+        #expect(response[header: "X-TWICE"] == "a")
+        #expect(response.headers.map(\.name) == ["Content-Type", "Content-Length", "X-Twice", "x-twice"])
+    }
+
+    @Test func readsAChunkedBodyWithExtensionsAndTrailers() throws {
+        let wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n" +
+            "5;name=value\r\nhello\r\n" + "7\r\n, world\r\n" + "A\r\n0123456789\r\n" + "0\r\nX-Checksum: 1\r\n\r\n"
+        let response = try #require(try Self.parse([wire]))
+        // Transfer-Encoding wins over Content-Length (RFC 9112 §6.3).
+        #expect(response.text == "hello, world0123456789")
+    }
+
+    @Test func readsTheSameResponseSplitAtEveryByte() throws {
+        let wire = "HTTP/1.1 302 Found\r\nLocation: /next?a=1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        let whole = try #require(try Self.parse([wire]))
+        for cut in 1..<wire.utf8.count {
+            let bytes = Array(wire.utf8)
+            var parser = HarnessHTTPResponseParser(method: "GET")
+            #expect(try parser.feed(bytes[..<cut]) == nil, "complete after only \(cut) bytes")
+            #expect(try parser.feed(bytes[cut...]) == whole, "cut at \(cut)")
+        }
+        var parser = HarnessHTTPResponseParser(method: "GET")
+        var answer: HarnessHTTPResponse?
+        for byte in wire.utf8 where answer == nil { answer = try parser.feed([byte]) }
+        #expect(answer == whole)
+        #expect(whole.status == 302)
+        #expect(whole[header: "location"] == "/next?a=1")
+    }
+
+    @Test func aBodyWithoutLengthRunsToTheClose() throws {
+        var parser = HarnessHTTPResponseParser(method: "GET")
+        #expect(try parser.feed(Array("HTTP/1.0 200 OK\r\n\r\npart one, ".utf8)) == nil)
+        #expect(try parser.feed(Array("part two".utf8)) == nil)
+        #expect(try parser.finish().text == "part one, part two")
+    }
+
+    @Test func noBodyForHEADOr204Or304AndInterimAnswersAreSkipped() throws {
+        #expect(try Self.parse(["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"], method: "HEAD")?.body == [])
+        #expect(try Self.parse(["HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n"])?.status == 304)
+        let final = try #require(try Self.parse(["HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"]))
+        #expect(final.status == 201)
+        #expect(final.text == "ok")
+        #expect(try Self.parse(["HTTP/1.1 200 OK\nContent-Length: 2\n\nok"])?.text == "ok", "bare LF line ends are accepted")
+    }
+
+    @Test func anEarlyCloseNamesWhatWasAwaited() throws {
+        var parser = HarnessHTTPResponseParser(method: "GET")
+        #expect(throws: HarnessHTTPError.closedEarly(awaiting: "the response's status line")) { try parser.finish() }
+        _ = try parser.feed(Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc".utf8))
+        #expect(throws: HarnessHTTPError.closedEarly(awaiting: "the response body (3 of 10 bytes received)")) { try parser.finish() }
+        var chunked = HarnessHTTPResponseParser(method: "GET")
+        _ = try chunked.feed(Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab".utf8))
+        #expect(throws: HarnessHTTPError.closedEarly(awaiting: "the rest of a chunk of the response body (3 bytes to go)")) { try chunked.finish() }
+    }
+
+    /// A raw response, shown with its line ends escaped.
+    struct Wire: CustomTestStringConvertible, Sendable {
+        let text: String
+        var testDescription: String { text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") }
+    }
+
+    @Test(arguments: [
+        "HTTP/2 200 OK\r\n\r\n",
+        "HTTP/1.1 2000 OK\r\n\r\n",
+        "ICY 200 OK\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nNo colon here\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+        "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
+    ].map(Wire.init))
+    func malformedResponsesAreErrors(_ wire: Wire) {
+        #expect(throws: HarnessHTTPError.self) { try Self.parse([wire.text]) }
+    }
+
+    @Test func aResponseOverTheLimitIsRefused() {
+        var parser = HarnessHTTPResponseParser(method: "GET", limit: 64)
+        #expect(throws: HarnessHTTPError.responseTooLarge(limit: 64)) {
+            _ = try parser.feed(Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n".utf8))
+            _ = try parser.feed([UInt8](repeating: 0x61, count: 100))
+        }
+    }
+
+    // MARK: - Over a socket
+
+    @Test func readsAChunkedResponseThatArrivesInPieces() async throws {
+        let listener = try LoopbackListener { peer in
+            peer.captureRequest()
+            for piece in ["HTTP/1.1 200 OK\r\nTrans", "fer-Encoding: chunked\r\n\r\n4\r", "\nWiki\r\n", "5\r\npedia\r\n0\r\n", "\r\n"] {
+                peer.write(piece)
+                peer.pause(milliseconds: 20)
+            }
+            // Held open: the chunked framing, not a close, must end the response.
+            peer.waitForClose(seconds: 5)
+        }
+        defer { listener.finish() }
+        let response = try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/wiki")!))
+        #expect(response.text == "Wikipedia")
+    }
+
+    @Test func readsABodyThatEndsWithTheConnection() async throws {
+        let listener = try LoopbackListener { peer in
+            peer.captureRequest()
+            peer.write("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nfirst ")
+            peer.pause(milliseconds: 20)
+            peer.write("second")
+        }
+        defer { listener.finish() }
+        let response = try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+        #expect(response.text == "first second")
+    }
+
+    @Test func neverFollowsARedirect() async throws {
+        let listener = try LoopbackListener(connections: 2) { peer in
+            peer.captureRequest()
+            peer.write("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n")
+        }
+        let response = try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/start")!))
+        #expect(response.status == 302)
+        #expect(response[header: "Location"] == "/elsewhere")
+        let served = listener.finish()
+        #expect(served.requests.count == 1)
+        #expect(served.requests.first?.hasPrefix("GET /start ") == true)
+    }
+
+    /// The real fake, with its redirect-loop fault: one request, the 302 handed back; and a form
+    /// the fake's own decoder accepts.
+    @Test func talksToTheRealFake() async throws {
+        let server = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "store-1", secret: "sk a&b=c+d~é")])), now: { Date() })
+        try server.start()
+        defer { server.stop() }
+        let client = HarnessHTTPClient()
+        let form = HarnessFormEncoding.encode([("client_id", "store-1"), ("client_secret", "sk a&b=c+d~é"), ("grant_type", "client_credentials")])
+        let token = try await client.send(HarnessHTTPRequest(
+            method: "POST", url: server.baseURL.appendingPathComponent("oauth/access_token"),
+            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)
+        ))
+        #expect(token.status == 200, "\(token.text)")
+        #expect(token.text.contains("access_token"))
+
+        server.inject(Fault(.redirectLoop, path: "/v1/products"))
+        let before = server.exchanges.count
+        let loop = try await client.send(HarnessHTTPRequest(url: server.baseURL.appendingPathComponent("v1/products")))
+        #expect(loop.status == 302)
+        #expect(loop[header: "Location"]?.hasSuffix("/v1/products") == true)
+        #expect(server.exchanges.count == before + 1)
+    }
+
+    // MARK: - Deadlines and cancellation
+
+    @Test func aServerThatNeverAnswersIsANamedErrorNotAHang() async throws {
+        let listener = try LoopbackListener { peer in
+            peer.captureRequest()
+            peer.waitForClose(seconds: 5)
+        }
+        defer { listener.finish() }
+        let started = ContinuousClock.now
+        await #expect(throws: HarnessHTTPError.timedOut(awaiting: "the response's status line", seconds: 0.25)) {
+            try await HarnessHTTPClient(timeout: .milliseconds(250)).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func aStalledBodyIsANamedError() async throws {
+        let listener = try LoopbackListener { peer in
+            peer.captureRequest()
+            peer.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+            peer.waitForClose(seconds: 5)
+        }
+        defer { listener.finish() }
+        let error = await #expect(throws: HarnessHTTPError.self) {
+            try await HarnessHTTPClient(timeout: .milliseconds(250)).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+        }
+        #expect(error == .timedOut(awaiting: "the response body (3 of 10 bytes received)", seconds: 0.25))
+        #expect(error?.description == "no answer within 0.25 s while awaiting the response body (3 of 10 bytes received)")
+    }
+
+    @Test func aClosedPortIsRefusedAtOnce() async throws {
+        let port = try LoopbackListener { _ in }.finish().port
+        let error = await #expect(throws: HarnessHTTPError.self) {
+            try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        }
+        guard case .connectFailed(let address, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(address == "127.0.0.1:\(port)")
+    }
+
+    @Test func cancellingTheCallerEndsTheWait() async throws {
+        let arrived = AsyncStream<Void>.makeStream()
+        let listener = try LoopbackListener { peer in
+            peer.captureRequest()
+            arrived.continuation.yield()
+            peer.waitForClose(seconds: 5)
+        }
+        defer { listener.finish() }
+        let started = ContinuousClock.now
+        let task = Task {
+            try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+        }
+        for await _ in arrived.stream { break }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    // MARK: - Form encoding
+
+    @Test(arguments: [
+        ("", ""),
+        ("abcXYZ019", "abcXYZ019"),
+        ("*-._", "*-._"),
+        ("a b", "a+b"),
+        ("~", "%7E"),
+        ("a+b", "a%2Bb"),
+        ("&=%#?/:;,@!$'()[]", "%26%3D%25%23%3F%2F%3A%3B%2C%40%21%24%27%28%29%5B%5D"),
+        ("\"<>\\^`{|}", "%22%3C%3E%5C%5E%60%7B%7C%7D"),
+        ("\n\r\t\0", "%0A%0D%09%00"),
+        ("é", "%C3%A9"),
+        ("€", "%E2%82%AC"),
+        ("😀", "%F0%9F%98%80"),
+        ("\u{7F}", "%7F"),
+    ])
+    func formEncodesLikeTheWHATWGSerializer(_ vector: (String, String)) {
+        #expect(HarnessFormEncoding.encode(vector.0) == vector.1)
+    }
+
+    @Test func formFieldsKeepTheirOrder() {
+        #expect(HarnessFormEncoding.encode([("b", "2 3"), ("a", ""), ("c d", "x&y=z")]) == "b=2+3&a=&c+d=x%26y%3Dz")
+    }
+}
+
+/// A loopback listener for one test: serves `connections` connections in turn on a thread of
+/// its own, each through `serve`, and records what each request said. Every wait is bounded.
+final class LoopbackListener: @unchecked Sendable {
+    struct Served {
+        let port: Int
+        let requests: [String]
+    }
+
+    /// One accepted connection, as `serve` sees it.
+    final class Peer {
+        let fd: Int32
+        fileprivate var request: [UInt8] = []
+        init(fd: Int32) { self.fd = fd }
+
+        /// Reads a request head and its Content-Length body (5 s at most).
+        func captureRequest() {
+            let end = ContinuousClock.now + .seconds(5)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while ContinuousClock.now < end {
+                if let headEnd = request.firstRange(of: Array("\r\n\r\n".utf8)) {
+                    let head = String(decoding: request[..<headEnd.lowerBound], as: UTF8.self).lowercased()
+                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    if request.count >= headEnd.upperBound + length { return }
+                }
+                guard LoopbackListener.poll(fd, Int16(POLLIN), milliseconds: 100) else { continue }
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count <= 0 { return }
+                request += buffer[0..<count]
+            }
+        }
+
+        func write(_ text: String) {
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, LoopbackListener.sendFlags) }
+        }
+
+        func pause(milliseconds: Int) {
+            usleep(useconds_t(milliseconds * 1000))
+        }
+
+        /// Keeps the connection until the client closes it, or `seconds` pass.
+        func waitForClose(seconds: Int) {
+            let end = ContinuousClock.now + .seconds(seconds)
+            var byte: UInt8 = 0
+            while ContinuousClock.now < end {
+                guard LoopbackListener.poll(fd, Int16(POLLIN), milliseconds: 50) else { continue }
+                if recv(fd, &byte, 1, 0) <= 0 { return }
+            }
+        }
+    }
+
+    let port: Int
+    private let fd: Int32
+    private let lock = NSLock()
+    private var requests: [String] = []
+    private var stopped = false
+    private let exited = DispatchSemaphore(value: 0)
+
+    init(connections: Int = 1, serve: @escaping @Sendable (Peer) -> Void) throws {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw DriverError("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else { close(fd); throw DriverError("bind/listen: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        start(connections: connections, serve: serve)
+    }
+
+    private func start(connections: Int, serve: @escaping @Sendable (Peer) -> Void) {
+        let thread = Thread { [self] in
+            defer { exited.signal() }
+            for _ in 0..<connections {
+                // Accepts for 5 s at most, checking for finish() between short waits.
+                var client: Int32 = -1
+                let end = ContinuousClock.now + .seconds(5)
+                while client < 0, ContinuousClock.now < end, !isStopped {
+                    if Self.poll(fd, Int16(POLLIN), milliseconds: 20) { client = accept(fd, nil, nil) }
+                }
+                guard client >= 0 else { return }
+                let peer = Peer(fd: client)
+                serve(peer)
+                lock.withLock { requests.append(String(decoding: peer.request, as: UTF8.self)) }
+                close(client)
+            }
+        }
+        thread.start()
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Stops accepting, waits (5 s at most) for the serving thread, and tells what was served.
+    @discardableResult
+    func finish() -> Served {
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        if first {
+            _ = exited.wait(timeout: .now() + 5)
+            close(fd)
+        }
+        return Served(port: port, requests: lock.withLock { requests })
+    }
+
+    static func poll(_ fd: Int32, _ events: Int16, milliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: fd, events: events, revents: 0)
+        #if canImport(Glibc)
+        return Glibc.poll(&descriptor, 1, milliseconds) > 0
+        #else
+        return Darwin.poll(&descriptor, 1, milliseconds) > 0
+        #endif
+    }
+
+    #if canImport(Glibc)
+    static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    static let sendFlags: Int32 = 0
+    #endif
+}
