@@ -5,6 +5,7 @@ import Testing
 /// The published JSON Schema (specs/flowcheck.schema.json) and the loader must not drift: every
 /// word the loader accepts is in the schema, and nothing more. CI also validates every spec
 /// against the schema with an independent validator (Python's jsonschema).
+@Suite(.timeLimit(.minutes(2)))
 struct SchemaAgreementTests {
     nonisolated(unsafe) static let schema: [String: Any] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

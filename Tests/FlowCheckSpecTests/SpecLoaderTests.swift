@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import FlowCheckSpec
 
+@Suite(.timeLimit(.minutes(2)))
 struct SpecLoaderTests {
     private func folder(_ files: [String: String]) throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("speclt-\(UUID().uuidString)")
