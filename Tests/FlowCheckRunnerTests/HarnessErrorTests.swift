@@ -16,8 +16,8 @@ struct HarnessErrorTests {
 
         /// A watchdog that "expires" as soon as the session says it has hung. Should the
         /// session never get there, it expires after `seconds` of real time anyway and the
-        /// test fails naming this wait, rather than waiting for good.
-        func watchdog(within seconds: Int = 60) -> FlowRunner.Watchdog {
+        /// test fails naming this wait (at the caller's line), rather than waiting for good.
+        func watchdog(within seconds: Int = 60, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> FlowRunner.Watchdog {
             { [stream] _ in
                 let hung = await withTaskGroup(of: Bool.self) { group in
                     group.addTask {
@@ -32,7 +32,7 @@ struct HarnessErrorTests {
                     return await group.next() ?? false
                 }
                 if !hung, !Task.isCancelled {
-                    Issue.record("HarnessErrorTests.HangSignal.watchdog: the session did not hang within \(seconds) s")
+                    Issue.record("HarnessErrorTests.HangSignal.watchdog: the session did not hang within \(seconds) s", sourceLocation: sourceLocation)
                 }
             }
         }
