@@ -5,7 +5,9 @@ import FoundationNetworking
 import Testing
 
 /// Runs the built `flowcheck` binary on temporary spec folders and checks what a CI job sees:
-/// exit code, console output and the report files.
+/// exit code, console output and the report files. Each child has a deadline (see
+/// ``ChildProcess``); the limit covers a test's runs one after another on a loaded machine.
+@Suite(.timeLimit(.minutes(5)))
 struct FlowCheckBinaryTests {
     struct Run {
         var status: Int32
@@ -24,26 +26,23 @@ struct FlowCheckBinaryTests {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "flowcheck beside \(folders.map(\.path))"])
     }
 
-    static func run(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
+    /// How long one `flowcheck` run may take before it is killed and the test fails naming
+    /// it. The slowest run (every committed spec) takes seconds; this is for a loaded machine.
+    static let childDeadline: Double = 120
+
+    static func run(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) async throws -> Run {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment["GITHUB_ACTIONS"] = nil
         environment["GITHUB_STEP_SUMMARY"] = nil
         environment.merge(extra) { $1 }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read before waiting, so a full pipe cannot block the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let child = try await ChildProcess.launch(
+            "flowcheck \(arguments.joined(separator: " "))", executable: try binary(), arguments: arguments,
+            directory: directory, environment: environment, deadline: childDeadline
+        )
+        defer { child.kill() }
+        let status = try await child.exitStatus()
+        return Run(status: status, stdout: child.stdout.text, stderr: child.stderr.text)
     }
 
     static func workspace(_ specs: [String: String]) throws -> URL {
@@ -86,10 +85,10 @@ struct FlowCheckBinaryTests {
         }
     }
 
-    @Test func allPassedExitsZeroAndWritesBothReports() throws {
+    @Test func allPassedExitsZeroAndWritesBothReports() async throws {
         let root = try Self.workspace(["moltin/a.json": Self.spec(id: "E2E-PASS")])
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try Self.run(["specs/"], in: root)
+        let run = try await Self.run(["specs/"], in: root)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stdout.hasSuffix("1 passed, 0 failed\n"))
         #expect(run.stdout.contains("✔ E2E-PASS"))
@@ -99,10 +98,10 @@ struct FlowCheckBinaryTests {
         expectNoSecret([run.stdout, run.stderr, junit, markdown])
     }
 
-    @Test func aFailedFlowExitsOne() throws {
+    @Test func aFailedFlowExitsOne() async throws {
         let root = try Self.workspace(["a.json": Self.spec(id: "E2E-PASS"), "b.json": Self.spec(id: "E2E-FAIL", productCount: "99")])
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try Self.run(["specs"], in: root)
+        let run = try await Self.run(["specs"], in: root)
         #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stdout.contains("✘ E2E-FAIL"))
         #expect(run.stdout.contains("step 2: result.productCount: expected equals \"99\", got \"2\""))
@@ -113,11 +112,11 @@ struct FlowCheckBinaryTests {
         expectNoSecret([run.stdout, run.stderr, junit, markdown])
     }
 
-    @Test func anInvalidSpecExitsTwoAndTheOthersStillRun() throws {
+    @Test func anInvalidSpecExitsTwoAndTheOthersStillRun() async throws {
         let broken = Self.spec(id: "E2E-BROKEN").replacingOccurrences(of: "\"title\"", with: "\"tilte\"")
         let root = try Self.workspace(["good.json": Self.spec(id: "E2E-PASS"), "broken.json": broken])
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try Self.run(["specs/"], in: root)
+        let run = try await Self.run(["specs/"], in: root)
         #expect(run.status == 2, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stderr.contains("specs/broken.json:3:3: error: unknown key \"tilte\" at $.tilte\n  fix: did you mean \"title\"?"))
         #expect(run.stdout.contains("✔ E2E-PASS"))
@@ -128,22 +127,22 @@ struct FlowCheckBinaryTests {
     }
 
     @Test(arguments: [["--bogus", "specs"], [], ["--filter", "(", "specs"], ["no-such-folder"]])
-    func usageErrorsExitTwo(_ arguments: [String]) throws {
+    func usageErrorsExitTwo(_ arguments: [String]) async throws {
         let root = try Self.workspace(["a.json": Self.spec(id: "E2E-PASS")])
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try Self.run(arguments, in: root)
+        let run = try await Self.run(arguments, in: root)
         #expect(run.status == 2)
         #expect(run.stderr.hasPrefix("flowcheck: "))
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("reports").path))
     }
 
-    @Test func listAndFilter() throws {
+    @Test func listAndFilter() async throws {
         let root = try Self.workspace(["a.json": Self.spec(id: "E2E-ONE"), "b.json": Self.spec(id: "E2E-TWO")])
         defer { try? FileManager.default.removeItem(at: root) }
-        let list = try Self.run(["--list", "specs"], in: root)
+        let list = try await Self.run(["--list", "specs"], in: root)
         #expect(list.status == 0)
         #expect(list.stdout == "E2E-ONE  Products after auth  (specs/a.json)\nE2E-TWO  Products after auth  (specs/b.json)\n")
-        let filtered = try Self.run(["--filter", "TWO$", "--junit", "out/j.xml", "--markdown", "out/m.md", "specs"], in: root)
+        let filtered = try await Self.run(["--filter", "TWO$", "--junit", "out/j.xml", "--markdown", "out/m.md", "specs"], in: root)
         #expect(filtered.status == 0)
         #expect(filtered.stdout.hasSuffix("1 passed, 0 failed, 1 skipped\n"))
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/j.xml").path))
@@ -152,13 +151,13 @@ struct FlowCheckBinaryTests {
 
     /// The committed documentation must not change between runs: two full runs of the real
     /// specs write byte-identical Markdown, and it is the committed report.
-    @Test func markdownIsByteIdenticalAcrossRunsAndCommitted() throws {
+    @Test func markdownIsByteIdenticalAcrossRunsAndCommitted() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-md-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
         var reports: [String] = []
         for run in 1...2 {
-            let result = try Self.run(["--junit", out.appendingPathComponent("j\(run).xml").path, "--markdown", out.appendingPathComponent("m\(run).md").path, "specs/"], in: root)
+            let result = try await Self.run(["--junit", out.appendingPathComponent("j\(run).xml").path, "--markdown", out.appendingPathComponent("m\(run).md").path, "specs/"], in: root)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             reports.append(try String(contentsOf: out.appendingPathComponent("m\(run).md"), encoding: .utf8))
         }
@@ -167,30 +166,30 @@ struct FlowCheckBinaryTests {
         #expect(reports[0] == committed, "reports/flowcheck.md is out of date: run swift run flowcheck specs/ and commit it")
     }
 
-    @Test func validateChecksWithoutRunningAndGivesTheSameLocations() throws {
+    @Test func validateChecksWithoutRunningAndGivesTheSameLocations() async throws {
         let broken = Self.spec(id: "E2E-BROKEN").replacingOccurrences(of: "\"title\"", with: "\"tilte\"")
         let root = try Self.workspace(["good.json": Self.spec(id: "E2E-PASS"), "broken.json": broken])
         defer { try? FileManager.default.removeItem(at: root) }
-        let validate = try Self.run(["validate", "specs/"], in: root)
+        let validate = try await Self.run(["validate", "specs/"], in: root)
         #expect(validate.status == 2)
         #expect(validate.stdout == "1 of 2 specs valid\n")
-        let run = try Self.run(["specs/"], in: root)
+        let run = try await Self.run(["specs/"], in: root)
         let location = "specs/broken.json:3:3: error: unknown key \"tilte\" at $.tilte"
         #expect(validate.stderr.contains(location) && run.stderr.contains(location))
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("reports/m.md").path))
         let good = try Self.workspace(["good.json": Self.spec(id: "E2E-PASS")])
         defer { try? FileManager.default.removeItem(at: good) }
-        let valid = try Self.run(["validate", "specs"], in: good)
+        let valid = try await Self.run(["validate", "specs"], in: good)
         #expect(valid.status == 0)
         #expect(!FileManager.default.fileExists(atPath: good.appendingPathComponent("reports").path), "validate runs nothing and writes nothing")
     }
 
-    @Test func githubActionsGetsAnnotationsAndASummary() throws {
+    @Test func githubActionsGetsAnnotationsAndASummary() async throws {
         let broken = Self.spec(id: "E2E-BROKEN").replacingOccurrences(of: "\"title\"", with: "\"tilte\"")
         let root = try Self.workspace(["fail.json": Self.spec(id: "E2E-FAIL", productCount: "99"), "broken.json": broken])
         defer { try? FileManager.default.removeItem(at: root) }
         let summary = root.appendingPathComponent("summary.md")
-        let run = try Self.run(["specs/"], in: root, environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
+        let run = try await Self.run(["specs/"], in: root, environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
         #expect(run.status == 2)
         // The failing step of fail.json starts on its 9th line.
         #expect(run.stdout.contains("::error file=specs/fail.json,line=9,title=E2E-FAIL does not conform::E2E-FAIL failed: step 2: result.productCount"))
@@ -201,24 +200,24 @@ struct FlowCheckBinaryTests {
         expectNoSecret([run.stdout, run.stderr, text])
     }
 
-    @Test func shardsTogetherRunEveryFlowOnce() throws {
+    @Test func shardsTogetherRunEveryFlowOnce() async throws {
         var specs: [String: String] = [:]
         for n in 1...7 { specs["s\(n).json"] = Self.spec(id: "E2E-S\(n)") }
         let root = try Self.workspace(specs)
         defer { try? FileManager.default.removeItem(at: root) }
         var seen: [String] = []
         for index in 1...3 {
-            let run = try Self.run(["--shard", "\(index)/3", "--junit", "j\(index).xml", "--markdown", "m\(index).md", "specs"], in: root)
+            let run = try await Self.run(["--shard", "\(index)/3", "--junit", "j\(index).xml", "--markdown", "m\(index).md", "specs"], in: root)
             #expect(run.status == 0)
             seen += run.stdout.split(separator: "\n").filter { $0.hasPrefix("✔") }.map { String($0.split(separator: " ")[1]) }
         }
         #expect(seen.sorted() == (1...7).map { "E2E-S\($0)" })
     }
 
-    @Test func jsonFormatIsMachineReadable() throws {
+    @Test func jsonFormatIsMachineReadable() async throws {
         let root = try Self.workspace(["a.json": Self.spec(id: "E2E-PASS"), "b.json": Self.spec(id: "E2E-FAIL", productCount: "99")])
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try Self.run(["--format", "json", "specs"], in: root)
+        let run = try await Self.run(["--format", "json", "specs"], in: root)
         #expect(run.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let summary = try #require(object["summary"] as? [String: Int])
@@ -234,46 +233,38 @@ struct FlowCheckBinaryTests {
 
     /// `flowcheck serve`: the fakes standalone, used by a plain HTTP client, stopped by Ctrl-C.
     @Test func serveAnswersAnyClientAndStopsOnInterrupt() async throws {
-        let process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = ["serve"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let child = try await ChildProcess.launch("flowcheck serve", executable: try Self.binary(), arguments: ["serve"], deadline: Self.childDeadline)
+        defer { child.kill() }
         // The first lines name each provider's base URL.
-        var text = ""
-        let handle = out.fileHandleForReading
-        while !text.contains("Ctrl-C stops.") {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("moltin") })
+        try await child.stdout.waitFor("Ctrl-C stops.", within: 30, "flowcheck serve: its ready line")
+        let line = try #require(child.stdout.text.split(separator: "\n").first { $0.hasPrefix("moltin") })
         let base = try #require(URL(string: String(line.split(separator: " ").last ?? "")))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 20
+        configuration.timeoutIntervalForResource = 20
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
         var auth = URLRequest(url: base.appendingPathComponent("oauth/access_token"))
         auth.httpMethod = "POST"
         auth.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         auth.httpBody = Data("grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234".utf8)
-        let (tokenData, tokenResponse) = try await URLSession.shared.data(for: auth)
+        let (tokenData, tokenResponse) = try await withDeadline(30, "flowcheck serve: POST /oauth/access_token") { [auth] in try await session.data(for: auth) }
         #expect((tokenResponse as? HTTPURLResponse)?.statusCode == 200)
         let token = try #require((try JSONSerialization.jsonObject(with: tokenData) as? [String: Any])?["access_token"] as? String)
         var products = URLRequest(url: base.appendingPathComponent("v1/products"))
         products.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let (_, productsResponse) = try await URLSession.shared.data(for: products)
+        let (_, productsResponse) = try await withDeadline(30, "flowcheck serve: GET /v1/products") { [products] in try await session.data(for: products) }
         #expect((productsResponse as? HTTPURLResponse)?.statusCode == 200)
-        process.interrupt()
-        process.waitUntilExit()
-        text += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0)
+        child.interrupt()
+        #expect(try await child.exitStatus() == 0)
+        let text = child.stdout.text
         #expect(text.contains("moltin  #1 POST /oauth/access_token → 200"))
         #expect(text.contains("Stopped."))
         #expect(!text.contains(token) && !text.contains("serve-secret-1234"), "serve logs exchanges redacted")
     }
 
-    @Test func helpExitsZero() throws {
-        let run = try Self.run(["--help"], in: FileManager.default.temporaryDirectory)
+    @Test func helpExitsZero() async throws {
+        let run = try await Self.run(["--help"], in: FileManager.default.temporaryDirectory)
         #expect(run.status == 0)
         #expect(run.stdout.contains("USAGE: flowcheck [options] <file-or-dir>..."))
     }

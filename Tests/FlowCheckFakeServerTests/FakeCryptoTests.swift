@@ -3,6 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// The fake's own SHA-256 and PKCE helpers: published vectors first, then property loops.
+@Suite(.timeLimit(.minutes(3)))
 struct FakeCryptoTests {
     struct DigestCase: Sendable, CustomTestStringConvertible {
         var name: String

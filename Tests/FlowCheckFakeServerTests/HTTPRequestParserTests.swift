@@ -3,6 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// The parser is pure, so every framing rule is checked here without sockets.
+@Suite(.timeLimit(.minutes(3)))
 struct HTTPRequestParserTests {
     let parser = HTTPRequestParser()
 

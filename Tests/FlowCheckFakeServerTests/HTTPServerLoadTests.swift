@@ -11,6 +11,7 @@ import Darwin
 ///
 /// Bounded in count (200 clients × 3 requests) and in time: the only waits are for the
 /// server to act, each with a generous bound that a passing run never reaches.
+@Suite(.timeLimit(.minutes(3)))
 struct HTTPServerLoadTests {
     static let clientCount = 200
     static let requestsPerClient = 3
@@ -85,7 +86,7 @@ struct HTTPServerLoadTests {
                 client.send("GET /c\(index)/r\(round) HTTP/1.1\r\nHost: x\r\n\r\n")
             }
             // A server that waited on the slow client would answer nobody: fail in seconds
-            // rather than at each client's 30 s receive timeout.
+            // rather than at each client's 20 s RawClient deadline.
             try #require(clients[0].isReadable(within: 10), "no answer while the slow client holds its connection")
             for (index, client) in clients.enumerated() {
                 let response = client.readResponse()

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import FlowCheckFakeServer
+import Testing
 
 /// Collects `stallObserver` calls and lets a test wait for the next one.
 ///
@@ -30,9 +31,14 @@ final class StallLog: @unchecked Sendable {
         return requests.map(\.path)
     }
 
-    /// Waits until one more stall has begun. The 30 s bound only keeps a broken run from
+    /// Waits until one more stall has begun; false, with an issue naming this wait at the
+    /// test's line, if none began within `seconds`. The bound only keeps a broken run from
     /// hanging; a passing run never comes near it.
-    func waitForStall() -> Bool {
-        arrivals.wait(timeout: .now() + 30) == .success
+    func waitForStall(within seconds: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        guard arrivals.wait(timeout: .now() + seconds) == .success else {
+            Issue.record("StallLog.waitForStall: no stall began within \(seconds) s", sourceLocation: sourceLocation)
+            return false
+        }
+        return true
     }
 }

@@ -6,8 +6,12 @@ import Testing
 import FlowCheckFakeServer
 
 /// Proves the server speaks HTTP well enough for the real client stack SDKs use.
+@Suite(.timeLimit(.minutes(3)))
 struct URLSessionRoundTripTests {
     static let client = MoltinFixture.Client(id: "client-a", secret: "s3cr3t")
+    /// How long one round trip may take before the test fails naming it: URLSession's own
+    /// timeouts, and an independent deadline in case its callback never comes.
+    static let patience: Double = 20
 
     private func makeWorld() throws -> (FakeProviderServer, URLSession) {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [Self.client]))
@@ -17,6 +21,8 @@ struct URLSessionRoundTripTests {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = Self.patience
+        configuration.timeoutIntervalForResource = Self.patience
         return (world, URLSession(configuration: configuration))
     }
 
@@ -36,6 +42,18 @@ struct URLSessionRoundTripTests {
         return request
     }
 
+    /// `session.data(for:)`, failing by name if no answer comes within `patience`.
+    private func roundTrip(_ session: URLSession, _ request: URLRequest) async throws -> (Data, URLResponse) {
+        let what = "URLSessionRoundTripTests.roundTrip(\(request.httpMethod ?? "GET") \(request.url?.path ?? "?"))"
+        return try await withDeadline(Self.patience + 5, what) {
+            do {
+                return try await session.data(for: request)
+            } catch let error as URLError where error.code == .timedOut {
+                throw DeadlinePassed(description: "\(what): URLSession timed out after \(Self.patience) s")
+            }
+        }
+    }
+
     private func accessToken(_ data: Data) throws -> String {
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         return try #require(object?["access_token"] as? String)
@@ -47,11 +65,11 @@ struct URLSessionRoundTripTests {
             session.invalidateAndCancel()
             world.stop()
         }
-        let (tokenData, tokenResponse) = try await session.data(for: tokenRequest(world))
+        let (tokenData, tokenResponse) = try await roundTrip(session, tokenRequest(world))
         #expect((tokenResponse as? HTTPURLResponse)?.statusCode == 200)
         let token = try accessToken(tokenData)
 
-        let (productData, productResponse) = try await session.data(for: productsRequest(world, token: token))
+        let (productData, productResponse) = try await roundTrip(session, productsRequest(world, token: token))
         let http = try #require(productResponse as? HTTPURLResponse)
         #expect(http.statusCode == 200)
         #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/json")
@@ -71,15 +89,15 @@ struct URLSessionRoundTripTests {
             session.invalidateAndCancel()
             world.stop()
         }
-        let (data, _) = try await session.data(for: tokenRequest(world))
+        let (data, _) = try await roundTrip(session, tokenRequest(world))
         let token = try accessToken(data)
 
         world.inject(Fault(.unreachable))
         await #expect(throws: URLError.self) {
-            _ = try await session.data(for: productsRequest(world, token: token))
+            _ = try await roundTrip(session, productsRequest(world, token: token))
         }
         world.clearFaults()
-        let (_, response) = try await session.data(for: productsRequest(world, token: token))
+        let (_, response) = try await roundTrip(session, productsRequest(world, token: token))
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(world.exchanges.map(\.response.status) == [200, 200])
     }
@@ -91,10 +109,10 @@ struct URLSessionRoundTripTests {
             world.stop()
         }
         world.inject(Fault(kind: .nonJSONBody, path: "/oauth/access_token", times: 1))
-        let (body, response) = try await session.data(for: tokenRequest(world))
+        let (body, response) = try await roundTrip(session, tokenRequest(world))
         #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "text/html")
         #expect(String(decoding: body, as: UTF8.self) == "<html><body>Service Unavailable</body></html>")
-        let (_, second) = try await session.data(for: tokenRequest(world))
+        let (_, second) = try await roundTrip(session, tokenRequest(world))
         #expect((second as? HTTPURLResponse)?.statusCode == 200)
         #expect(world.exchanges.map(\.fault) == ["nonJSONBody", nil])
     }

@@ -6,6 +6,7 @@ import FlowCheckSpec
 
 /// Another team's SDK under our specs: the example driver's own Moltin client passes every
 /// Moltin spec, through the public driver protocol only.
+@Suite(.timeLimit(.minutes(5)))
 struct ExampleDriverTests {
     @Test func theExampleDriverPassesTheMoltinSpecs() async throws {
         // The Moltin catalogue (MLT-*); the FLT-* fault flows need a request timeout on the

@@ -7,12 +7,36 @@ import FlowCheckSpec
 
 /// When the harness itself cannot go on, the flow is an error (exit 3), never a pass or a
 /// conformance failure, and the run still finishes.
+@Suite(.timeLimit(.minutes(5)))
 struct HarnessErrorTests {
     /// Tells the watchdog when the session has hung, so the test needs no real time.
     final class HangSignal: Sendable {
         let stream: AsyncStream<Void>
         let continuation: AsyncStream<Void>.Continuation
         init() { (stream, continuation) = AsyncStream<Void>.makeStream() }
+
+        /// A watchdog that "expires" as soon as the session says it has hung. Should the
+        /// session never get there, it expires after `seconds` of real time anyway and the
+        /// test fails naming this wait (at the caller's line), rather than waiting for good.
+        func watchdog(within seconds: Int = 60, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> FlowRunner.Watchdog {
+            { [stream] _ in
+                let hung = await withTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        for await _ in stream { return true }
+                        return false
+                    }
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(seconds))
+                        return false
+                    }
+                    defer { group.cancelAll() }
+                    return await group.next() ?? false
+                }
+                if !hung, !Task.isCancelled {
+                    Issue.record("HarnessErrorTests.HangSignal.watchdog: the session did not hang within \(seconds) s", sourceLocation: sourceLocation)
+                }
+            }
+        }
     }
 
     /// A session whose `products` never returns: a hung SDK call.
@@ -57,9 +81,7 @@ struct HarnessErrorTests {
     @Test func aHungCallIsReportedWithItsStep() async throws {
         // The watchdog "expires" exactly when the session has hung: no real time involved.
         let signal = HangSignal()
-        let runner = FlowRunner(driver: HangingDriver(signal: signal), options: .init(timeLimit: .seconds(30), watchdog: { _ in
-            for await _ in signal.stream { return }
-        }))
+        let runner = FlowRunner(driver: HangingDriver(signal: signal), options: .init(timeLimit: .seconds(30), watchdog: signal.watchdog()))
         let result = await runner.run(try Self.spec(#"[{"app": "deleteToken"}, {"app": "products"}]"#))
         #expect(result.status == .error)
         #expect(result.errorMessage?.contains("within 30 s of real time (it hung in step 2)") == true, "\(result.errorMessage ?? "")")
@@ -78,9 +100,7 @@ struct HarnessErrorTests {
             if call.name == "products" { signal.continuation.yield() }
             return nil
         }
-        let runner = FlowRunner(driver: driver, options: .init(timeLimit: .seconds(30), watchdog: { _ in
-            for await _ in signal.stream { return }
-        }))
+        let runner = FlowRunner(driver: driver, options: .init(timeLimit: .seconds(30), watchdog: signal.watchdog()))
         let result = await runner.run(spec)
         #expect(result.status == .error)
         #expect(result.errorMessage?.contains("(it hung in step 3)") == true, "\(result.errorMessage ?? "")")

@@ -3,6 +3,7 @@ import FlowCheckProviders
 @testable import FlowCheckSpec
 
 /// Every kind of malformed spec, with the exact message an author sees.
+@Suite(.timeLimit(.minutes(2)))
 struct SpecLoaderErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String

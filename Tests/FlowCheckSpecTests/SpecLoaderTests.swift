@@ -3,6 +3,7 @@ import Testing
 import FlowCheckProviders
 @testable import FlowCheckSpec
 
+@Suite(.timeLimit(.minutes(2)))
 struct SpecLoaderTests {
     private func folder(_ files: [String: String]) throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("speclt-\(UUID().uuidString)")
