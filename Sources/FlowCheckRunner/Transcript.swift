@@ -52,7 +52,7 @@ enum Transcript {
         let type = contentType?.lowercased() ?? ""
         // The fake's own JSON tree, not JSONSerialization: bridging every body through
         // NSDictionary and back, sorted, was half the cost of building a flow's result.
-        if type.hasPrefix("application/json") || type.isEmpty, let value = JSONValue.parse(data) {
+        if type.hasPrefix("application/json") || type.isEmpty, let value = FakeJSON.parse(data) {
             return cut(maskJSON(value).compactText)
         }
         if type.hasPrefix("application/x-www-form-urlencoded") || type.isEmpty, let text = String(data: data, encoding: .utf8),
@@ -70,10 +70,10 @@ enum Transcript {
         return cut(text.replacingOccurrences(of: "\n", with: "\\n"))
     }
 
-    private static func maskJSON(_ value: JSONValue) -> JSONValue {
+    private static func maskJSON(_ value: FakeJSON) -> FakeJSON {
         switch value {
         case .object(let fields):
-            var masked: [String: JSONValue] = [:]
+            var masked: [String: FakeJSON] = [:]
             for (key, inner) in fields {
                 switch inner {
                 case .object, .array: masked[key] = maskJSON(inner)

@@ -118,7 +118,7 @@ final class CloverWorld {
     }
 
     func postJSON(_ path: String, _ object: [String: Any]) -> HTTPResponse {
-        postJSON(path, JSONValue(any: object).compactText)
+        postJSON(path, FakeJSON(any: object).compactText)
     }
 
     func token(clientID: String = app.id, code: String, verifier: String = verifier) -> HTTPResponse {

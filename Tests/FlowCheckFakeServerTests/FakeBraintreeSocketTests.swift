@@ -29,7 +29,7 @@ struct FakeBraintreeSocketTests {
         client.send(request("GET", "/backend/connect-url", host: host))
         let connect = try #require(client.readResponse())
         #expect(connect.status == 200)
-        let json = try #require(JSONValue.parse(connect.body))
+        let json = try #require(FakeJSON.parse(connect.body))
         guard case .object(let fields) = json, case .string(let connectURL)? = fields["connectURL"] else {
             Issue.record("no connectURL in \(connect.bodyText)")
             return

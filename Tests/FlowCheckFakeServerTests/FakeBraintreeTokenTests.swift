@@ -19,7 +19,7 @@ struct FakeBraintreeTokenTests {
                 method: "POST", target: "/braintree/oauth/access_tokens",
                 headers: [("Host", BraintreeWorld.host), ("Content-Type", "application/json"),
                           ("Authorization", BraintreeWorld.backendAuthorization)],
-                body: Data(JSONValue(any: ["code": code, "grant_type": "authorization_code"]).compactText.utf8)
+                body: Data(FakeJSON(any: ["code": code, "grant_type": "authorization_code"]).compactText.utf8)
             ))
         }
         #expect(response.status == 200, "\(response.bodyText)")

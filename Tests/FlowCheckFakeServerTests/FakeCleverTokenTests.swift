@@ -24,7 +24,7 @@ struct FakeCleverTokenTests {
             FormBody.encode([("grant_type", "authorization_code"), ("redirect_uri", CleverWorld.redirect), ("code", code)])
         },
         BodyCase(name: "JSON", contentType: "application/json") { code in
-            JSONValue(any: ["code": code, "grant_type": "authorization_code", "redirect_uri": CleverWorld.redirect]).compactText
+            FakeJSON(any: ["code": code, "grant_type": "authorization_code", "redirect_uri": CleverWorld.redirect]).compactText
         },
     ]
 
@@ -146,8 +146,8 @@ struct FakeCleverTokenTests {
             response = env.postToken(body: FormBody.encode(base + [("client_secret", value)]), contentType: "application/x-www-form-urlencoded")
         case "json":
             var object: [String: Any] = Dictionary(uniqueKeysWithValues: base)
-            object["client_secret"] = value == "null" ? JSONValue.null : JSONValue.string(value)
-            response = env.postToken(body: JSONValue(any: object).compactText, contentType: "application/json")
+            object["client_secret"] = value == "null" ? FakeJSON.null : FakeJSON.string(value)
+            response = env.postToken(body: FakeJSON(any: object).compactText, contentType: "application/json")
         default:
             response = env.postToken(
                 body: FormBody.encode(base), contentType: "application/x-www-form-urlencoded", query: "?client_secret=" + value

@@ -41,11 +41,11 @@ struct FakeCloverSocketTests {
         #expect(query.first { $0.name == "state" }?.value == "st-1")
         let code = try #require(query.first { $0.name == "code" }?.value)
 
-        let json = JSONValue(any: ["client_id": "app-1", "code": code, "code_verifier": CloverWorld.verifier]).compactText
+        let json = FakeJSON(any: ["client_id": "app-1", "code": code, "code_verifier": CloverWorld.verifier]).compactText
         client.send(request("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: json))
         let tokenResponse = try #require(client.readResponse())
         #expect(tokenResponse.status == 200)
-        let tokens = try #require(JSONValue.parse(tokenResponse.body))
+        let tokens = try #require(FakeJSON.parse(tokenResponse.body))
         guard case .object(let fields) = tokens, case .string(let access)? = fields["access_token"] else {
             Issue.record("no access token in \(tokenResponse.bodyText)")
             return

@@ -154,7 +154,7 @@ struct FakeCloverTokenTests {
 
     @Test func jsonWithCharsetIsAccepted() throws {
         let code = try env.code()
-        let body = JSONValue(any: ["client_id": "app-1", "code": code, "code_verifier": CloverWorld.verifier]).compactText
+        let body = FakeJSON(any: ["client_id": "app-1", "code": code, "code_verifier": CloverWorld.verifier]).compactText
         #expect(env.postJSON("/oauth/v2/token", body, contentType: "Application/JSON; charset=utf-8").status == 200)
     }
 

@@ -136,7 +136,7 @@ struct FaultSocketTests {
         #expect(response.header("Content-Type") == "application/json")
         #expect(response.bodyText == #"{"status":true,"result":[{"id":"prod-1","tit"#)
         #expect(response.header("Content-Length") == String(response.body.count))
-        #expect(JSONValue.parse(response.body) == nil)
+        #expect(FakeJSON.parse(response.body) == nil)
         // Framing was right, so the kept-alive connection carries on.
         client.send("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(client.readResponse()?.status == 404)

@@ -39,15 +39,15 @@ public enum FaultKind: String, Sendable, CaseIterable {
     /// The body `connectionReset` announces: Moltin-shaped products, about 2 KB, so that
     /// half of it is a real partial read rather than a few bytes.
     private static let resetBody: Data = {
-        let products: [JSONValue] = (1...16).map { number in
-            JSONValue(any: [
+        let products: [FakeJSON] = (1...16).map { number in
+            FakeJSON(any: [
                 "id": "prod-\(number)",
                 "title": "Product \(number)",
                 "description": "A product served by the fake so a reset lands mid-body.",
                 "price": number * 100,
             ] as [String: Any])
         }
-        let document = JSONValue(any: ["status": true, "result": JSONValue.array(products)] as [String: Any])
+        let document = FakeJSON(any: ["status": true, "result": FakeJSON.array(products)] as [String: Any])
         return Data(document.compactText.utf8)
     }()
 

@@ -77,8 +77,8 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     /// The body parsed as JSON, or nil if it is not valid JSON.
-    public var jsonBody: JSONValue? {
-        JSONValue.parse(body)
+    public var jsonBody: FakeJSON? {
+        FakeJSON.parse(body)
     }
 
     /// Top-level fields of a JSON object body rendered as strings (strings as-is, numbers and

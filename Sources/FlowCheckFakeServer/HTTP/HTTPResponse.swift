@@ -25,13 +25,13 @@ public struct HTTPResponse: Sendable, Equatable {
     /// A JSON response with sorted keys and `Content-Type: application/json`.
     ///
     /// Values may be `String`, `Bool`, integers, `Double`, arrays, nested dictionaries,
-    /// `NSNull` or ``JSONValue``.
+    /// `NSNull` or ``FakeJSON``.
     public static func json(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
-        json(status, JSONValue(any: object))
+        json(status, FakeJSON(any: object))
     }
 
-    /// A JSON response from an already built ``JSONValue``.
-    public static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+    /// A JSON response from an already built ``FakeJSON``.
+    public static func json(_ status: Int, _ value: FakeJSON) -> HTTPResponse {
         HTTPResponse(
             status: status,
             headers: ["Content-Type": "application/json"],
@@ -50,8 +50,8 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 
     /// The body parsed as JSON, or nil if it is not valid JSON.
-    public var jsonBody: JSONValue? {
-        JSONValue.parse(body)
+    public var jsonBody: FakeJSON? {
+        FakeJSON.parse(body)
     }
 
     /// Top-level fields of a JSON object body as strings, rendered like

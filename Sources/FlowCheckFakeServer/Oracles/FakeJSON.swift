@@ -2,46 +2,50 @@ import Foundation
 
 /// A Sendable JSON tree, so parsed bodies can live inside Sendable requests and numbers keep
 /// the exact text the client sent (no Double rounding, no NSNumber Bool/Int confusion).
-public enum JSONValue: Sendable, Equatable {
+///
+/// A deliberate twin of the SDK's `JSONValue` (ARCHITECTURE.md, "Deliberate twins"): the fake
+/// reads what was really sent with a parser of its own, so an SDK JSON bug cannot be mirrored.
+/// Named apart so the twins are never mistaken for one another.
+public enum FakeJSON: Sendable, Equatable {
     case null
     case bool(Bool)
     /// The number exactly as written in the source (or produced by the encoder).
     case number(String)
     case string(String)
-    case array([JSONValue])
+    case array([FakeJSON])
     /// Duplicate keys: the last one wins, as with JSONSerialization.
-    case object([String: JSONValue])
+    case object([String: FakeJSON])
 
     /// Parses RFC 8259 JSON; nil on any syntax error, invalid UTF-8 or nesting deeper than 256.
-    public static func parse(_ bytes: [UInt8]) -> JSONValue? {
+    public static func parse(_ bytes: [UInt8]) -> FakeJSON? {
         var reader = JSONReader(bytes: bytes)
         return reader.readDocument()
     }
 
     /// Parses RFC 8259 JSON from `data`.
-    public static func parse(_ data: Data) -> JSONValue? {
+    public static func parse(_ data: Data) -> FakeJSON? {
         parse([UInt8](data))
     }
 
     /// Converts Foundation-style values (`String`, `Bool`, integers, `Double`, arrays,
-    /// `[String: Any]`, `NSNull`, `JSONValue`, nil) so responses can be written as literals.
+    /// `[String: Any]`, `NSNull`, `FakeJSON`, nil) so responses can be written as literals.
     /// Anything else becomes its `String(describing:)` text.
     public init(any value: Any?) {
         guard let value else { self = .null; return }
         switch value {
-        case let json as JSONValue: self = json
+        case let json as FakeJSON: self = json
         case let bool as Bool: self = .bool(bool)
         case let int as Int: self = .number(String(int))
         case let int as Int64: self = .number(String(int))
         case let int as Int32: self = .number(String(int))
         case let int as UInt: self = .number(String(int))
         case let int as UInt64: self = .number(String(int))
-        case let double as Double: self = double.isFinite ? .number(JSONValue.render(double)) : .null
+        case let double as Double: self = double.isFinite ? .number(FakeJSON.render(double)) : .null
         case let string as String: self = .string(string)
-        case let array as [Any?]: self = .array(array.map { JSONValue(any: $0) })
-        case let array as [Any]: self = .array(array.map { JSONValue(any: $0) })
-        case let object as [String: Any?]: self = .object(object.mapValues { JSONValue(any: $0) })
-        case let object as [String: Any]: self = .object(object.mapValues { JSONValue(any: $0) })
+        case let array as [Any?]: self = .array(array.map { FakeJSON(any: $0) })
+        case let array as [Any]: self = .array(array.map { FakeJSON(any: $0) })
+        case let object as [String: Any?]: self = .object(object.mapValues { FakeJSON(any: $0) })
+        case let object as [String: Any]: self = .object(object.mapValues { FakeJSON(any: $0) })
         // Last: on Linux, testing a Swift collection against a class bridges it to NSArray or
         // NSDictionary first, which cost more than the rest of a request put together.
         case is NSNull: self = .null
@@ -68,7 +72,7 @@ public enum JSONValue: Sendable, Equatable {
         case .null: out += "null"
         case .bool(let bool): out += bool ? "true" : "false"
         case .number(let text): out += text
-        case .string(let string): JSONValue.writeString(string, into: &out)
+        case .string(let string): FakeJSON.writeString(string, into: &out)
         case .array(let items):
             out += "["
             for (index, item) in items.enumerated() {
@@ -80,7 +84,7 @@ public enum JSONValue: Sendable, Equatable {
             out += "{"
             for (index, key) in fields.keys.sorted().enumerated() {
                 if index > 0 { out += "," }
-                JSONValue.writeString(key, into: &out)
+                FakeJSON.writeString(key, into: &out)
                 out += ":"
                 fields[key, default: .null].write(into: &out)
             }
@@ -125,7 +129,7 @@ private struct JSONReader {
         self.bytes = bytes
     }
 
-    mutating func readDocument() -> JSONValue? {
+    mutating func readDocument() -> FakeJSON? {
         skipWhitespace()
         guard let value = readValue() else { return nil }
         skipWhitespace()
@@ -140,12 +144,12 @@ private struct JSONReader {
         }
     }
 
-    private mutating func readValue() -> JSONValue? {
+    private mutating func readValue() -> FakeJSON? {
         guard let byte = current else { return nil }
         switch byte {
         case UInt8(ascii: "{"): return readObject()
         case UInt8(ascii: "["): return readArray()
-        case UInt8(ascii: "\""): return readString().map(JSONValue.string)
+        case UInt8(ascii: "\""): return readString().map(FakeJSON.string)
         case UInt8(ascii: "t"): return readLiteral("true", .bool(true))
         case UInt8(ascii: "f"): return readLiteral("false", .bool(false))
         case UInt8(ascii: "n"): return readLiteral("null", .null)
@@ -154,7 +158,7 @@ private struct JSONReader {
         }
     }
 
-    private mutating func readLiteral(_ word: String, _ value: JSONValue) -> JSONValue? {
+    private mutating func readLiteral(_ word: String, _ value: FakeJSON) -> FakeJSON? {
         for expected in word.utf8 {
             guard current == expected else { return nil }
             index += 1
@@ -162,12 +166,12 @@ private struct JSONReader {
         return value
     }
 
-    private mutating func readObject() -> JSONValue? {
+    private mutating func readObject() -> FakeJSON? {
         depth += 1
         defer { depth -= 1 }
         guard depth <= JSONReader.maxDepth else { return nil }
         index += 1
-        var fields: [String: JSONValue] = [:]
+        var fields: [String: FakeJSON] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -191,12 +195,12 @@ private struct JSONReader {
         }
     }
 
-    private mutating func readArray() -> JSONValue? {
+    private mutating func readArray() -> FakeJSON? {
         depth += 1
         defer { depth -= 1 }
         guard depth <= JSONReader.maxDepth else { return nil }
         index += 1
-        var items: [JSONValue] = []
+        var items: [FakeJSON] = []
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             index += 1
@@ -215,7 +219,7 @@ private struct JSONReader {
         }
     }
 
-    private mutating func readNumber() -> JSONValue? {
+    private mutating func readNumber() -> FakeJSON? {
         let start = index
         if current == UInt8(ascii: "-") { index += 1 }
         guard let first = current, isDigit(first) else { return nil }
