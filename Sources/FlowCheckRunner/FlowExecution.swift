@@ -195,6 +195,9 @@ struct FlowExecution: Sendable {
                 }
             }
             timerTask.withLock { $0 = timer }
+            // The work may have settled before the timer was stored: then nobody cancelled it,
+            // and it would linger for the whole time limit.
+            if settled.withLock({ $0 }) { timer.cancel() }
         }
     }
 

@@ -106,11 +106,17 @@ public final class HTTPServer: @unchecked Sendable {
             if !wasStopped { state.connections.forEach(Socket.setAbortiveClose) }
             return wasStopped ? nil : closeEverything(&state)
         }
-        acceptThread?.wait()
+        // Bounded: every socket is shut down above, so threads end at once unless a responder
+        // itself blocks; then stop() returns after the deadline rather than hang its caller (a
+        // test's defer, the runner's teardown), and the late threads end on their own.
+        _ = acceptThread?.wait(timeout: .now() + Self.stopDeadline)
         if Thread.current.threadDictionary[threadMarker] == nil {
-            connectionThreads.wait()
+            _ = connectionThreads.wait(timeout: .now() + Self.stopDeadline)
         }
     }
+
+    /// How long `stop()` waits for the server's threads to end.
+    static let stopDeadline: DispatchTimeInterval = .seconds(10)
 
     // MARK: - Threads
 
