@@ -10,6 +10,8 @@ public struct CommandLineOptions: Sendable, Equatable {
         case validate
         /// Run the fake providers standalone.
         case serve
+        /// Print the JSON Schema for specs, generated from the providers and check kinds.
+        case schema
     }
 
     /// Output on stdout.
@@ -51,10 +53,12 @@ public struct CommandLineOptions: Sendable, Equatable {
     USAGE: flowcheck [options] <file-or-dir>...
            flowcheck validate <file-or-dir>...
            flowcheck serve [--port N] [--fixture FILE]
+           flowcheck schema
 
     Runs JSON flow specs against the SDK core and an in-process fake provider server, and writes
     a JUnit XML and a Markdown report. `validate` checks specs without running them. `serve` runs
-    the fake providers standalone on loopback until Ctrl-C.
+    the fake providers standalone on loopback until Ctrl-C. `schema` prints the JSON Schema for
+specs (specs/flowcheck.schema.json is its output).
 
     OPTIONS:
       --junit PATH      JUnit XML report (default: reports/junit.xml)
@@ -170,6 +174,8 @@ public struct CommandLineOptions: Sendable, Equatable {
             }
         case .serve:
             if !options.paths.isEmpty { throw UsageError(description: "serve takes no spec paths (did you mean --fixture \(options.paths[0])?)") }
+        case .schema:
+            if !options.paths.isEmpty { throw UsageError(description: "schema takes no spec paths (it prints the schema for every spec)") }
         }
         return options
     }
