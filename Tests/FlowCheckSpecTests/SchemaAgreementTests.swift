@@ -64,7 +64,7 @@ struct SchemaAgreementTests {
         #expect(browser == Set(Vocabulary.browserOperations.map(\.name)))
         let store = (((Self.definition("expect_\(provider.rawValue)")["properties"] as? [String: Any])?["store"] as? [String: Any])?["propertyNames"] as? [String: Any])?["enum"] as? [String] ?? []
         #expect(Set(store) == Set(Vocabulary.storeFields(for: provider)))
-        #expect(Self.propertyNames(Self.definition("expect_\(provider.rawValue)")) == Set(SpecDecoder.expectKeys))
+        #expect(Self.propertyNames(Self.definition("expect_\(provider.rawValue)")) == Set(CheckKind.keys))
     }
 
     @Test func vocabulariesAgree() {
@@ -75,10 +75,14 @@ struct SchemaAgreementTests {
         let faults = ((((fault?["properties"] as? [String: Any])?["fault"] as? [String: Any])?["properties"] as? [String: Any])?["kind"] as? [String: Any])?["enum"] as? [String]
         #expect(Set(faults ?? []) == Set(Vocabulary.faultKinds))
         let matcher = ((Self.definition("matcher")["oneOf"] as? [[String: Any]])?.last) ?? [:]
-        #expect(Self.propertyNames(matcher) == Set(SpecDecoder.matcherKeys))
-        #expect(Self.propertyNames(Self.definition("request")) == Set(SpecDecoder.requestKeys))
-        #expect(Self.propertyNames(Self.definition("url")) == Set(SpecDecoder.urlKeys))
-        #expect(Self.propertyNames(Self.definition("browserExpectation")) == Set(SpecDecoder.browserExpectKeys))
+        #expect(Self.propertyNames(matcher) == Set(Matcher.keys))
+        let matcherKinds = ((Self.definition("matcher")["oneOf"] as? [[String: Any]])?.last?["oneOf"] as? [[String: Any]] ?? []).compactMap { ($0["required"] as? [String])?.first }
+        #expect(Set(matcherKinds) == Set(MatcherKind.keys))
+        #expect(Self.propertyNames(Self.definition("request")) == Set(RequestCheckKind.keys))
+        #expect(Self.propertyNames(Self.definition("url")) == Set(URLCheckKind.keys))
+        #expect(Self.propertyNames(Self.definition("browserExpectation")) == Set(BrowserCheckKind.keys))
+        let error = ((expect["properties"] as? [String: Any])?["error"] as? [String: Any]) ?? [:]
+        #expect(Self.propertyNames(error) == Set(ErrorCheckKind.keys))
         #expect(Set(((Self.node("properties") as? [String: Any]) ?? [:]).keys) == Set(SpecDecoder.topKeys))
     }
 
