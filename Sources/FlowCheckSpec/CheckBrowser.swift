@@ -14,7 +14,7 @@ public enum BrowserCheck: Sendable, Equatable {
     case pageContains(Template)
     /// The redirect the last browser action captured (its `Location`).
     case redirect(URLExpectation)
-    /// The last browser action ended without a redirect (`"noRedirect": false` decodes to nothing).
+    /// The last browser action ended without a redirect (only `true` is accepted: `false` would check nothing).
     case noRedirect
     /// True: the SDK dismissed the browser; false: it left it open.
     case dismissed(Bool)

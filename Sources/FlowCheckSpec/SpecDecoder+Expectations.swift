@@ -27,6 +27,11 @@ extension SpecDecoder {
         if written.contains(.error), expectation.checks.contains(.outcome(.ok)), let member = members["error"] {
             report(member.value, path + ".error", "\"error\" contradicts \"outcome\": \"ok\"", fix: "set \"outcome\" to \"error\", or remove \"error\"")
         }
+        // A failed call has no result: these fields would never be checked, and the step would
+        // pass as if they held.
+        if written.contains(.result), expectation.effectiveOutcome == .error, let member = members["result"] {
+            report(at: member.keyLocation, path + ".result", "\"result\" checks a successful call, and this step expects an error", fix: "remove \"result\", or expect \"outcome\": \"ok\"")
+        }
         return expectation
     }
 
@@ -135,8 +140,12 @@ extension SpecDecoder {
             case .redirect:
                 if let url = decodeURL(member.value, memberPath) { checks.append(.redirect(url)) }
             case .noRedirect:
-                // As before: false checks nothing.
-                guard bool(member, memberPath) == true else { continue }
+                guard let value = bool(member, memberPath) else { continue }
+                guard value else {
+                    // Unlike `dismissed` or `storeEmpty`, false here has no check to stand for.
+                    report(member.value, memberPath, "\"noRedirect\": false checks nothing", fix: "write \"redirect\": {} to demand a redirect, or remove the key")
+                    continue
+                }
                 if members["redirect"] != nil {
                     report(node, path, "\"redirect\" and \"noRedirect\" contradict each other", fix: "keep one of them")
                 }
