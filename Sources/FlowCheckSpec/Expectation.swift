@@ -32,13 +32,17 @@ public struct Expectation: Sendable, Equatable {
         return nil
     }
 
-    /// The checks to run and narrate. After an SDK call the outcome is always among them,
-    /// first, as ``effectiveOutcome``: written or not, the verdict on the call is checked.
+    /// The checks to run and narrate, in ``CheckKind`` order whatever order they were built
+    /// in. After an SDK call the outcome is always among them, as ``effectiveOutcome``:
+    /// written or not, the verdict on the call is checked.
     public static func checks(of expectation: Expectation?, afterCall: Bool) -> [Check] {
-        let written = expectation?.checks ?? []
-        guard afterCall else { return written }
-        let outcome = expectation?.effectiveOutcome ?? .ok
-        return [.outcome(outcome)] + written.filter { $0.kind != .outcome }
+        var checks = expectation?.checks ?? []
+        if afterCall {
+            checks = [.outcome(expectation?.effectiveOutcome ?? .ok)] + checks.filter { $0.kind != .outcome }
+        }
+        let rank = Dictionary(uniqueKeysWithValues: CheckKind.allCases.enumerated().map { ($1, $0) })
+        // Stable: two checks of one kind (only a hand-made expectation has them) keep their order.
+        return checks.enumerated().sorted { (rank[$0.element.kind]!, $0.offset) < (rank[$1.element.kind]!, $1.offset) }.map(\.element)
     }
 }
 
