@@ -240,7 +240,8 @@ struct ExpectationChecker {
                 fail("\(label).form", expected: "an application/x-www-form-urlencoded body", actual: "a body that is not form-encoded")
             }
         }
-        if !listed.json.isEmpty, let json = request.jsonFields() {
+        // Whether or not JSON fields are listed: "no other fields" holds for a JSON body too.
+        if let json = request.jsonFields() {
             checkNoOthers(listed.json, json.mapValues { [$0] }, "\(label).json")
         }
     }
