@@ -1,7 +1,14 @@
 /// The keys of an `expect.browser` object, in the order they run and are narrated: what the
 /// SDK opened, the page the browser loaded, then where it was sent next.
 public enum BrowserCheckKind: String, SpecKeySet {
-    case opened, pageStatus, pageContains, redirect, noRedirect, dismissed
+    /// The exact list of URLs the SDK opened.
+    case opened
+    /// The last page's status and text.
+    case pageStatus, pageContains
+    /// The redirect the last browser action captured, or that there was none.
+    case redirect, noRedirect
+    /// Whether the SDK dismissed the browser.
+    case dismissed
 }
 
 /// One check on what the browser saw since the previous step.

@@ -35,15 +35,21 @@ public enum CheckKind: String, SpecKeySet {
 /// Each case is one ``CheckKind``; the decoder, the checker and the narrative each switch over
 /// these cases with no `default`, so a new kind that is not handled in all three does not build.
 public enum Check: Sendable, Equatable {
+    /// The call ended in this outcome.
     case outcome(Expectation.Outcome)
+    /// The call ended in an error with these properties (none: any error).
     case error([ErrorCheck])
+    /// Fields of the successful call's result.
     case result([FieldMatcher])
     /// The exact, ordered list (empty: no request at all).
     case requests([RequestExpectation])
+    /// What the browser saw since the previous step.
     case browser([BrowserCheck])
+    /// Values no request and no opened URL may carry, in any encoding.
     case neverSent([Template])
     /// True: the store holds nothing; false: it holds something.
     case storeEmpty(Bool)
+    /// Fields of the SDK's token store.
     case store([FieldMatcher])
 
     /// The key this check was written under.
@@ -71,7 +77,9 @@ public enum ErrorCheckKind: String, SpecKeySet {
 
 /// One check on the error a call ended in.
 public enum ErrorCheck: Sendable, Equatable {
+    /// The error is of this kind.
     case kind(String)
+    /// The error's message matches.
     case message(Matcher)
 
     /// The key this check was written under.

@@ -2,17 +2,25 @@
 public enum URLCheckKind: String, SpecKeySet {
     /// The whole URL.
     case url
-    case scheme, host, path, query
+    /// Parts of the URL, as `URLComponents` reads them.
+    case scheme, host, path
+    /// Query parameters, by name.
+    case query
     /// Query parameters not listed must not be there.
     case strict
 }
 
 /// One check on a URL and its query.
 public enum URLCheck: Sendable, Equatable {
+    /// The whole URL matches.
     case url(Matcher)
+    /// The scheme matches.
     case scheme(Matcher)
+    /// The host matches.
     case host(Matcher)
+    /// The path matches.
     case path(Matcher)
+    /// Query parameters, by name.
     case query([FieldMatcher])
     /// No query parameter beyond those listed (`"strict": false`, the default, decodes to nothing).
     case strict
@@ -35,6 +43,7 @@ public struct URLExpectation: Sendable, Equatable {
     public var location: SourceLocation
     public var checks: [URLCheck]
 
+    /// A URL expectation written at `location`; no checks: any URL.
     public init(location: SourceLocation, checks: [URLCheck] = []) {
         self.location = location
         self.checks = checks

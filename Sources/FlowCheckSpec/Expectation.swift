@@ -8,6 +8,7 @@ public struct Expectation: Sendable, Equatable {
     /// At most one check per ``CheckKind``, in ``CheckKind`` order.
     public var checks: [Check]
 
+    /// An expectation of these checks; none: only the implied outcome of a call.
     public init(_ checks: [Check] = []) {
         self.checks = checks
     }

@@ -1,7 +1,16 @@
 /// The keys of a matcher object, one per kind of check on a value. `capture` is not among
 /// them: it is a modifier any passing matcher (but `absent`) may carry.
 public enum MatcherKind: String, SpecKeySet {
-    case equals, notEquals, present, absent, regex, contains, pkceS256
+    /// The value is (or is not) exactly the template, rendered.
+    case equals, notEquals
+    /// The value is there (or not); these take `true` only.
+    case present, absent
+    /// The value matches a regular expression (not a template).
+    case regex
+    /// The value contains the template, rendered.
+    case contains
+    /// The value is a PKCE verifier whose S256 challenge is the template, rendered.
+    case pkceS256
 }
 
 extension Matcher {
