@@ -58,7 +58,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     Runs JSON flow specs against the SDK core and an in-process fake provider server, and writes
     a JUnit XML and a Markdown report. `validate` checks specs without running them. `serve` runs
     the fake providers standalone on loopback until Ctrl-C. `schema` prints the JSON Schema for
-specs (specs/flowcheck.schema.json is its output).
+    specs (specs/flowcheck.schema.json is its output).
 
     OPTIONS:
       --junit PATH      JUnit XML report (default: reports/junit.xml)

@@ -2,6 +2,25 @@ import Foundation
 import FlowCheckFakeServer
 import FlowCheckSpec
 
+/// What a step left behind, for its checks to judge: gathered by ``FlowExecution`` after the
+/// action, or made by hand in a test. Pure data: judging it needs no server and no SDK.
+struct StepObservation {
+    /// How the step's SDK call ended; nil: the step made none.
+    var call: CallOutcome?
+    /// The requests the server saw since the previous step.
+    var exchanges: [RecordedExchange] = []
+    /// The URLs the SDK opened since the previous step.
+    var opened: [URL] = []
+    /// Whether the SDK dismissed the browser since the previous step.
+    var dismissed = false
+    /// The last page the browser loaded.
+    var page: ScriptedBrowser.Page?
+    /// The redirect the last browser action captured.
+    var redirect: String?
+    /// The SDK's store; nil: not read, because no check of the step needs it.
+    var store: [String: String]?
+}
+
 /// Checks one step's expectations against what happened, capturing variables as it goes.
 ///
 /// Every check of the step is evaluated (not only the first), so a failure report shows the
@@ -10,10 +29,40 @@ struct ExpectationChecker {
     let step: Step
     var variables: [String: String]
     private(set) var failures: [CheckFailure] = []
+    /// Whether the verdict on the call's outcome failed: the error and result checks then have
+    /// nothing to add (a failed call has no result, a successful one no error).
+    private var outcomeFailed = false
 
     init(step: Step, variables: [String: String]) {
         self.step = step
         self.variables = variables
+    }
+
+    /// Whether a check needs the SDK's store read (an async call that may fail): only then is it.
+    static func readsStore(_ check: Check) -> Bool {
+        switch check {
+        // `"store": {}` asks nothing.
+        case .store(let fields): return !fields.isEmpty
+        case .storeEmpty: return true
+        case .outcome, .error, .result, .requests, .browser, .neverSent: return false
+        }
+    }
+
+    /// Runs every check of the step, the call's outcome first (it is checked after every SDK
+    /// call, written or not).
+    mutating func check(_ expectation: Expectation?, _ observed: StepObservation) {
+        for check in Expectation.checks(of: expectation, afterCall: observed.call != nil) {
+            switch check {
+            case .outcome(let wanted): checkOutcome(wanted, errorKind: expectation?.expectedErrorKind, observed.call)
+            case .error(let checks): checkError(checks, observed.call)
+            case .result(let fields): checkResult(fields, observed.call)
+            case .requests(let expected): checkRequests(expected, observed.exchanges)
+            case .browser(let checks): checkBrowser(checks, observed)
+            case .neverSent(let values): checkNeverSent(values, exchanges: observed.exchanges, opened: observed.opened)
+            case .storeEmpty(let empty): checkStoreEmpty(empty, observed.store)
+            case .store(let fields): checkStore(fields, observed.store)
+            }
+        }
     }
 
     private mutating func fail(_ check: String, expected: String, actual: String) {
@@ -25,7 +74,7 @@ struct ExpectationChecker {
 
     /// Applies one matcher; records a failure or a capture. A sensitive field's actual value is
     /// never shown, only its length: the scrubber knows issued tokens, not an SDK's verifier.
-    private mutating func check(_ check: String, _ matcher: Matcher, _ actual: String?, field: String? = nil) {
+    private mutating func apply(_ check: String, _ matcher: Matcher, _ actual: String?, field: String? = nil) {
         let sensitive = field.map(Redactor.isSensitive(field:)) ?? false
         if matcher.matches(actual, variables: variables, s256: FakeCrypto.s256Challenge(for:)) {
             if let name = matcher.capture, let actual {
@@ -51,41 +100,71 @@ struct ExpectationChecker {
         case .notEquals(let t): return "differs from \(quote(t.render(variables)))"
         case .contains(let t): return "contains \(quote(t.render(variables)))"
         case .pkceS256(let t): return "a PKCE verifier whose S256 challenge is \(quote(t.render(variables)))"
-        default: return matcher.expectation
+        // Nothing to fill in: the words are the spec's own.
+        case .present, .absent, .regex: return matcher.expectation
         }
     }
 
     private func quote(_ s: String) -> String { "\"\(s)\"" }
 
-    /// The call's outcome, error and result fields.
-    mutating func checkOutcome(_ outcome: CallOutcome, expect: Expectation?) {
-        let wanted = expect?.effectiveOutcome ?? .ok
-        switch outcome {
-        case .crashed(let reason):
+    /// The verdict on the call: success or an error, as demanded.
+    private mutating func checkOutcome(_ wanted: Expectation.Outcome, errorKind: String?, _ call: CallOutcome?) {
+        switch call {
+        case nil:
+            // Only a hand-made expectation gets here (the loader refuses "outcome" on a step
+            // without a call); loud rather than a pass.
+            outcomeFailed = true
+            fail("outcome", expected: wanted == .ok ? "success" : "an error", actual: "no SDK call in this step")
+        case .crashed(let reason)?:
+            outcomeFailed = true
             fail("outcome", expected: wanted == .ok ? "success" : "an error value", actual: "the SDK crashed (\(reason))")
-        case .ok(let result):
+        case .ok?:
             if wanted == .error {
-                fail("outcome", expected: "an error" + (expect?.error?.kind.map { " of kind \($0)" } ?? ""), actual: "success")
+                outcomeFailed = true
+                fail("outcome", expected: "an error" + (errorKind.map { " of kind \($0)" } ?? ""), actual: "success")
             }
-            for field in expect?.result ?? [] {
-                check("result.\(field.field)", field.matcher, result[field.field], field: field.field)
-            }
-        case .error(let kind, let message):
+        case .error(let kind, let message)?:
             if wanted == .ok {
+                outcomeFailed = true
                 fail("outcome", expected: "success", actual: "\(kind) error: \(message)")
-                return
-            }
-            if let expectedKind = expect?.error?.kind, expectedKind != kind {
-                fail("error.kind", expected: quote(expectedKind), actual: "\(quote(kind)) (\(message))")
-            }
-            if let matcher = expect?.error?.message {
-                check("error.message", matcher, message)
             }
         }
     }
 
+    /// The error's kind and message.
+    private mutating func checkError(_ checks: [ErrorCheck], _ call: CallOutcome?) {
+        guard case .error(let kind, let message)? = call else {
+            // An error check demands an error (`effectiveOutcome`), so the verdict has failed
+            // already, unless the step made no call at all.
+            if !outcomeFailed { fail("error", expected: "an SDK call that ends in an error", actual: "no SDK call in this step") }
+            return
+        }
+        for check in checks {
+            switch check {
+            case .kind(let expectedKind):
+                if expectedKind != kind { fail("error.kind", expected: quote(expectedKind), actual: "\(quote(kind)) (\(message))") }
+            case .message(let matcher):
+                apply("error.message", matcher, message)
+            }
+        }
+    }
+
+    /// The fields of a successful call's result.
+    private mutating func checkResult(_ fields: [FieldMatcher], _ call: CallOutcome?) {
+        guard case .ok(let result)? = call else {
+            // The verdict has said why there is no result, unless it passed: an error was
+            // expected, and the result fields have nothing to judge. Failing says so; the old
+            // checker skipped them and the step passed as if they held.
+            if !outcomeFailed, !fields.isEmpty { fail("result", expected: "a successful call's result", actual: call == nil ? "no SDK call in this step" : "no result (the call did not succeed)") }
+            return
+        }
+        for field in fields {
+            apply("result.\(field.field)", field.matcher, result[field.field], field: field.field)
+        }
+    }
+
     /// The exact, ordered list of requests the server saw since the previous step.
-    mutating func checkRequests(_ expected: [RequestExpectation], _ exchanges: [RecordedExchange]) {
+    private mutating func checkRequests(_ expected: [RequestExpectation], _ exchanges: [RecordedExchange]) {
         if expected.count != exchanges.count {
             let seen = exchanges.isEmpty ? "no request" : exchanges.map { "\($0.request.method) \($0.request.path) → \($0.response.status)" }.joined(separator: ", ")
             fail("requests", expected: "\(expected.count) request\(expected.count == 1 ? "" : "s")", actual: "\(exchanges.count): \(seen)")
@@ -98,57 +177,92 @@ struct ExpectationChecker {
     private mutating func checkRequest(_ wanted: RequestExpectation, _ exchange: RecordedExchange, prefix: String) {
         let request = exchange.request
         let label = "\(prefix) (\(request.method) \(request.path))"
-        if let method = wanted.method, method != request.method {
-            fail("\(label).method", expected: quote(method), actual: quote(request.method))
-        }
-        if let path = wanted.path { check("\(label).path", path, request.path) }
         let query = Self.fields(request.query)
-        checkFields(wanted.query, query, "\(label).query", strict: wanted.strict)
-        for field in wanted.headers {
-            check("\(label).headers.\(field.field)", field.matcher, request.headers[field.field], field: field.field)
-        }
-        let isForm = request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
-        if !wanted.form.isEmpty || (wanted.strict && isForm && !request.body.isEmpty) {
-            if let form = request.formFields {
-                checkFields(wanted.form, Self.fields(form), "\(label).form", strict: wanted.strict)
-            } else {
-                fail("\(label).form", expected: "an application/x-www-form-urlencoded body", actual: "a body that is not form-encoded")
-            }
-        }
-        if !wanted.json.isEmpty {
-            if let json = request.jsonFields() {
-                checkFields(wanted.json, json.mapValues { [$0] }, "\(label).json", strict: wanted.strict)
-            } else {
-                fail("\(label).json", expected: "a JSON object body", actual: "a body that is not a JSON object")
-            }
-        }
-        if let status = wanted.status, status != exchange.response.status {
-            fail("\(label).status", expected: "\(status)", actual: "\(exchange.response.status)")
-        }
-        if !wanted.responseJson.isEmpty {
-            if let json = exchange.response.jsonFields() {
-                checkFields(wanted.responseJson, json.mapValues { [$0] }, "\(label).responseJson", strict: false)
-            } else {
-                fail("\(label).responseJson", expected: "a JSON object answer", actual: "an answer that is not a JSON object")
+        for check in wanted.checks {
+            switch check {
+            case .method(let method):
+                if method != request.method { fail("\(label).method", expected: quote(method), actual: quote(request.method)) }
+            case .path(let matcher):
+                apply("\(label).path", matcher, request.path)
+            case .query(let fields):
+                checkFields(fields, query, "\(label).query")
+            case .headers(let fields):
+                for field in fields {
+                    apply("\(label).headers.\(field.field)", field.matcher, request.headers[field.field], field: field.field)
+                }
+            case .form(let fields):
+                guard !fields.isEmpty else { break }
+                if let form = request.formFields {
+                    checkFields(fields, Self.fields(form), "\(label).form")
+                } else {
+                    fail("\(label).form", expected: "an application/x-www-form-urlencoded body", actual: "a body that is not form-encoded")
+                }
+            case .json(let fields):
+                guard !fields.isEmpty else { break }
+                if let json = request.jsonFields() {
+                    checkFields(fields, json.mapValues { [$0] }, "\(label).json")
+                } else {
+                    fail("\(label).json", expected: "a JSON object body", actual: "a body that is not a JSON object")
+                }
+            case .strict:
+                checkStrict(wanted, request, query: query, label: label)
+            case .status(let status):
+                if status != exchange.response.status { fail("\(label).status", expected: "\(status)", actual: "\(exchange.response.status)") }
+            case .responseJson(let fields):
+                guard !fields.isEmpty else { break }
+                if let json = exchange.response.jsonFields() {
+                    checkFields(fields, json.mapValues { [$0] }, "\(label).responseJson")
+                } else {
+                    fail("\(label).responseJson", expected: "a JSON object answer", actual: "an answer that is not a JSON object")
+                }
             }
         }
     }
 
-    private mutating func checkFields(_ wanted: [FieldMatcher], _ actual: [String: [String]], _ prefix: String, strict: Bool) {
+    /// No query, form or JSON field the request lists not.
+    private mutating func checkStrict(_ wanted: RequestExpectation, _ request: HTTPRequest, query: [String: [String]], label: String) {
+        var listed: (query: [FieldMatcher], form: [FieldMatcher], json: [FieldMatcher]) = ([], [], [])
+        for check in wanted.checks {
+            switch check {
+            case .query(let fields): listed.query += fields
+            case .form(let fields): listed.form += fields
+            case .json(let fields): listed.json += fields
+            case .method, .path, .headers, .strict, .status, .responseJson: break
+            }
+        }
+        checkNoOthers(listed.query, query, "\(label).query")
+        let isForm = request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
+        if !listed.form.isEmpty || (isForm && !request.body.isEmpty) {
+            if let form = request.formFields {
+                checkNoOthers(listed.form, Self.fields(form), "\(label).form")
+            } else if listed.form.isEmpty {
+                // With form fields listed, their check has said so already.
+                fail("\(label).form", expected: "an application/x-www-form-urlencoded body", actual: "a body that is not form-encoded")
+            }
+        }
+        // Whether or not JSON fields are listed: "no other fields" holds for a JSON body too.
+        if let json = request.jsonFields() {
+            checkNoOthers(listed.json, json.mapValues { [$0] }, "\(label).json")
+        }
+    }
+
+    private mutating func checkFields(_ wanted: [FieldMatcher], _ actual: [String: [String]], _ prefix: String) {
         for field in wanted {
             let values = actual[field.field] ?? []
             if values.count > 1 {
                 fail("\(prefix).\(field.field)", expected: "one value", actual: "\(values.count) values")
             }
-            check("\(prefix).\(field.field)", field.matcher, values.first, field: field.field)
+            apply("\(prefix).\(field.field)", field.matcher, values.first, field: field.field)
         }
-        if strict {
-            let listed = Set(wanted.map(\.field))
-            for name in actual.keys.sorted() where !listed.contains(name) {
-                // An unexpected name may be a fragment of a badly encoded secret: not shown.
-                let shown = Redactor.isNameShowable(name) ? name : "‹an unexpected field›"
-                fail("\(prefix).\(shown)", expected: "no such field (strict)", actual: "present")
-            }
+    }
+
+    /// Strict: no field but the listed ones.
+    private mutating func checkNoOthers(_ wanted: [FieldMatcher], _ actual: [String: [String]], _ prefix: String) {
+        let listed = Set(wanted.map(\.field))
+        for name in actual.keys.sorted() where !listed.contains(name) {
+            // An unexpected name may be a fragment of a badly encoded secret: not shown.
+            let shown = Redactor.isNameShowable(name) ? name : "‹an unexpected field›"
+            fail("\(prefix).\(shown)", expected: "no such field (strict)", actual: "present")
         }
     }
 
@@ -158,68 +272,95 @@ struct ExpectationChecker {
         return result
     }
 
+    /// Whether the store holds nothing (or something).
+    private mutating func checkStoreEmpty(_ empty: Bool, _ contents: [String: String]?) {
+        guard let contents else { return storeNotRead() }
+        if empty && !contents.isEmpty {
+            fail("store", expected: "empty", actual: "holds " + contents.keys.sorted().joined(separator: ", "))
+        } else if !empty && contents.isEmpty {
+            fail("store", expected: "not empty", actual: "empty")
+        }
+    }
+
     /// The SDK's store.
-    mutating func checkStore(_ expect: Expectation, _ contents: [String: String]) {
-        if let empty = expect.storeEmpty {
-            if empty && !contents.isEmpty {
-                fail("store", expected: "empty", actual: "holds " + contents.keys.sorted().joined(separator: ", "))
-            } else if !empty && contents.isEmpty {
-                fail("store", expected: "not empty", actual: "empty")
-            }
+    private mutating func checkStore(_ fields: [FieldMatcher], _ contents: [String: String]?) {
+        guard !fields.isEmpty else { return }
+        guard let contents else { return storeNotRead() }
+        for field in fields {
+            apply("store.\(field.field)", field.matcher, contents[field.field], field: field.field)
         }
-        for field in expect.store {
-            check("store.\(field.field)", field.matcher, contents[field.field], field: field.field)
-        }
+    }
+
+    /// A store check with no store to judge: a dispatch that forgot ``readsStore(_:)``. Loud,
+    /// because every matcher but `present` would otherwise judge an empty store.
+    private mutating func storeNotRead() {
+        fail("store", expected: "the store's contents", actual: "the store was not read")
     }
 
     /// A URL and its query.
     private mutating func checkURL(_ wanted: URLExpectation, _ url: String, label: String) {
         let components = URLComponents(string: url)
-        if let matcher = wanted.url { check("\(label).url", matcher, url, field: "url") }
-        if let matcher = wanted.scheme { check("\(label).scheme", matcher, components?.scheme) }
-        if let matcher = wanted.host { check("\(label).host", matcher, components?.host) }
-        if let matcher = wanted.path { check("\(label).path", matcher, components?.path) }
-        let pairs = (components?.queryItems ?? []).map { (name: $0.name, value: $0.value ?? "") }
-        checkFields(wanted.query, Self.fields(pairs), "\(label).query", strict: wanted.strict)
+        let query = Self.fields((components?.queryItems ?? []).map { (name: $0.name, value: $0.value ?? "") })
+        for check in wanted.checks {
+            switch check {
+            case .url(let matcher): apply("\(label).url", matcher, url, field: "url")
+            case .scheme(let matcher): apply("\(label).scheme", matcher, components?.scheme)
+            case .host(let matcher): apply("\(label).host", matcher, components?.host)
+            case .path(let matcher): apply("\(label).path", matcher, components?.path)
+            case .query(let fields): checkFields(fields, query, "\(label).query")
+            case .strict:
+                let listed = wanted.checks.flatMap { check -> [FieldMatcher] in
+                    switch check {
+                    case .query(let fields): return fields
+                    case .url, .scheme, .host, .path, .strict: return []
+                    }
+                }
+                checkNoOthers(listed, query, "\(label).query")
+            }
+        }
     }
 
     /// What the browser saw since the previous step.
-    mutating func checkBrowser(_ wanted: BrowserExpectation, opened: [URL], dismissed: Bool, page: ScriptedBrowser.Page?, redirect: String?) {
-        if let expected = wanted.opened {
-            if expected.count != opened.count {
-                let seen = opened.isEmpty ? "none" : opened.map { $0.path }.joined(separator: ", ")
-                fail("browser.opened", expected: "\(expected.count) URL\(expected.count == 1 ? "" : "s") opened", actual: "\(opened.count): \(seen)")
+    private mutating func checkBrowser(_ checks: [BrowserCheck], _ observed: StepObservation) {
+        let page = observed.page
+        for check in checks {
+            switch check {
+            case .opened(let expected):
+                let opened = observed.opened
+                if expected.count != opened.count {
+                    let seen = opened.isEmpty ? "none" : opened.map { $0.path }.joined(separator: ", ")
+                    fail("browser.opened", expected: "\(expected.count) URL\(expected.count == 1 ? "" : "s") opened", actual: "\(opened.count): \(seen)")
+                }
+                for (i, (url, actual)) in zip(expected, opened).enumerated() {
+                    checkURL(url, actual.absoluteString, label: "browser.opened[\(i)]")
+                }
+            case .pageStatus(let status):
+                if status != page?.status { fail("browser.pageStatus", expected: "\(status)", actual: page.map { "\($0.status)" } ?? "no page loaded") }
+            case .pageContains(let text):
+                let needle = text.render(variables)
+                if !(page?.body.contains(needle) ?? false) {
+                    fail("browser.page", expected: "contains \(quote(needle))", actual: page.map { "a \($0.status) page without it" } ?? "no page loaded")
+                }
+            case .redirect(let expected):
+                if let redirect = observed.redirect {
+                    checkURL(expected, redirect, label: "browser.redirect")
+                } else {
+                    fail("browser.redirect", expected: "a redirect", actual: "none (the page answered \(page.map { String($0.status) } ?? "nothing"))")
+                }
+            case .noRedirect:
+                if let redirect = observed.redirect {
+                    fail("browser.redirect", expected: "no redirect", actual: "a redirect to \(Transcript.maskQuery(redirect))")
+                }
+            case .dismissed(let expected):
+                if expected != observed.dismissed {
+                    fail("browser.dismissed", expected: expected ? "the SDK dismissed the browser" : "the browser left open", actual: observed.dismissed ? "dismissed" : "not dismissed")
+                }
             }
-            for (i, (url, actual)) in zip(expected, opened).enumerated() {
-                checkURL(url, actual.absoluteString, label: "browser.opened[\(i)]")
-            }
-        }
-        if let expected = wanted.redirect {
-            if let redirect {
-                checkURL(expected, redirect, label: "browser.redirect")
-            } else {
-                fail("browser.redirect", expected: "a redirect", actual: "none (the page answered \(page.map { String($0.status) } ?? "nothing"))")
-            }
-        }
-        if wanted.noRedirect == true, let redirect {
-            fail("browser.redirect", expected: "no redirect", actual: "a redirect to \(Transcript.maskQuery(redirect))")
-        }
-        if let status = wanted.pageStatus, status != page?.status {
-            fail("browser.pageStatus", expected: "\(status)", actual: page.map { "\($0.status)" } ?? "no page loaded")
-        }
-        if let text = wanted.pageContains {
-            let needle = text.render(variables)
-            if !(page?.body.contains(needle) ?? false) {
-                fail("browser.page", expected: "contains \(quote(needle))", actual: page.map { "a \($0.status) page without it" } ?? "no page loaded")
-            }
-        }
-        if let expected = wanted.dismissed, expected != dismissed {
-            fail("browser.dismissed", expected: expected ? "the SDK dismissed the browser" : "the browser left open", actual: dismissed ? "dismissed" : "not dismissed")
         }
     }
 
     /// No request and no opened URL carries any of the values, in any encoding they travel in.
-    mutating func checkNeverSent(_ values: [Template], exchanges: [RecordedExchange], opened: [URL]) {
+    private mutating func checkNeverSent(_ values: [Template], exchanges: [RecordedExchange], opened: [URL]) {
         for template in values {
             let value = template.render(variables)
             let forms = Redactor.forms(of: value).filter { !$0.isEmpty }

@@ -138,17 +138,9 @@ struct FlowExecution: Sendable {
                 case nil: break
                 }
                 var checker = ExpectationChecker(step: step, variables: variables)
-                if let outcome { checker.checkOutcome(outcome, expect: step.expect) }
-                if let expect = step.expect {
-                    if let requests = expect.requests { checker.checkRequests(requests, fresh) }
-                    if let wanted = expect.browser {
-                        checker.checkBrowser(wanted, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect)
-                    }
-                    if !expect.neverSent.isEmpty { checker.checkNeverSent(expect.neverSent, exchanges: fresh, opened: news.opened) }
-                    if expect.storeEmpty != nil || !expect.store.isEmpty {
-                        checker.checkStore(expect, try await session.storeContents())
-                    }
-                }
+                let readsStore = step.expect?.checks.contains(where: ExpectationChecker.readsStore) ?? false
+                let store = readsStore ? try await session.storeContents() : nil
+                checker.check(step.expect, StepObservation(call: outcome, exchanges: fresh, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store))
                 variables = checker.variables
                 let failures = checker.failures
                 let captured = checker.capturedSecrets

@@ -46,95 +46,125 @@ enum StepNarrative {
         return " with " + list.joined(separator: ", ")
     }
 
-    /// The expectations in words, one per line.
+    /// The expectations in words, one per line, in the order they are checked.
     static func checks(_ expect: Expectation?, isAppStep: Bool) -> [String] {
         var lines: [String] = []
-        if isAppStep {
-            let outcome = expect?.effectiveOutcome ?? .ok
-            if outcome == .ok {
-                lines.append("The call succeeds.")
-            } else {
-                var line = "The call fails"
-                if let kind = expect?.error?.kind {
-                    let article = kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
-                    line += " with \(article) `\(kind)` error"
+        // The line "The call fails." that an `error` check completes with its kind and message.
+        var failsLine: Int?
+        for check in Expectation.checks(of: expect, afterCall: isAppStep) {
+            switch check {
+            case .outcome(let outcome):
+                switch outcome {
+                case .ok: lines.append("The call succeeds.")
+                case .error:
+                    failsLine = lines.count
+                    lines.append("The call fails.")
                 }
-                if let message = expect?.error?.message { line += " whose message \(message.expectation)" }
-                lines.append(line + ".")
-            }
-        }
-        guard let expect else { return lines }
-        for field in expect.result {
-            lines.append("Result `\(field.field)` \(describe(field))." )
-        }
-        if let requests = expect.requests {
-            if requests.isEmpty {
-                lines.append("The server sees no request.")
-            } else {
-                lines.append("The server sees exactly \(requests.count == 1 ? "this request" : "these \(requests.count) requests, in order"):")
-                for (i, request) in requests.enumerated() {
-                    lines.append("  \(i + 1). " + describe(request))
-                }
-            }
-        }
-        if let browser = expect.browser {
-            if let opened = browser.opened {
-                if opened.isEmpty {
-                    lines.append("The SDK opens no browser.")
+            case .error(let checks):
+                let sentence = "The call fails" + describe(checks) + "."
+                if let failsLine { lines[failsLine] = sentence } else { lines.append(sentence) }
+            case .result(let fields):
+                for field in fields { lines.append("Result `\(field.field)` \(describe(field)).") }
+            case .requests(let requests):
+                if requests.isEmpty {
+                    lines.append("The server sees no request.")
                 } else {
-                    lines.append(opened.count == 1 ? "The SDK opens the browser at:" : "The SDK opens the browser at, in order:")
-                    for (i, url) in opened.enumerated() { lines.append("  \(i + 1). " + describe(url)) }
+                    lines.append("The server sees exactly \(requests.count == 1 ? "this request" : "these \(requests.count) requests, in order"):")
+                    for (i, request) in requests.enumerated() {
+                        lines.append("  \(i + 1). " + describe(request))
+                    }
                 }
+            case .browser(let checks):
+                lines += checks.flatMap(describe)
+            case .neverSent(let values):
+                guard !values.isEmpty else { break }
+                lines.append("No request carries " + values.map { $0.variables.isEmpty ? "\"\(Redactor.mask)\"" : $0.quoted }.joined(separator: " or ") + ", in any encoding.")
+            case .storeEmpty(let empty):
+                lines.append(empty ? "The token store is empty." : "The token store is not empty.")
+            case .store(let fields):
+                for field in fields { lines.append("Stored `\(field.field)` \(describe(field)).") }
             }
-            if let status = browser.pageStatus { lines.append("The page answers \(status).") }
-            if let text = browser.pageContains { lines.append("The page says \(text.quoted).") }
-            if let redirect = browser.redirect { lines.append("The browser is redirected to " + describe(redirect) + ".") }
-            if browser.noRedirect == true { lines.append("The browser is not redirected (no code reaches the app).") }
-            if let dismissed = browser.dismissed { lines.append(dismissed ? "The SDK dismisses the browser." : "The browser stays open.") }
-        }
-        if !expect.neverSent.isEmpty {
-            lines.append("No request carries " + expect.neverSent.map { $0.variables.isEmpty ? "\"\(Redactor.mask)\"" : $0.quoted }.joined(separator: " or ") + ", in any encoding.")
-        }
-        if expect.storeEmpty == true { lines.append("The token store is empty.") }
-        if expect.storeEmpty == false { lines.append("The token store is not empty.") }
-        for field in expect.store {
-            lines.append("Stored `\(field.field)` \(describe(field)).")
         }
         return lines
     }
 
-    static func describe(_ request: RequestExpectation) -> String {
-        var head = "`\(request.method ?? "any method")"
-        if let path = request.path {
-            if case .equals(let template) = path.kind { head += " \(template.raw)`" } else { head += "` to a path that \(path.expectation)" }
-        } else {
-            head += "` to any path"
+    /// What follows "The call fails": the error's kind, then what its message must be.
+    static func describe(_ checks: [ErrorCheck]) -> String {
+        var kindClause: String?
+        var messageClause = ""
+        for check in checks {
+            switch check {
+            case .kind(let kind):
+                let article = kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+                kindClause = " with \(article) `\(kind)` error"
+            case .message(let matcher):
+                messageClause = " whose message \(matcher.expectation)"
+            }
         }
+        // Without a kind, "with an error" keeps the message clause a sentence.
+        if kindClause == nil, !messageClause.isEmpty { kindClause = " with an error" }
+        return (kindClause ?? "") + messageClause
+    }
+
+    /// One browser check in words (an opened list takes a line per URL).
+    static func describe(_ check: BrowserCheck) -> [String] {
+        switch check {
+        case .opened(let opened):
+            if opened.isEmpty { return ["The SDK opens no browser."] }
+            return [opened.count == 1 ? "The SDK opens the browser at:" : "The SDK opens the browser at, in order:"]
+                + opened.enumerated().map { i, url in "  \(i + 1). " + describe(url) }
+        case .pageStatus(let status): return ["The page answers \(status)."]
+        case .pageContains(let text): return ["The page says \(text.quoted)."]
+        case .redirect(let redirect): return ["The browser is redirected to " + describe(redirect) + "."]
+        case .noRedirect: return ["The browser is not redirected (no code reaches the app)."]
+        case .dismissed(let dismissed): return [dismissed ? "The SDK dismisses the browser." : "The browser stays open."]
+        }
+    }
+
+    static func describe(_ request: RequestExpectation) -> String {
+        var method: String?
+        var path: Matcher?
         var parts: [String] = []
         func section(_ name: String, _ fields: [FieldMatcher]) {
             guard !fields.isEmpty else { return }
             parts.append("\(name) " + fields.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", "))
         }
-        section("query", request.query)
-        section("headers", request.headers)
-        section("form", request.form)
-        section("JSON", request.json)
-        if request.strict { parts.append("no other fields") }
-        if let status = request.status { parts.append("answered \(status)") }
-        if !request.responseJson.isEmpty { parts.append("answer " + request.responseJson.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", ")) }
+        for check in request.checks {
+            switch check {
+            case .method(let written): method = written
+            case .path(let matcher): path = matcher
+            case .query(let fields): section("query", fields)
+            case .headers(let fields): section("headers", fields)
+            case .form(let fields): section("form", fields)
+            case .json(let fields): section("JSON", fields)
+            case .strict: parts.append("no other fields")
+            case .status(let status): parts.append("answered \(status)")
+            case .responseJson(let fields): section("answer", fields)
+            }
+        }
+        var head = "`\(method ?? "any method")"
+        if let path {
+            if case .equals(let template) = path.kind { head += " \(template.raw)`" } else { head += "` to a path that \(path.expectation)" }
+        } else {
+            head += "` to any path"
+        }
         return parts.isEmpty ? head : head + ": " + parts.joined(separator: "; ")
     }
 
     static func describe(_ url: URLExpectation) -> String {
         var parts: [String] = []
-        if let matcher = url.url { parts.append("a URL that \(matcher.expectation)") }
-        if let matcher = url.scheme { parts.append("scheme \(matcher.expectation)") }
-        if let matcher = url.host { parts.append("host \(matcher.expectation)") }
-        if let matcher = url.path {
-            if case .equals(let template) = matcher.kind { parts.append("`\(template.raw)`") } else { parts.append("a path that \(matcher.expectation)") }
+        for check in url.checks {
+            switch check {
+            case .url(let matcher): parts.append("a URL that \(matcher.expectation)")
+            case .scheme(let matcher): parts.append("scheme \(matcher.expectation)")
+            case .host(let matcher): parts.append("host \(matcher.expectation)")
+            case .path(let matcher):
+                if case .equals(let template) = matcher.kind { parts.append("`\(template.raw)`") } else { parts.append("a path that \(matcher.expectation)") }
+            case .query(let fields):
+                if !fields.isEmpty { parts.append("query " + fields.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", ")) }
+            case .strict: parts.append("no other parameters")
+            }
         }
-        if !url.query.isEmpty { parts.append("query " + url.query.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", ")) }
-        if url.strict { parts.append("no other parameters") }
         return parts.isEmpty ? "any URL" : parts.joined(separator: "; ")
     }
 
@@ -147,7 +177,8 @@ enum StepNarrative {
     private static func isLiteral(_ matcher: Matcher) -> Bool {
         switch matcher.kind {
         case .equals(let t), .notEquals(let t), .contains(let t), .pkceS256(let t): return t.variables.isEmpty
-        default: return false
+        // Nothing written to mask: a pattern describes a value, it is not one.
+        case .present, .absent, .regex: return false
         }
     }
 
@@ -157,7 +188,7 @@ enum StepNarrative {
         case .notEquals: return "differs from \"\(Redactor.mask)\""
         case .contains: return "contains \"\(Redactor.mask)\""
         case .pkceS256: return "is the PKCE verifier of the S256 challenge \"\(Redactor.mask)\""
-        default: return matcher.expectation
+        case .present, .absent, .regex: return matcher.expectation
         }
     }
 }

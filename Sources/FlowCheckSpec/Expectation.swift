@@ -1,84 +1,49 @@
-/// What must hold after a step's action.
+/// What must hold after a step's action: the checks its `expect` object wrote.
 public struct Expectation: Sendable, Equatable {
-    public enum Outcome: String, Sendable, Equatable {
+    /// How an SDK call ended.
+    public enum Outcome: String, Sendable, Equatable, CaseIterable {
         case ok, error
     }
 
-    /// Nil with no `error` either means `ok`: an unexpected error never passes silently.
-    public var outcome: Outcome?
-    public var error: ErrorExpectation?
-    /// Fields of the call's result, e.g. `productCount`.
-    public var result: [FieldMatcher]
-    /// Nil: requests are not checked. Otherwise the exact, ordered list the server saw since the previous step.
-    public var requests: [RequestExpectation]?
-    public var store: [FieldMatcher]
-    /// True: the SDK's store holds nothing at all.
-    public var storeEmpty: Bool?
-    /// What the browser saw since the previous step.
-    public var browser: BrowserExpectation?
-    /// Values no request since the previous step may carry, in any encoding (e.g. an app secret).
-    public var neverSent: [Template]
+    /// At most one check per ``CheckKind``, in ``CheckKind`` order.
+    public var checks: [Check]
 
-    public init(
-        outcome: Outcome? = nil, error: ErrorExpectation? = nil, result: [FieldMatcher] = [],
-        requests: [RequestExpectation]? = nil, store: [FieldMatcher] = [], storeEmpty: Bool? = nil,
-        browser: BrowserExpectation? = nil, neverSent: [Template] = []
-    ) {
-        self.browser = browser
-        self.neverSent = neverSent
-        self.outcome = outcome
-        self.error = error
-        self.result = result
-        self.requests = requests
-        self.store = store
-        self.storeEmpty = storeEmpty
+    /// An expectation of these checks; none: only the implied outcome of a call.
+    public init(_ checks: [Check] = []) {
+        self.checks = checks
     }
 
-    /// The outcome this expectation demands, after defaults.
-    public var effectiveOutcome: Outcome { outcome ?? (error == nil ? .ok : .error) }
-}
-
-/// The error an SDK call must end in.
-public struct ErrorExpectation: Sendable, Equatable {
-    public var kind: String?
-    public var message: Matcher?
-
-    public init(kind: String? = nil, message: Matcher? = nil) {
-        self.kind = kind
-        self.message = message
+    /// The outcome this expectation demands, after defaults: an `error` check demands an
+    /// error (whatever `outcome` says: the loader refuses that contradiction), and without
+    /// either the call must succeed, so an unexpected error never passes silently.
+    public var effectiveOutcome: Outcome {
+        var written: Outcome?
+        for check in checks {
+            if case .error = check { return .error }
+            if case .outcome(let outcome) = check { written = outcome }
+        }
+        return written ?? .ok
     }
-}
 
-/// One request the server must have seen.
-public struct RequestExpectation: Sendable, Equatable {
-    public var location: SourceLocation
-    public var method: String?
-    public var path: Matcher?
-    public var query: [FieldMatcher]
-    public var headers: [FieldMatcher]
-    public var form: [FieldMatcher]
-    public var json: [FieldMatcher]
-    /// True: form, query and JSON fields not listed must not be there.
-    public var strict: Bool
-    /// The status the server answered with.
-    public var status: Int?
-    /// Fields of the server's JSON answer (e.g. to capture a token a `send` step obtained).
-    public var responseJson: [FieldMatcher] = []
+    /// The error kind the `error` check names, if any (for messages about a call that succeeded).
+    public var expectedErrorKind: String? {
+        for case .error(let errorChecks) in checks {
+            for case .kind(let kind) in errorChecks { return kind }
+        }
+        return nil
+    }
 
-    public init(
-        location: SourceLocation, method: String? = nil, path: Matcher? = nil, query: [FieldMatcher] = [],
-        headers: [FieldMatcher] = [], form: [FieldMatcher] = [], json: [FieldMatcher] = [], strict: Bool = false,
-        status: Int? = nil
-    ) {
-        self.location = location
-        self.method = method
-        self.path = path
-        self.query = query
-        self.headers = headers
-        self.form = form
-        self.json = json
-        self.strict = strict
-        self.status = status
+    /// The checks to run and narrate, in ``CheckKind`` order whatever order they were built
+    /// in. After an SDK call the outcome is always among them, as ``effectiveOutcome``:
+    /// written or not, the verdict on the call is checked.
+    public static func checks(of expectation: Expectation?, afterCall: Bool) -> [Check] {
+        var checks = expectation?.checks ?? []
+        if afterCall {
+            checks = [.outcome(expectation?.effectiveOutcome ?? .ok)] + checks.filter { $0.kind != .outcome }
+        }
+        let rank = Dictionary(uniqueKeysWithValues: CheckKind.allCases.enumerated().map { ($1, $0) })
+        // Stable: two checks of one kind (only a hand-made expectation has them) keep their order.
+        return checks.enumerated().sorted { (rank[$0.element.kind]!, $0.offset) < (rank[$1.element.kind]!, $1.offset) }.map(\.element)
     }
 }
 
@@ -90,53 +55,5 @@ public struct FieldMatcher: Sendable, Equatable {
     public init(field: String, matcher: Matcher) {
         self.field = field
         self.matcher = matcher
-    }
-}
-
-/// What the browser saw: the URLs the SDK opened, the page it showed, the redirect it captured.
-public struct BrowserExpectation: Sendable, Equatable {
-    /// Nil: not checked. Otherwise the exact list of URLs the SDK opened since the previous step.
-    public var opened: [URLExpectation]?
-    /// The redirect the last browser action captured (its `Location`).
-    public var redirect: URLExpectation?
-    /// True: the last browser action ended without a redirect.
-    public var noRedirect: Bool?
-    /// The status of the last page the browser loaded.
-    public var pageStatus: Int?
-    /// Text the last page must contain.
-    public var pageContains: Template?
-    /// Whether the SDK dismissed the browser since the previous step.
-    public var dismissed: Bool?
-
-    public init(opened: [URLExpectation]? = nil, redirect: URLExpectation? = nil, noRedirect: Bool? = nil, pageStatus: Int? = nil, pageContains: Template? = nil, dismissed: Bool? = nil) {
-        self.opened = opened
-        self.redirect = redirect
-        self.noRedirect = noRedirect
-        self.pageStatus = pageStatus
-        self.pageContains = pageContains
-        self.dismissed = dismissed
-    }
-}
-
-/// Checks on a URL and its query.
-public struct URLExpectation: Sendable, Equatable {
-    public var location: SourceLocation
-    /// The whole URL.
-    public var url: Matcher?
-    public var scheme: Matcher?
-    public var host: Matcher?
-    public var path: Matcher?
-    public var query: [FieldMatcher]
-    /// True: query parameters not listed must not be there.
-    public var strict: Bool
-
-    public init(location: SourceLocation, url: Matcher? = nil, scheme: Matcher? = nil, host: Matcher? = nil, path: Matcher? = nil, query: [FieldMatcher] = [], strict: Bool = false) {
-        self.location = location
-        self.url = url
-        self.scheme = scheme
-        self.host = host
-        self.path = path
-        self.query = query
-        self.strict = strict
     }
 }

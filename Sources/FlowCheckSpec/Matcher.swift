@@ -1,7 +1,7 @@
 import Foundation
 
-/// A check on one value: equals, differs, present, absent, regex or contains; optionally
-/// capturing the actual value into a variable for later steps.
+/// A check on one value (one ``MatcherKind``); optionally capturing the actual value into a
+/// variable for later steps.
 public struct Matcher: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         case equals(Template)
@@ -56,7 +56,8 @@ public struct Matcher: Sendable, Equatable {
     public var variables: [String] {
         switch kind {
         case .equals(let t), .notEquals(let t), .contains(let t), .pkceS256(let t): return t.variables
-        default: return []
+        // A regex is not a template: `${` in a pattern is the pattern's own text.
+        case .present, .absent, .regex: return []
         }
     }
 }

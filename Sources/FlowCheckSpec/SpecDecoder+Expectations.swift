@@ -15,39 +15,64 @@ extension SpecDecoder {
     }
 
     mutating func decodeExpect(_ node: JSONNode, _ path: String, provider: (any ProviderDescription)?, appAction: Vocabulary.ActionSignature?) -> Expectation? {
-        guard let members = object(node, path, allowed: Self.expectKeys, example: "{\"outcome\": \"ok\"}") else { return nil }
+        guard let members = object(node, path, allowed: CheckKind.keys, example: "{\"outcome\": \"ok\"}") else { return nil }
         var expectation = Expectation()
-        if let outcome = string(members, "outcome", in: node, path, required: false, example: "\"ok\"") {
-            if let value = Expectation.Outcome(rawValue: outcome) { expectation.outcome = value } else {
-                report(members["outcome"]!.value, path + ".outcome", "unknown outcome \"\(outcome)\"", fix: "use \"ok\" or \"error\"")
+        for kind in CheckKind.allCases {
+            guard let member = members[kind.rawValue] else { continue }
+            if let check = decodeCheck(kind, member, path, in: node, members, provider: provider, appAction: appAction) {
+                expectation.checks.append(check)
             }
         }
-        if let member = members["error"], let fields = object(member.value, path + ".error", allowed: Self.errorKeys, example: "{\"kind\": \"tokenEndpoint\"}") {
-            var error = ErrorExpectation()
-            if let kind = string(fields, "kind", in: member.value, path + ".error", required: false, example: "\"tokenEndpoint\"") {
-                if Vocabulary.errorKinds.contains(kind) { error.kind = kind } else {
-                    report(fields["kind"]!.value, path + ".error.kind", "unknown error kind \"\(kind)\"", fix: Suggestion.fix(for: kind, in: Vocabulary.errorKinds, listName: "error kinds"))
+        let written = Set(expectation.checks.map(\.kind))
+        if written.contains(.error), expectation.checks.contains(.outcome(.ok)), let member = members["error"] {
+            report(member.value, path + ".error", "\"error\" contradicts \"outcome\": \"ok\"", fix: "set \"outcome\" to \"error\", or remove \"error\"")
+        }
+        // A failed call has no result: these fields would never be checked, and the step would
+        // pass as if they held.
+        if written.contains(.result), expectation.effectiveOutcome == .error, let member = members["result"] {
+            report(at: member.keyLocation, path + ".result", "\"result\" checks a successful call, and this step expects an error", fix: "remove \"result\", or expect \"outcome\": \"ok\"")
+        }
+        return expectation
+    }
+
+    /// One key of an `expect` object, decoded by its kind; nil when it is malformed (and reported).
+    private mutating func decodeCheck(_ kind: CheckKind, _ member: JSONNode.Member, _ path: String, in node: JSONNode, _ members: [String: JSONNode.Member], provider: (any ProviderDescription)?, appAction: Vocabulary.ActionSignature?) -> Check? {
+        switch kind {
+        case .outcome:
+            guard let outcome = string(members, "outcome", in: node, path, required: false, example: "\"ok\"") else { return nil }
+            guard let value = Expectation.Outcome(rawValue: outcome) else {
+                report(member.value, path + ".outcome", "unknown outcome \"\(outcome)\"", fix: "use \"ok\" or \"error\"")
+                return nil
+            }
+            return .outcome(value)
+        case .error:
+            guard let fields = object(member.value, path + ".error", allowed: ErrorCheckKind.keys, example: "{\"kind\": \"tokenEndpoint\"}") else { return nil }
+            var checks: [ErrorCheck] = []
+            for key in ErrorCheckKind.allCases {
+                guard let field = fields[key.rawValue] else { continue }
+                switch key {
+                case .kind:
+                    guard let kind = string(fields, "kind", in: member.value, path + ".error", required: false, example: "\"tokenEndpoint\"") else { continue }
+                    if Vocabulary.errorKinds.contains(kind) { checks.append(.kind(kind)) } else {
+                        report(field.value, path + ".error.kind", "unknown error kind \"\(kind)\"", fix: Suggestion.fix(for: kind, in: Vocabulary.errorKinds, listName: "error kinds"))
+                    }
+                case .message:
+                    if let message = decodeMatcher(field.value, path + ".error.message") { checks.append(.message(message)) }
                 }
             }
-            if let message = fields["message"] { error.message = decodeMatcher(message.value, path + ".error.message") }
-            expectation.error = error
-            if expectation.outcome == .ok {
-                report(member.value, path + ".error", "\"error\" contradicts \"outcome\": \"ok\"", fix: "set \"outcome\" to \"error\", or remove \"error\"")
-            }
-        }
-        if let member = members["result"] {
-            expectation.result = decodeFields(member.value, path + ".result")
+            return .error(checks)
+        case .result:
+            let fields = decodeFields(member.value, path + ".result")
             if let appAction { checkFieldNames(member.value, path + ".result", allowed: appAction.results, listName: "results of \(appAction.name)") }
-        }
-        if let member = members["store"] {
-            expectation.store = decodeFields(member.value, path + ".store")
-            if let provider { checkFieldNames(member.value, path + ".store", allowed: provider.storeFields, listName: "store fields") }
-        }
-        if let member = members["storeEmpty"] { expectation.storeEmpty = bool(member, path + ".storeEmpty") }
-        if let member = members["requests"], let items = array(member, path + ".requests", example: "[{\"method\": \"POST\", \"path\": \"/oauth/access_token\"}]") {
-            expectation.requests = items.enumerated().compactMap { i, item in decodeRequest(item, path + ".requests[\(i)]") }
-        }
-        if let member = members["neverSent"], let items = array(member, path + ".neverSent", example: "[\"app-secret\"]") {
+            return .result(fields)
+        case .requests:
+            guard let items = array(member, path + ".requests", example: "[{\"method\": \"POST\", \"path\": \"/oauth/access_token\"}]") else { return nil }
+            return .requests(items.enumerated().compactMap { i, item in decodeRequest(item, path + ".requests[\(i)]") })
+        case .browser:
+            return decodeBrowserExpectation(member.value, path + ".browser").map(Check.browser)
+        case .neverSent:
+            guard let items = array(member, path + ".neverSent", example: "[\"app-secret\"]") else { return nil }
+            var values: [Template] = []
             for (i, item) in items.enumerated() {
                 guard case .string(let text) = item.value else {
                     typeMismatch(item, path + ".neverSent[\(i)]", expected: "a string", example: "\"app-secret\"")
@@ -55,63 +80,100 @@ extension SpecDecoder {
                 }
                 let template = Template(text)
                 checkVariables(template, item, path + ".neverSent[\(i)]")
-                expectation.neverSent.append(template)
+                values.append(template)
             }
+            return .neverSent(values)
+        case .storeEmpty:
+            return bool(member, path + ".storeEmpty").map(Check.storeEmpty)
+        case .store:
+            let fields = decodeFields(member.value, path + ".store")
+            if let provider { checkFieldNames(member.value, path + ".store", allowed: provider.storeFields, listName: "store fields") }
+            return .store(fields)
         }
-        if let member = members["browser"] { expectation.browser = decodeBrowserExpectation(member.value, path + ".browser") }
-        return expectation
     }
 
     mutating func decodeRequest(_ node: JSONNode, _ path: String) -> RequestExpectation? {
-        guard let members = object(node, path, allowed: Self.requestKeys, example: "{\"method\": \"GET\", \"path\": \"/v1/products\"}") else { return nil }
+        guard let members = object(node, path, allowed: RequestCheckKind.keys, example: "{\"method\": \"GET\", \"path\": \"/v1/products\"}") else { return nil }
         var request = RequestExpectation(location: node.location)
-        if let method = string(members, "method", in: node, path, required: false, example: "\"POST\"") {
-            if method.range(of: "\\A[A-Z]+\\z", options: .regularExpression) != nil { request.method = method } else {
-                report(members["method"]!.value, path + ".method", "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
+        for kind in RequestCheckKind.allCases {
+            guard let member = members[kind.rawValue] else { continue }
+            let memberPath = path + JSONPath.key(kind.rawValue)
+            switch kind {
+            case .method:
+                guard let method = string(members, "method", in: node, path, required: false, example: "\"POST\"") else { continue }
+                if method.range(of: "\\A[A-Z]+\\z", options: .regularExpression) != nil { request.checks.append(.method(method)) } else {
+                    report(member.value, memberPath, "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
+                }
+            case .path:
+                if let matcher = decodeMatcher(member.value, memberPath) { request.checks.append(.path(matcher)) }
+            case .query: request.checks.append(.query(decodeFields(member.value, memberPath)))
+            case .headers: request.checks.append(.headers(decodeFields(member.value, memberPath)))
+            case .form: request.checks.append(.form(decodeFields(member.value, memberPath)))
+            case .json: request.checks.append(.json(decodeFields(member.value, memberPath)))
+            // `false` is the default, written out: nothing to check.
+            case .strict: if bool(member, memberPath) == true { request.checks.append(.strict) }
+            case .status:
+                if let status = integer(member, memberPath, range: 100...599, example: "200") { request.checks.append(.status(status)) }
+            case .responseJson: request.checks.append(.responseJson(decodeFields(member.value, memberPath)))
             }
         }
-        if let member = members["path"] { request.path = decodeMatcher(member.value, path + ".path") }
-        if let member = members["query"] { request.query = decodeFields(member.value, path + ".query") }
-        if let member = members["headers"] { request.headers = decodeFields(member.value, path + ".headers") }
-        if let member = members["form"] { request.form = decodeFields(member.value, path + ".form") }
-        if let member = members["json"] { request.json = decodeFields(member.value, path + ".json") }
-        request.strict = bool(members["strict"], path + ".strict") ?? false
-        request.status = integer(members["status"], path + ".status", range: 100...599, example: "200")
-        if let member = members["responseJson"] { request.responseJson = decodeFields(member.value, path + ".responseJson") }
         return request
     }
 
-    mutating func decodeBrowserExpectation(_ node: JSONNode, _ path: String) -> BrowserExpectation? {
-        guard let members = object(node, path, allowed: Self.browserExpectKeys, example: "{\"opened\": [{\"path\": \"/oauth/v2/authorize\"}]}") else { return nil }
-        var expectation = BrowserExpectation()
-        if let member = members["opened"], let items = array(member, path + ".opened", example: "[{\"path\": \"/oauth/v2/authorize\"}]") {
-            expectation.opened = items.enumerated().compactMap { i, item in decodeURL(item, path + ".opened[\(i)]") }
+    mutating func decodeBrowserExpectation(_ node: JSONNode, _ path: String) -> [BrowserCheck]? {
+        guard let members = object(node, path, allowed: BrowserCheckKind.keys, example: "{\"opened\": [{\"path\": \"/oauth/v2/authorize\"}]}") else { return nil }
+        var checks: [BrowserCheck] = []
+        for kind in BrowserCheckKind.allCases {
+            guard let member = members[kind.rawValue] else { continue }
+            let memberPath = path + JSONPath.key(kind.rawValue)
+            switch kind {
+            case .opened:
+                guard let items = array(member, memberPath, example: "[{\"path\": \"/oauth/v2/authorize\"}]") else { continue }
+                checks.append(.opened(items.enumerated().compactMap { i, item in decodeURL(item, memberPath + "[\(i)]") }))
+            case .pageStatus:
+                if let status = integer(member, memberPath, range: 100...599, example: "200") { checks.append(.pageStatus(status)) }
+            case .pageContains:
+                guard let text = string(members, "pageContains", in: node, path, required: false, example: "\"Invalid email or password\"") else { continue }
+                let template = Template(text)
+                checkVariables(template, member.value, memberPath)
+                checks.append(.pageContains(template))
+            case .redirect:
+                if let url = decodeURL(member.value, memberPath) { checks.append(.redirect(url)) }
+            case .noRedirect:
+                guard let value = bool(member, memberPath) else { continue }
+                guard value else {
+                    // Unlike `dismissed` or `storeEmpty`, false here has no check to stand for.
+                    report(member.value, memberPath, "\"noRedirect\": false checks nothing", fix: "write \"redirect\": {} to demand a redirect, or remove the key")
+                    continue
+                }
+                if members["redirect"] != nil {
+                    report(node, path, "\"redirect\" and \"noRedirect\" contradict each other", fix: "keep one of them")
+                }
+                checks.append(.noRedirect)
+            case .dismissed:
+                if let dismissed = bool(member, memberPath) { checks.append(.dismissed(dismissed)) }
+            }
         }
-        if let member = members["redirect"] { expectation.redirect = decodeURL(member.value, path + ".redirect") }
-        expectation.noRedirect = bool(members["noRedirect"], path + ".noRedirect")
-        if expectation.noRedirect == true, members["redirect"] != nil {
-            report(node, path, "\"redirect\" and \"noRedirect\" contradict each other", fix: "keep one of them")
-        }
-        expectation.pageStatus = integer(members["pageStatus"], path + ".pageStatus", range: 100...599, example: "200")
-        if let text = string(members, "pageContains", in: node, path, required: false, example: "\"Invalid email or password\"") {
-            let template = Template(text)
-            checkVariables(template, members["pageContains"]!.value, path + ".pageContains")
-            expectation.pageContains = template
-        }
-        expectation.dismissed = bool(members["dismissed"], path + ".dismissed")
-        return expectation
+        return checks
     }
 
     mutating func decodeURL(_ node: JSONNode, _ path: String) -> URLExpectation? {
-        guard let members = object(node, path, allowed: Self.urlKeys, example: "{\"path\": \"/oauth/v2/authorize\", \"query\": {\"client_id\": \"app-1\"}}") else { return nil }
-        var expectation = URLExpectation(location: node.location)
-        if let member = members["url"] { expectation.url = decodeMatcher(member.value, path + ".url") }
-        if let member = members["scheme"] { expectation.scheme = decodeMatcher(member.value, path + ".scheme") }
-        if let member = members["host"] { expectation.host = decodeMatcher(member.value, path + ".host") }
-        if let member = members["path"] { expectation.path = decodeMatcher(member.value, path + ".path") }
-        if let member = members["query"] { expectation.query = decodeFields(member.value, path + ".query") }
-        expectation.strict = bool(members["strict"], path + ".strict") ?? false
-        return expectation
+        guard let members = object(node, path, allowed: URLCheckKind.keys, example: "{\"path\": \"/oauth/v2/authorize\", \"query\": {\"client_id\": \"app-1\"}}") else { return nil }
+        var url = URLExpectation(location: node.location)
+        for kind in URLCheckKind.allCases {
+            guard let member = members[kind.rawValue] else { continue }
+            let memberPath = path + JSONPath.key(kind.rawValue)
+            switch kind {
+            case .url: if let matcher = decodeMatcher(member.value, memberPath) { url.checks.append(.url(matcher)) }
+            case .scheme: if let matcher = decodeMatcher(member.value, memberPath) { url.checks.append(.scheme(matcher)) }
+            case .host: if let matcher = decodeMatcher(member.value, memberPath) { url.checks.append(.host(matcher)) }
+            case .path: if let matcher = decodeMatcher(member.value, memberPath) { url.checks.append(.path(matcher)) }
+            case .query: url.checks.append(.query(decodeFields(member.value, memberPath)))
+            // `false` is the default, written out: nothing to check.
+            case .strict: if bool(member, memberPath) == true { url.checks.append(.strict) }
+            }
+        }
+        return url
     }
 
     mutating func decodeFields(_ node: JSONNode, _ path: String) -> [FieldMatcher] {

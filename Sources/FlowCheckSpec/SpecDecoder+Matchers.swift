@@ -7,22 +7,23 @@ extension SpecDecoder {
             checkVariables(template, node, path)
             return Matcher(.equals(template))
         }
-        guard let members = object(node, path, allowed: Self.matcherKeys, example: "\"exact value\" or {\"present\": true}") else { return nil }
-        let kinds = members.keys.filter { $0 != "capture" }.sorted()
-        guard kinds.count == 1, let key = kinds.first, let member = members[key] else {
-            report(node, path, kinds.isEmpty ? "a matcher needs a check" : "a matcher takes one check, found \(kinds.joined(separator: " and "))", fix: "use one of equals, notEquals, present, absent, regex, contains, pkceS256")
+        guard let members = object(node, path, allowed: Matcher.keys, example: "\"exact value\" or {\"present\": true}") else { return nil }
+        // `object` has already reported (and dropped) every key that is neither a kind nor `capture`.
+        let kinds = members.keys.compactMap(MatcherKind.init(rawValue:)).sorted { $0.rawValue < $1.rawValue }
+        guard kinds.count == 1, let kind = kinds.first, let member = members[kind.rawValue] else {
+            report(node, path, kinds.isEmpty ? "a matcher needs a check" : "a matcher takes one check, found \(kinds.map(\.rawValue).joined(separator: " and "))", fix: "use one of \(MatcherKind.keys.joined(separator: ", "))")
             return nil
         }
-        let memberPath = path + JSONPath.key(key)
+        let memberPath = path + JSONPath.key(kind.rawValue)
         var matcher: Matcher?
-        switch key {
-        case "present", "absent":
-            guard case .bool(true) = member.value.value else {
-                report(member.value, memberPath, "\"\(key)\" takes true", fix: key == "present" ? "write {\"present\": true}, or {\"absent\": true} for the opposite" : "write {\"absent\": true}, or {\"present\": true} for the opposite")
-                return nil
-            }
-            matcher = Matcher(key == "present" ? .present : .absent)
-        case "regex":
+        switch kind {
+        case .present:
+            guard flag(kind, member.value, memberPath, fix: "write {\"present\": true}, or {\"absent\": true} for the opposite") else { return nil }
+            matcher = Matcher(.present)
+        case .absent:
+            guard flag(kind, member.value, memberPath, fix: "write {\"absent\": true}, or {\"present\": true} for the opposite") else { return nil }
+            matcher = Matcher(.absent)
+        case .regex:
             guard case .string(let pattern) = member.value.value else {
                 typeMismatch(member.value, memberPath, expected: "a string", example: "\"^Bearer .+$\"")
                 return nil
@@ -34,26 +35,18 @@ extension SpecDecoder {
                 report(member.value, memberPath, "invalid regular expression /\(pattern)/", fix: "check the brackets and escapes (backslashes are doubled in JSON)")
                 return nil
             }
-        default:
-            guard let text = member.value.scalarText else {
-                typeMismatch(member.value, memberPath, expected: "a string", example: "\"...\"")
-                return nil
-            }
-            let template = Template(text)
-            checkVariables(template, member.value, memberPath)
-            switch key {
-            case "equals": matcher = Matcher(.equals(template))
-            case "notEquals": matcher = Matcher(.notEquals(template))
-            case "pkceS256": matcher = Matcher(.pkceS256(template))
-            default: matcher = Matcher(.contains(template))
-            }
+        case .equals: matcher = matcherTemplate(member.value, memberPath).map { Matcher(.equals($0)) }
+        case .notEquals: matcher = matcherTemplate(member.value, memberPath).map { Matcher(.notEquals($0)) }
+        case .contains: matcher = matcherTemplate(member.value, memberPath).map { Matcher(.contains($0)) }
+        case .pkceS256: matcher = matcherTemplate(member.value, memberPath).map { Matcher(.pkceS256($0)) }
         }
-        if let capture = members["capture"] {
+        guard matcher != nil else { return nil }
+        if let capture = members[Matcher.captureKey] {
             guard case .string(let name) = capture.value.value, name.range(of: "\\A[A-Za-z_][A-Za-z0-9_]*\\z", options: .regularExpression) != nil else {
                 report(capture.value, path + ".capture", "a capture names a variable", fix: "use letters, digits and underscores, e.g. \"firstToken\"")
                 return matcher
             }
-            if key == "absent" {
+            if kind == .absent {
                 report(capture.value, path + ".capture", "an absent value cannot be captured", fix: "capture with {\"present\": true, \"capture\": \"\(name)\"}")
             }
             if defined.contains(name) || capturedThisStep.contains(name) {
@@ -65,5 +58,24 @@ extension SpecDecoder {
         return matcher
     }
 
-    /// Parses "1h", "61m", "90s", "1h30m" into seconds.
+    /// `present` and `absent` take `true` only: `false` would read as the opposite check.
+    private func flag(_ kind: MatcherKind, _ node: JSONNode, _ path: String, fix: String) -> Bool {
+        guard case .bool(true) = node.value else {
+            report(node, path, "\"\(kind.rawValue)\" takes true", fix: fix)
+            return false
+        }
+        return true
+    }
+
+    /// The text of an `equals`, `notEquals`, `contains` or `pkceS256` matcher, as a template
+    /// whose variables must have been captured earlier.
+    private func matcherTemplate(_ node: JSONNode, _ path: String) -> Template? {
+        guard let text = node.scalarText else {
+            typeMismatch(node, path, expected: "a string", example: "\"...\"")
+            return nil
+        }
+        let template = Template(text)
+        checkVariables(template, node, path)
+        return template
+    }
 }

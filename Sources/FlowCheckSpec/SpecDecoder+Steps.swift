@@ -65,7 +65,7 @@ extension SpecDecoder {
         if let provider, case .app(let name, _)? = action { appAction = provider.actions.first { $0.name == name } }
         let expect = members["expect"].flatMap { decodeExpect($0.value, path + ".expect", provider: provider, appAction: appAction) }
         if members["app"] == nil, let expectMember = members["expect"], let fields = expectMember.value.members {
-            for field in fields where ["outcome", "error", "result"].contains(field.key) {
+            for field in fields where CheckKind(rawValue: field.key)?.isAboutTheCall == true {
                 report(at: field.keyLocation, path + ".expect" + JSONPath.key(field.key), "\"\(field.key)\" checks an app call, and this step makes none", fix: "move it to the step with the \"app\" call it is about")
             }
         }

@@ -27,13 +27,7 @@ struct SpecDecoder {
     static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with"] + actionKeys.dropFirst(2) + ["expect"]
     static let actionKeys = ActionKind.allCases.map(\.rawValue)
     static let faultKeys = ["kind", "path", "times", "clockAdvance"]
-    static let expectKeys = ["outcome", "error", "result", "requests", "store", "storeEmpty", "browser", "neverSent"]
-    static let errorKeys = ["kind", "message"]
-    static let requestKeys = ["method", "path", "query", "headers", "form", "json", "strict", "status", "responseJson"]
-    static let matcherKeys = ["equals", "notEquals", "present", "absent", "regex", "contains", "pkceS256", "capture"]
     static let sendKeys = ["method", "path", "headers", "json", "form"]
-    static let browserExpectKeys = ["opened", "redirect", "noRedirect", "pageStatus", "pageContains", "dismissed"]
-    static let urlKeys = ["url", "scheme", "host", "path", "query", "strict"]
 
     /// Decodes a document; returns the spec or every diagnostic found.
     mutating func decode(_ root: JSONNode) -> SpecFile {

@@ -109,6 +109,12 @@ struct SpecLoaderErrorTests {
         Case(name: "duplicate form field", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"form": {"a": "1", "a": "2"}}]}}]"#), expected: [
             "t.json:7:77: error: duplicate key \"a\" at $.steps[0].expect.requests[0].form.a\n  fix: keep one \"a\" and remove the other",
         ]),
+        Case(name: "a result beside an expected error", json: spec(steps: #"[{"app": "products", "expect": {"outcome": "error", "result": {"productCount": "2"}}}]"#), expected: [
+            "t.json:7:64: error: \"result\" checks a successful call, and this step expects an error at $.steps[0].expect.result\n  fix: remove \"result\", or expect \"outcome\": \"ok\"",
+        ]),
+        Case(name: "noRedirect false", json: spec(steps: #"[{"advanceClock": "1m", "expect": {"browser": {"noRedirect": false}}}]"#), expected: [
+            "t.json:7:73: error: \"noRedirect\": false checks nothing at $.steps[0].expect.browser.noRedirect\n  fix: write \"redirect\": {} to demand a redirect, or remove the key",
+        ]),
         Case(name: "id with a trailing newline", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"MLT-AUTH\\n\""), expected: [
             "t.json:2:9: error: id \"MLT-AUTH\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),

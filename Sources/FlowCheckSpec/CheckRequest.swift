@@ -1,0 +1,68 @@
+/// The keys of one entry of `expect.requests`.
+public enum RequestCheckKind: String, SpecKeySet {
+    /// The HTTP method, in capitals.
+    case method
+    /// The path, without the query.
+    case path
+    /// Query parameters, by name.
+    case query
+    /// Header fields, by name in any case.
+    case headers
+    /// Fields of a form body and of a JSON object body, by name.
+    case form, json
+    /// Query, form and JSON fields not listed must not be there.
+    case strict
+    /// The status the server answered with.
+    case status
+    /// Fields of the server's JSON answer.
+    case responseJson
+}
+
+/// One check on a request the server saw (and on its answer).
+public enum RequestCheck: Sendable, Equatable {
+    /// The method is exactly this.
+    case method(String)
+    /// The decoded path matches.
+    case path(Matcher)
+    /// Query parameters, by name.
+    case query([FieldMatcher])
+    /// Header fields, by name in any case.
+    case headers([FieldMatcher])
+    /// Fields of an `application/x-www-form-urlencoded` body.
+    case form([FieldMatcher])
+    /// Top-level fields of a JSON object body.
+    case json([FieldMatcher])
+    /// No query, form or JSON field beyond those listed (`"strict": false`, the default, decodes to nothing).
+    case strict
+    /// The server answered with this status.
+    case status(Int)
+    /// Fields of the server's JSON answer (e.g. to capture a token a `send` step obtained).
+    case responseJson([FieldMatcher])
+
+    /// The key this check was written under.
+    public var key: RequestCheckKind {
+        switch self {
+        case .method: return .method
+        case .path: return .path
+        case .query: return .query
+        case .headers: return .headers
+        case .form: return .form
+        case .json: return .json
+        case .strict: return .strict
+        case .status: return .status
+        case .responseJson: return .responseJson
+        }
+    }
+}
+
+/// One request the server must have seen: its checks, in ``RequestCheckKind`` order.
+public struct RequestExpectation: Sendable, Equatable {
+    public var location: SourceLocation
+    public var checks: [RequestCheck]
+
+    /// A request expectation written at `location`; no checks: any request.
+    public init(location: SourceLocation, checks: [RequestCheck] = []) {
+        self.location = location
+        self.checks = checks
+    }
+}
