@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("Base64URL")
+@Suite("Base64URL", .timeLimit(.minutes(5)))
 struct Base64URLTests {
     struct Vector: CustomTestStringConvertible, Sendable {
         let bytes: [UInt8]

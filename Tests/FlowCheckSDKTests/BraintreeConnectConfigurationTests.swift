@@ -3,7 +3,7 @@ import Testing
 import FlowCheckSDK
 
 /// The connect configuration's refusals and the RFC 8252 §7.1 scheme check.
-@Suite("Braintree connect configuration")
+@Suite("Braintree connect configuration", .timeLimit(.minutes(5)))
 struct BraintreeConnectConfigurationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

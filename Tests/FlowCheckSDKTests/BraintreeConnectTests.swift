@@ -3,7 +3,7 @@ import Testing
 @testable import FlowCheckSDK
 
 /// BT-CONNECT, BT-SECRET, BT-UNTRUSTED and BT-DENIED against the in-test backend (seed 002).
-@Suite("Braintree client-side connect")
+@Suite("Braintree client-side connect", .timeLimit(.minutes(5)))
 struct BraintreeConnectTests {
     static let seedReturn = "examplescheme://braintree"
     static let reverseReturn = "com.example.merchantapp:/braintree"

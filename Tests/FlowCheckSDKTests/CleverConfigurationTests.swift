@@ -3,7 +3,7 @@ import Testing
 import FlowCheckSDK
 
 /// The configuration's refusals (CLE, and the HTTPS-only rule all providers share).
-@Suite("Clever configuration")
+@Suite("Clever configuration", .timeLimit(.minutes(5)))
 struct CleverConfigurationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

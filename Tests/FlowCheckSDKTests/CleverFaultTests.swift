@@ -6,7 +6,7 @@ import FlowCheckTestSupport
 /// The fake server's faults against Clever's one request, the code exchange: a typed error, one
 /// request, the login over (its state is spent) with the browser dismissed, and the token from an
 /// earlier login kept byte for byte.
-@Suite("CleverInstantLogin under network faults")
+@Suite("CleverInstantLogin under network faults", .timeLimit(.minutes(5)))
 struct CleverFaultTests {
     static let tokenBody = #"{"access_token":"cle-at-99","token_type":"bearer"}"#
 

@@ -4,7 +4,7 @@ import FlowCheckSDK
 
 /// CLE-LOGIN, CLE-STATE-MISMATCH, CLE-STATE-REPLAY, CLE-STATE-FRESH and CLE-REDIRECT against the
 /// in-test stub (seed 004 steps 2 to 5).
-@Suite("Clever Instant Login")
+@Suite("Clever Instant Login", .timeLimit(.minutes(5)))
 struct CleverInstantLoginTests {
     /// 32 pinned bytes for the state, and its base64url spelling.
     static let stateBytes: [UInt8] = Array(0..<32)

@@ -4,7 +4,7 @@ import Testing
 
 /// The Clever wire contract on its own: the Basic header, the token request and the answer's
 /// mapping (seed 004 steps 3 to 5).
-@Suite("Clever wire")
+@Suite("Clever wire", .timeLimit(.minutes(5)))
 struct CleverWireTests {
     struct BasicCase: CustomTestStringConvertible, Sendable {
         let name: String

@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// CLV-API-3: environments resolve to their own hosts; a non-loopback `http://` base is refused.
-@Suite("Clover configuration and environments")
+@Suite("Clover configuration and environments", .timeLimit(.minutes(5)))
 struct CloverConfigurationTests {
     @Test("sandbox and production resolve to Clover's hosts; custom to its own")
     func environmentHosts() throws {

@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// CLV-FULL-1 to CLV-FULL-9 against the in-test stub.
-@Suite("Clover Full OAuth")
+@Suite("Clover Full OAuth", .timeLimit(.minutes(5)))
 struct CloverFullOAuthTests {
     /// CLV-FULL-1: the whole first launch of seed 001, steps 1 to 6.
     @Test("first launch: browser, redirect, one exchange with the verifier, callback once, second setup ready")

@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// CLV-NONE-1 to CLV-NONE-3.
-@Suite("Clover No OAuth")
+@Suite("Clover No OAuth", .timeLimit(.minutes(5)))
 struct CloverNoOAuthTests {
     private var merchant: CloverMerchant { CloverMerchant(id: StubClover.merchantID, name: StubClover.merchantName) }
 

@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// CLV-PART-1 to CLV-PART-5.
-@Suite("Clover Partial OAuth")
+@Suite("Clover Partial OAuth", .timeLimit(.minutes(5)))
 struct CloverPartialOAuthTests {
     /// The app's own login: PKCE with the SDK's helper, the code from Clover.
     private func appLogin(_ fixture: CloverFixture) -> OAuthCodeResponse {

@@ -5,7 +5,7 @@ import FlowCheckTestSupport
 
 /// CLV-API-1, CLV-API-2, the shared refresh of CLV-FULL-4, persistence across relaunches, and the
 /// error mapping of API calls.
-@Suite("Clover session, callbacks and errors")
+@Suite("Clover session, callbacks and errors", .timeLimit(.minutes(5)))
 struct CloverSessionTests {
     /// CLV-API-1.
     @Test("logout empties the store, fires the callback once, and the next Full setup opens the browser")
@@ -110,16 +110,16 @@ struct CloverSessionTests {
         _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
         fixture.clock.advance(by: 31 * 60)
 
-        let gate = Gate()
+        let gate = Gate("second caller joined")
         let refreshes = CallCounter()
         fixture.server.intercept { request in
             if request.isCloverRefresh {
-                if refreshes.increment() >= 2 { await gate.open() }
-                await gate.wait()
+                if refreshes.increment() >= 2 { gate.open() }
+                try await gate.wait()
             }
             return nil
         }
-        await fixture.sdk.setRefreshJoinObserver { Task { await gate.open() } }
+        await fixture.sdk.setRefreshJoinObserver { gate.open() }
 
         async let first = fixture.sdk.merchant()
         async let second = fixture.sdk.merchant()
@@ -140,20 +140,20 @@ struct CloverSessionTests {
         _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
         fixture.clock.advance(by: 31 * 60)
 
-        let arrived = Gate()
-        let release = Gate()
+        let arrived = Gate("refresh arrived")
+        let release = Gate("release refresh")
         fixture.server.intercept { request in
             if request.isCloverRefresh {
-                await arrived.open()
-                await release.wait()
+                arrived.open()
+                try await release.wait()
             }
             return nil
         }
         let sdk = fixture.sdk
         let call = Task { try await sdk.merchant() }
-        await arrived.wait()
+        try await arrived.wait()
         try await fixture.sdk.logout()
-        await release.open()
+        release.open()
 
         let error = await #expect(throws: OAuthError.self) { try await call.value }
         #expect(error?.code == .notLoggedIn)

@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// MLT-AUTH, MLT-BADAUTH, MLT-REFRESH, MLT-DELETE, MLT-ENCODING against the in-test stub.
-@Suite("MoltinClient auth, refresh, delete")
+@Suite("MoltinClient auth, refresh, delete", .timeLimit(.minutes(5)))
 struct MoltinClientAuthTests {
     @Test("auth posts the exact form and stores the token")
     func authSuccess() async throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("MoltinClient concurrency")
+@Suite("MoltinClient concurrency", .timeLimit(.minutes(5)))
 struct MoltinClientConcurrencyTests {
     /// CLV-FULL-4 / MLT-EXPIRED: concurrent callers that find an expired token share one refresh.
     ///
@@ -17,16 +17,16 @@ struct MoltinClientConcurrencyTests {
         try await fixture.authenticate()
         fixture.clock.advance(by: 61 * 60)
 
-        let gate = Gate()
+        let gate = Gate("second caller joined")
         let refreshes = Counter()
         fixture.server.intercept { request in
             if request.formValue("grant_type") == "refresh_token" {
-                if refreshes.increment() >= 2 { await gate.open() }
-                await gate.wait()
+                if refreshes.increment() >= 2 { gate.open() }
+                try await gate.wait()
             }
             return nil
         }
-        await fixture.client.setRenewalJoinObserver { Task { await gate.open() } }
+        await fixture.client.setRenewalJoinObserver { gate.open() }
 
         async let first = fixture.client.products()
         async let second = fixture.client.products()

@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// MLT-NETFAIL: unreachable server, 500, non-JSON: an error value, no crash, store untouched.
-@Suite("MoltinClient failures")
+@Suite("MoltinClient failures", .timeLimit(.minutes(5)))
 struct MoltinClientFailureTests {
     enum Failure: String, CaseIterable, Sendable {
         case unreachable, serverError, notJSON, htmlError, emptyBody, foreignTransportError

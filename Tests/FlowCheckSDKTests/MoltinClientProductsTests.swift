@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// MLT-PRODUCTS and MLT-EXPIRED against the in-test stub.
-@Suite("MoltinClient products and expiry")
+@Suite("MoltinClient products and expiry", .timeLimit(.minutes(5)))
 struct MoltinClientProductsTests {
     @Test("products sends the Bearer token and decodes the list")
     func productsWithToken() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("OAuthError")
+@Suite("OAuthError", .timeLimit(.minutes(5)))
 struct OAuthErrorTests {
     struct CodeCase: CustomTestStringConvertible, Sendable {
         let code: OAuthError.Code

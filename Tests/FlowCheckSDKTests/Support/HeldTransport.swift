@@ -1,13 +1,15 @@
 import Foundation
 import FlowCheckSDK
+import FlowCheckTestSupport
 
-/// A transport whose requests wait until the test answers them, or forever: a server that never
-/// answers, for `DeadlineTransport` tests.
+/// A transport whose requests wait until the test answers them: a server that never answers,
+/// for `DeadlineTransport` tests.
 ///
-/// Each `send` waits on its own `AsyncStream` until `answer` delivers a result or its task is
-/// cancelled; a cancelled send is counted and throws `CancellationError`, as `URLSessionTransport`
-/// does. An answer given before any send is kept for the next one, so a test need not know
-/// whether the request has arrived yet.
+/// Each `send` waits until `answer` delivers a result, its task is cancelled, or a real-time
+/// bound passes; a cancelled send is counted and throws `CancellationError`, as
+/// `URLSessionTransport` does, and a send nobody answered or cancelled throws ``WaitTimedOut``
+/// naming it, so a test that forgot to end it fails instead of hanging. An answer given before
+/// any send is kept for the next one, so a test need not know whether the request has arrived.
 ///
 /// ```swift
 /// let held = HeldTransport()
@@ -16,13 +18,19 @@ import FlowCheckSDK
 /// held.answer(.json(200, "{}"))                   // or: clock.advance(by: 31)
 /// ```
 final class HeldTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private typealias Answers = AsyncStream<Result<TransportResponse, any Error>>
+    private typealias Resume = @Sendable (Result<TransportResponse, any Error>) -> Void
 
-    private var waiting: [(id: Int, continuation: Answers.Continuation)] = []
+    private let lock = NSLock()
+    private let limit: Duration
+    private var waiting: [(id: Int, resume: Resume)] = []
     private var early: [Result<TransportResponse, any Error>] = []
     private var sends = 0
     private var cancellations = 0
+
+    /// - Parameter limit: The longest real time a send waits for its answer or cancellation.
+    init(limit: Duration = .seconds(60)) {
+        self.limit = limit
+    }
 
     /// How many sends have started.
     var sendCount: Int { locked { sends } }
@@ -32,15 +40,14 @@ final class HeldTransport: HTTPTransport, @unchecked Sendable {
 
     /// Answers the oldest waiting send, or the next one to start.
     func answer(_ result: Result<TransportResponse, any Error>) {
-        let continuation = locked { () -> Answers.Continuation? in
+        let resume = locked { () -> Resume? in
             guard !waiting.isEmpty else {
                 early.append(result)
                 return nil
             }
-            return waiting.removeFirst().continuation
+            return waiting.removeFirst().resume
         }
-        continuation?.yield(result)
-        continuation?.finish()
+        resume?(result)
     }
 
     /// Answers the oldest waiting send, or the next one to start, with `response`.
@@ -49,30 +56,31 @@ final class HeldTransport: HTTPTransport, @unchecked Sendable {
     }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let (stream, continuation) = Answers.makeStream()
-        let (id, ready) = locked { () -> (Int, Result<TransportResponse, any Error>?) in
+        let id = locked { () -> Int in
             sends += 1
-            guard early.isEmpty else { return (sends, early.removeFirst()) }
-            waiting.append((sends, continuation))
-            return (sends, nil)
+            return sends
         }
-        if let ready {
-            return try ready.get()
-        }
-        let result = await withTaskCancellationHandler {
-            var answers = stream.makeAsyncIterator()
-            return await answers.next()
-        } onCancel: {
-            continuation.finish()
-        }
-        guard let result else {
+        do {
+            return try await boundedWait("HeldTransport: send #\(id) neither answered nor cancelled", within: limit) { resume in
+                let ready = locked { () -> Result<TransportResponse, any Error>? in
+                    guard early.isEmpty else { return early.removeFirst() }
+                    waiting.append((id, resume))
+                    return nil
+                }
+                if let ready {
+                    resume(ready)
+                }
+            }
+        } catch is CancellationError {
             locked {
                 cancellations += 1
                 waiting.removeAll { $0.id == id }
             }
             throw CancellationError()
+        } catch let error as WaitTimedOut {
+            locked { waiting.removeAll { $0.id == id } }
+            throw error
         }
-        return try result.get()
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
