@@ -6,11 +6,20 @@ import FlowCheckTestSupport
 /// The test helpers' own bounds: a wait nobody ends fails the test by name, never hangs it.
 @Suite("Test helpers fail by name at their bounds", .timeLimit(.minutes(5)))
 struct SupportBoundsTests {
-    @Test("a gate nobody opens throws WaitTimedOut naming the gate")
+    @Test("a gate nobody opens fails the test naming the gate, and throws WaitTimedOut")
     func gateBound() async throws {
         let gate = Gate("never opened")
-        let error = await #expect(throws: WaitTimedOut.self) { try await gate.wait(within: .milliseconds(50)) }
-        #expect(error?.description == "Gate 'never opened': not opened within 0.05 s")
+        let thrown = Locked<(any Error)?>(nil)
+        await withKnownIssue("the gate records its own timeout") {
+            do {
+                try await gate.wait(within: .milliseconds(50))
+            } catch {
+                thrown.set(error)
+            }
+        } matching: { issue in
+            issue.description.contains("Gate 'never opened': not opened within 0.05 s")
+        }
+        #expect((thrown.value as? WaitTimedOut)?.description == "Gate 'never opened': not opened within 0.05 s")
         // Opened afterwards, it lets the next waiter through at once.
         gate.open()
         try await gate.wait(within: .milliseconds(50))
@@ -34,5 +43,27 @@ struct SupportBoundsTests {
             DispatchQueue.global().async { resume(.success(42)) }
         }
         #expect(value == 42)
+    }
+}
+
+/// A value shared with a closure that may run elsewhere.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) {
+        stored = value
+    }
+
+    var value: Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+
+    func set(_ value: Value) {
+        lock.lock()
+        stored = value
+        lock.unlock()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import FlowCheckTestSupport
 
 /// A one-shot latch: `wait()` suspends until `open()` has been called (before or after), for at
@@ -21,10 +22,23 @@ final class Gate: @unchecked Sendable {
     }
 
     /// Suspends until the gate is open.
+    ///
+    /// A timeout is also recorded as an issue of the running test, so the gate's name reaches
+    /// the report even when the error is caught or wrapped on its way out (a gate awaited inside
+    /// a transport comes back from the SDK as a `.transport` error).
     /// - Parameter limit: The longest real time to wait.
     /// - Throws: ``WaitTimedOut`` naming the gate when `limit` passes first;
     ///   `CancellationError` when the calling task is cancelled first.
-    func wait(within limit: Duration = .seconds(30)) async throws {
+    func wait(within limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        do {
+            try await waitUnrecorded(within: limit)
+        } catch let error as WaitTimedOut {
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+            throw error
+        }
+    }
+
+    private func waitUnrecorded(within limit: Duration) async throws {
         try await boundedWait("Gate '\(name)': not opened", within: limit) { resume in
             lock.lock()
             guard !isOpen else {
