@@ -1,6 +1,5 @@
 import Foundation
 import FlowCheckSDK
-import FlowCheckTestSupport
 
 /// A transport whose requests wait until the test answers them: a server that never answers,
 /// for `DeadlineTransport` tests.
@@ -12,12 +11,16 @@ import FlowCheckTestSupport
 /// any send is kept for the next one, so a test need not know whether the request has arrived.
 ///
 /// ```swift
+/// let clock = ManualClock()
 /// let held = HeldTransport()
 /// let transport = DeadlineTransport(base: held, clock: clock, timeout: 30)
 /// let request = Task { try await transport.send(TransportRequest(url: url)) }
-/// held.answer(.json(200, "{}"))                   // or: clock.advance(by: 31)
+/// try await clock.waitForSleepers(count: 1)
+/// held.answer(TransportResponse(status: 204))     // or: clock.advance(by: 31) for the deadline
+/// let response = try await request.value
 /// ```
-final class HeldTransport: HTTPTransport, @unchecked Sendable {
+public final class HeldTransport: HTTPTransport, @unchecked Sendable {
+    // `@unchecked`: all mutable state is behind `lock`.
     private typealias Resume = @Sendable (Result<TransportResponse, any Error>) -> Void
 
     private let lock = NSLock()
@@ -27,19 +30,20 @@ final class HeldTransport: HTTPTransport, @unchecked Sendable {
     private var sends = 0
     private var cancellations = 0
 
+    /// Creates a transport that holds every send.
     /// - Parameter limit: The longest real time a send waits for its answer or cancellation.
-    init(limit: Duration = .seconds(60)) {
+    public init(limit: Duration = .seconds(60)) {
         self.limit = limit
     }
 
     /// How many sends have started.
-    var sendCount: Int { locked { sends } }
+    public var sendCount: Int { locked { sends } }
 
     /// How many sends ended because their task was cancelled.
-    var cancelledCount: Int { locked { cancellations } }
+    public var cancelledCount: Int { locked { cancellations } }
 
     /// Answers the oldest waiting send, or the next one to start.
-    func answer(_ result: Result<TransportResponse, any Error>) {
+    public func answer(_ result: Result<TransportResponse, any Error>) {
         let resume = locked { () -> Resume? in
             guard !waiting.isEmpty else {
                 early.append(result)
@@ -51,11 +55,15 @@ final class HeldTransport: HTTPTransport, @unchecked Sendable {
     }
 
     /// Answers the oldest waiting send, or the next one to start, with `response`.
-    func answer(_ response: TransportResponse) {
+    public func answer(_ response: TransportResponse) {
         answer(.success(response))
     }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    /// Waits for the answer to this send.
+    /// - Throws: The answered error; `CancellationError` when the task is cancelled first;
+    ///   ``WaitTimedOut`` ("HeldTransport: send #N neither answered nor cancelled") when the
+    ///   real-time limit passes first.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let id = locked { () -> Int in
             sends += 1
             return sends
