@@ -32,6 +32,12 @@ public struct FakeBrowserUser: Sendable {
         public let status: Int
         /// What went wrong, with the page's text.
         public let description: String
+
+        /// Creates the error for a page with `status` and what went wrong.
+        public init(status: Int, description: String) {
+            self.status = status
+            self.description = description
+        }
     }
 
     /// Redirects followed within the fake's origin before giving up.

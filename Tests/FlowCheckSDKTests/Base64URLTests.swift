@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FlowCheckSDK
+import FlowCheckTestSupport
 
 @Suite("Base64URL", .timeLimit(.minutes(5)))
 struct Base64URLTests {

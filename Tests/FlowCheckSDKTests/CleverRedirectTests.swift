@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FlowCheckSDK
+import FlowCheckTestSupport
 
 /// The Instant Login redirect judge on its own, without I/O: CLE-STATE-MISMATCH, CLE-STATE-REPLAY
 /// and the redirect URL rule, and whether each refusal keeps or ends the pending login.

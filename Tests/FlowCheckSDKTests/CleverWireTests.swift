@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FlowCheckSDK
+import FlowCheckTestSupport
 
 /// The Clever wire contract on its own: the Basic header, the token request and the answer's
 /// mapping (seed 004 steps 3 to 5).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FlowCheckSDK
+import FlowCheckTestSupport
 
 /// The redirect judge on its own, without I/O: every refusal of CLV-FULL-8 and CLV-FULL-9 and
 /// whether it keeps or ends the pending login.

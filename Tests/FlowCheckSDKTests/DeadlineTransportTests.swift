@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
@@ -169,27 +170,25 @@ struct DeadlineTransportTests {
         #expect(held.cancelledCount == 2)
     }
 
-    @Test("an OAuth client behind it gets .transport and keeps its token")
-    func clientBehindDeadline() async throws {
-        let clock = ManualClock()
-        let server = StubMoltin(clock: clock)
-        let store = InMemoryTokenStore()
-        let client = MoltinClient(
-            configuration: try MoltinConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!),
-            transport: DeadlineTransport(base: server, clock: clock, timeout: 30),
-            store: store,
-            clock: clock
-        )
-        let token = try await client.auth(clientId: StubMoltin.clientId, clientSecret: StubMoltin.clientSecret)
-        server.intercept { _ in try await HeldTransport().send(Self.request) }
+    /// The real fake stalls the products request (`FaultKind.stall`): no answer ever comes, and
+    /// the deadline ends it, socket-free and over loopback.
+    @Test("an OAuth client behind it gets .transport and keeps its token", arguments: FakeTransportMode.allCases)
+    func clientBehindDeadline(_ mode: FakeTransportMode) async throws {
+        let world = try MoltinWorld(mode: mode, deadline: 30)
+        let token = try await world.authenticate()
+        world.server.inject(Fault(kind: .stall, path: FakeMoltin.productsPath, times: 1))
 
+        let client = world.client
         let products = Task { try await client.products() }
-        try await clock.waitForSleepers(count: 1)
-        clock.advance(by: 31)
+        try await world.clock.waitForSleepers(count: 1)
+        try await world.wiring.stalled.wait()
+        world.clock.advance(by: 31)
 
         let error = await #expect(throws: OAuthError.self) { try await products.value }
         #expect(error?.code == .transport)
+        #expect(error?.message == "the server did not answer within 30 s")
         #expect(try await client.currentToken() == token)
+        world.server.clearFaults()
     }
 }
 

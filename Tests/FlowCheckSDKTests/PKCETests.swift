@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FlowCheckSDK
+import FlowCheckTestSupport
 
 @Suite("PKCE and OAuth state", .timeLimit(.minutes(5)))
 struct PKCETests {
