@@ -24,15 +24,18 @@ struct MoltinClientFaultTests {
         var faultedPath: String { self == .products ? FakeMoltin.productsPath : FakeMoltin.tokenPath }
     }
 
-    @Test("a typed error, one request, the last good token kept",
-          arguments: NetworkFault.allCases, Operation.allCases)
-    func fault(_ fault: NetworkFault, _ operation: Operation) async throws {
-        for mode in FakeTransportMode.allCases {
-            try await check(fault, operation, mode)
-        }
+    /// One fault on one operation's request.
+    struct Case: CustomTestStringConvertible, Sendable {
+        let fault: NetworkFault
+        let operation: Operation
+        var testDescription: String { "\(fault) on \(operation)" }
+
+        static let all = NetworkFault.allCases.flatMap { fault in Operation.allCases.map { Case(fault: fault, operation: $0) } }
     }
 
-    private func check(_ fault: NetworkFault, _ operation: Operation, _ mode: FakeTransportMode) async throws {
+    @Test("a typed error, one request, the last good token kept", arguments: Case.all, FakeTransportMode.allCases)
+    func fault(_ testCase: Case, _ mode: FakeTransportMode) async throws {
+        let (fault, operation) = (testCase.fault, testCase.operation)
         let world = try MoltinWorld(mode: mode, deadline: NetworkFault.timeout, rawAnswers: fault.needsRawAnswer, foreign: fault.isForeign)
         let good = try await world.authenticate()
         let before = try #require(try world.storedBytes)
@@ -52,8 +55,8 @@ struct MoltinClientFaultTests {
         }
 
         fault.check(error, secrets: [MoltinWorld.clientSecret, good.accessToken])
-        #expect(try world.storedBytes == before, "\(mode)")
-        #expect(NetworkFault.wireCount(world.server, raw: world.raw) == requestsBefore + 1, "\(mode)")
+        #expect(try world.storedBytes == before)
+        #expect(NetworkFault.wireCount(world.server, raw: world.raw) == requestsBefore + 1)
 
         // The fault is spent, the kept token and the remembered credentials carry on.
         world.server.clearFaults()
