@@ -37,11 +37,10 @@ public final class ManualClock: TimeSource, @unchecked Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    /// A task suspended in `waitForSleepers(count:)`.
+    /// A task suspended in `waitForSleepers(count:within:)`.
     private struct Watcher {
-        let id: UInt64
         let count: Int
-        let continuation: CheckedContinuation<Void, any Error>
+        let resume: @Sendable (Result<Void, any Error>) -> Void
     }
 
     private struct State {
@@ -140,7 +139,7 @@ public final class ManualClock: TimeSource, @unchecked Sendable {
                     continuation.resume(with: resume)
                 }
                 for watcher in outcome.watchers {
-                    watcher.continuation.resume()
+                    watcher.resume(.success(()))
                 }
             }
         } onCancel: {
@@ -154,32 +153,27 @@ public final class ManualClock: TimeSource, @unchecked Sendable {
 
     /// Suspends until at least `count` tasks are sleeping on this clock, so a test can move the
     /// clock only once the waits it means to end are registered (no polling, no real waiting).
-    /// - Parameter count: The number of sleepers to wait for; returns at once when already met.
-    /// - Throws: `CancellationError` when the calling task is cancelled first.
-    public func waitForSleepers(count: Int = 1) async throws {
-        let id = withState { $0.makeID() }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resume = withState { state -> Result<Void, any Error>? in
-                    if Task.isCancelled {
-                        return .failure(CancellationError())
-                    }
-                    if state.sleepers.count >= count {
-                        return .success(())
-                    }
-                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
-                    return nil
+    ///
+    /// The wait itself is bounded in real time: a sleeper that never registers (the code under
+    /// test took another path) fails the test by name instead of hanging it.
+    /// - Parameters:
+    ///   - count: The number of sleepers to wait for; returns at once when already met.
+    ///   - limit: The longest real time to wait; generous, since it only ends a broken test.
+    /// - Throws: ``WaitTimedOut`` ("ManualClock.waitForSleepers(count: N): not reached within
+    ///   L s") when `limit` passes first; `CancellationError` when the calling task is
+    ///   cancelled first.
+    public func waitForSleepers(count: Int = 1, within limit: Duration = .seconds(60)) async throws {
+        try await boundedWait("ManualClock.waitForSleepers(count: \(count)): not reached", within: limit) { resume in
+            let met = withState { state -> Bool in
+                if state.sleepers.count >= count {
+                    return true
                 }
-                if let resume {
-                    continuation.resume(with: resume)
-                }
+                state.watchers.append(Watcher(count: count, resume: resume))
+                return false
             }
-        } onCancel: {
-            let cancelled = withState { state -> Watcher? in
-                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.watchers.remove(at: index)
+            if met {
+                resume(.success(()))
             }
-            cancelled?.continuation.resume(throwing: CancellationError())
         }
     }
 

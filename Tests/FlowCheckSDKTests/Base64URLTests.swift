@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import FlowCheckSDK
+import FlowCheckTestSupport
 
-@Suite("Base64URL")
+@Suite("Base64URL", .timeLimit(.minutes(5)))
 struct Base64URLTests {
     struct Vector: CustomTestStringConvertible, Sendable {
         let bytes: [UInt8]

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import FlowCheckSDK
+import FlowCheckTestSupport
 
 /// The connect configuration's refusals and the RFC 8252 §7.1 scheme check.
-@Suite("Braintree connect configuration")
+@Suite("Braintree connect configuration", .timeLimit(.minutes(5)))
 struct BraintreeConnectConfigurationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String
@@ -43,10 +44,11 @@ struct BraintreeConnectConfigurationTests {
 
     @Test("a return URL changed after init into one without a scheme makes connect refuse")
     func recheckedAtConnect() async throws {
-        var configuration = try BraintreeConnectConfiguration(connectURLEndpoint: StubBraintreeBackend.endpoint, returnURL: "examplescheme://braintree")
+        let endpoint = try #require(URL(string: "http://127.0.0.1:9201/backend/connect-url"))
+        var configuration = try BraintreeConnectConfiguration(connectURLEndpoint: endpoint, returnURL: "examplescheme://braintree")
         configuration.returnURL = "no scheme"
         #expect(!configuration.usesReverseDomainScheme)
-        let backend = StubBraintreeBackend()
+        let backend = TransportTap(base: HeldTransport())
         let browser = RecordingUserAgent()
         let connect = BraintreeConnect(configuration: configuration, transport: backend, userAgent: browser, notify: { _ in })
         #expect(await oauthError { try await connect.connect() }?.code == .configuration)

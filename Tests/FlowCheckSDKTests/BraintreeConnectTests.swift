@@ -1,78 +1,68 @@
 import Foundation
 import Testing
+import FlowCheckFakeServer
 @testable import FlowCheckSDK
+import FlowCheckTestSupport
 
-/// BT-CONNECT, BT-SECRET, BT-UNTRUSTED and BT-DENIED against the in-test backend (seed 002).
-@Suite("Braintree client-side connect")
+/// BT-CONNECT, BT-SECRET, BT-UNTRUSTED and BT-DENIED against the real `FakeBraintreeConnect`
+/// (seed 002): the merchant approves or declines on its page, its backend redirects to the app.
+@Suite("Braintree client-side connect", .timeLimit(.minutes(5)))
 struct BraintreeConnectTests {
-    static let seedReturn = "examplescheme://braintree"
-    static let reverseReturn = "com.example.merchantapp:/braintree"
+    static let seedReturn = BraintreeWorld.seedReturn
+    static let reverseReturn = BraintreeWorld.reverseReturn
 
-    /// A `BraintreeConnect` wired to the stub backend, a recording browser and an event recorder.
-    struct Fixture {
-        let backend = StubBraintreeBackend()
-        let browser = RecordingUserAgent()
-        let events = EventRecorder<BraintreeConnectEvent>()
-        let connect: BraintreeConnect
-
-        init(returnURL: String = BraintreeConnectTests.seedReturn) throws {
-            connect = BraintreeConnect(
-                configuration: try BraintreeConnectConfiguration(connectURLEndpoint: StubBraintreeBackend.endpoint, returnURL: returnURL),
-                transport: backend,
-                userAgent: browser,
-                notify: events.callback
-            )
-        }
-    }
-
-    @Test("connect fetches the connect URL from the backend, then opens it")
-    func connectFetchesThenOpens() async throws {
-        let fixture = try Fixture()
+    @Test("connect fetches the connect URL from the backend, then opens it", arguments: FakeTransportMode.allCases)
+    func connectFetchesThenOpens(_ mode: FakeTransportMode) async throws {
+        let fixture = try BraintreeWorld(mode: mode)
         let browser = fixture.browser
         let openedAtFetch = EventRecorder<Int>()
-        fixture.backend.intercept { _ in
-            openedAtFetch.record(browser.openedURLs.count)
-            return nil
-        }
+        fixture.watch.set { _ in openedAtFetch.record(browser.openedURLs.count) }
         try await fixture.connect.connect()
 
-        let requests = fixture.backend.requests
+        let requests = fixture.exchanges.map(\.request)
         #expect(requests.count == 1)
         let request = try #require(requests.first)
         #expect(request.method == "GET")
-        #expect(request.url == StubBraintreeBackend.endpoint)
-        #expect(request.headers.map(\.0) == ["Accept"])
-        #expect(request.header("Accept") == "application/json")
-        #expect(request.body == nil)
+        #expect(request.target == FakeBraintreeConnect.connectURLPath)
+        #expect(request.sdkHeaderNames == ["Accept"])
+        #expect(fixture.tap.requests.first?.headers.map(\.0) == ["Accept"])
+        #expect(request.headers["Accept"] == "application/json")
+        #expect(request.body.isEmpty)
+        #expect(fixture.tap.requests.first?.body == nil)
         #expect(openedAtFetch.values == [0], "nothing is opened before the connect URL has been fetched")
-        #expect(fixture.browser.openedURLs.map(\.absoluteString) == [StubBraintreeBackend.connectURL])
+        let served = try #require(fixture.servedConnectURLs.first)
+        #expect(served.hasPrefix(fixture.baseURL.absoluteString + FakeBraintreeConnect.connectPath + "?client_id="))
+        #expect(fixture.browser.openedURLs.map(\.absoluteString) == [served])
         #expect(fixture.events.values.isEmpty)
         #expect(fixture.browser.dismissCount == 0)
     }
 
     /// BT-CONNECT and BT-SECRET: the whole flow, as the device sees it.
-    @Test("the merchant authorizes: one connected event, browser dismissed, no secret or token on the device")
-    func wholeFlow() async throws {
-        let fixture = try Fixture()
+    @Test("the merchant authorizes: one connected event, browser dismissed, no secret or token on the device",
+          arguments: FakeTransportMode.allCases)
+    func wholeFlow(_ mode: FakeTransportMode) async throws {
+        let fixture = try BraintreeWorld(mode: mode)
         try await fixture.connect.connect()
-        let back = fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)
+        let back = try await fixture.merchantAuthorizes()
 
         #expect(await fixture.connect.handleOpenURL(back))
-        #expect(fixture.events.values == [.connected(merchantID: StubBraintreeBackend.merchantID)])
+        #expect(fixture.events.values == [.connected(merchantID: BraintreeWorld.merchantID)])
         #expect(fixture.browser.dismissCount == 1)
 
-        // The token exists, on the backend only.
-        let token = try #require(fixture.backend.createdTokens[StubBraintreeBackend.merchantID])
-        let deviceSaw = fixture.backend.requests.map(\.allText) + fixture.browser.openedURLs.map(\.absoluteString) + [back.absoluteString]
+        // The token exists, on the backend only: nothing the device (app or browser) sent or
+        // received over its connection carries it or the secret.
+        let token = try #require(fixture.braintree.backendTokens[BraintreeWorld.merchantID])
+        let deviceSaw = fixture.exchanges.map { $0.request.allText + "\n" + $0.response.bodyText + ($0.response.headers["Location"] ?? "") }
+            + fixture.browser.openedURLs.map(\.absoluteString) + [back.absoluteString]
         for text in deviceSaw {
             #expect(!text.contains(token))
-            #expect(!text.contains(StubBraintreeBackend.clientSecret))
-            #expect(!text.contains(FormURLEncoding.encodeComponent(StubBraintreeBackend.clientSecret)))
+            #expect(!text.contains(BraintreeWorld.clientSecret))
+            #expect(!text.contains(FormURLEncoding.encodeComponent(BraintreeWorld.clientSecret)))
             #expect(!text.lowercased().contains("secret"))
             #expect(!text.lowercased().contains("access_token"))
         }
-        #expect(fixture.backend.requests.allSatisfy { $0.header("Authorization") == nil })
-        #expect(fixture.backend.requests.count == 1, "no token request, ever")
+        #expect(fixture.tap.requests.allSatisfy { $0.header("Authorization") == nil })
+        #expect(fixture.tap.requests.count == 1, "no token request, ever")
 
         // The same URL again: the connect is over.
         #expect(await !fixture.connect.handleOpenURL(back))
@@ -83,14 +73,14 @@ struct BraintreeConnectTests {
     /// BT-DENIED.
     @Test("the merchant declines: one failed event, browser dismissed, nothing connected")
     func declined() async throws {
-        let fixture = try Fixture()
+        let fixture = try BraintreeWorld()
         try await fixture.connect.connect()
-        #expect(await fixture.connect.handleOpenURL(fixture.backend.merchantDeclines(returnURL: Self.seedReturn)))
+        #expect(await fixture.connect.handleOpenURL(try await fixture.merchantDeclines()))
         #expect(fixture.events.values == [.failed(error: "access_denied")])
         #expect(fixture.browser.dismissCount == 1)
-        #expect(fixture.backend.createdTokens.isEmpty)
+        #expect(fixture.braintree.backendTokens.isEmpty)
         // Over: a connected URL arriving now is ignored.
-        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+        #expect(await !fixture.connect.handleOpenURL(try await fixture.foreignReturn()))
         #expect(fixture.events.values.count == 1)
     }
 
@@ -111,9 +101,9 @@ struct BraintreeConnectTests {
         ConnectURLCase(name: "empty", connectURL: "", code: .invalidResponse),
     ])
     func connectURLPolicy(_ testCase: ConnectURLCase) async throws {
-        let fixture = try Fixture()
+        let fixture = try BraintreeWorld(rawAnswers: true)
         let body = #"{"connectURL":"\#(testCase.connectURL)"}"#
-        fixture.backend.intercept { _ in .json(200, body) }
+        fixture.raw?.answerOnce(path: FakeBraintreeConnect.connectURLPath) { _ in .rawJSON(200, body) }
         let error = await oauthError { try await fixture.connect.connect() }
         #expect(error?.code == testCase.code)
         if testCase.code == nil {
@@ -122,42 +112,66 @@ struct BraintreeConnectTests {
             #expect(fixture.browser.openedURLs.isEmpty)
             #expect(error.map { !$0.description.contains(testCase.connectURL) || testCase.connectURL.isEmpty } ?? false)
             // No connect is in progress, so a return is not accepted.
-            #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+            #expect(await !fixture.connect.handleOpenURL(try await fixture.foreignReturn()))
             #expect(fixture.events.values.isEmpty)
         }
     }
 
-    struct FailureCase: CustomTestStringConvertible, Sendable {
-        let name: String
-        let response: TransportResponse?
-        let code: OAuthError.Code
-        let status: Int?
-        var testDescription: String { name }
+    /// A backend that fails: the fake's own answers where it has them (its 404 for a path it does
+    /// not serve, its faults), raw wire answers for the rest.
+    enum Failure: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case serverError, notFound, unauthorized, notJSON, noConnectURL, connectURLNotString, unreachable
+
+        var testDescription: String { rawValue }
+
+        var code: OAuthError.Code {
+            switch self {
+            case .serverError: .serverError
+            case .notFound, .unauthorized: .httpStatus
+            case .notJSON, .noConnectURL, .connectURLNotString: .invalidResponse
+            case .unreachable: .transport
+            }
+        }
+
+        var status: Int? {
+            switch self {
+            case .serverError: 500
+            case .notFound: 404
+            case .unauthorized: 401
+            case .notJSON, .noConnectURL, .connectURLNotString: 200
+            case .unreachable: nil
+            }
+        }
+
+        func world() throws -> BraintreeWorld {
+            try BraintreeWorld(endpointPath: self == .notFound ? "/backend/no-such-endpoint" : FakeBraintreeConnect.connectURLPath,
+                               rawAnswers: true)
+        }
+
+        func arm(_ world: BraintreeWorld) {
+            let path = FakeBraintreeConnect.connectURLPath
+            switch self {
+            case .serverError: world.server.inject(Fault(kind: .serverError, path: path))
+            case .notFound: break
+            case .unauthorized: world.raw?.answerOnce(path: path) { _ in .rawJSON(401, #"{"message":"log in first"}"#) }
+            case .notJSON: world.server.inject(Fault(kind: .nonJSONBody, path: path))
+            case .noConnectURL: world.raw?.answerOnce(path: path) { _ in .rawJSON(200, #"{"url":"https://x.example"}"#) }
+            case .connectURLNotString: world.raw?.answerOnce(path: path) { _ in .rawJSON(200, #"{"connectURL":42}"#) }
+            case .unreachable: world.server.inject(Fault(kind: .unreachable))
+            }
+        }
     }
 
-    struct Unreachable: Error {}
-
-    @Test("backend failures are mapped and nothing opens", arguments: [
-        FailureCase(name: "500", response: .json(500, #"{"error":"boom"}"#), code: .serverError, status: 500),
-        FailureCase(name: "404", response: .json(404, #"{"error":"not_found"}"#), code: .httpStatus, status: 404),
-        FailureCase(name: "401", response: .json(401, #"{"message":"log in first"}"#), code: .httpStatus, status: 401),
-        FailureCase(name: "200 not JSON", response: .text(200, "<html>connect</html>"), code: .invalidResponse, status: 200),
-        FailureCase(name: "200 without connectURL", response: .json(200, #"{"url":"https://x.example"}"#), code: .invalidResponse, status: 200),
-        FailureCase(name: "200 connectURL not a string", response: .json(200, #"{"connectURL":42}"#), code: .invalidResponse, status: 200),
-        FailureCase(name: "network failure", response: nil, code: .transport, status: nil),
-    ])
-    func failures(_ testCase: FailureCase) async throws {
-        let fixture = try Fixture()
-        let response = testCase.response
-        fixture.backend.intercept { _ in
-            guard let response else { throw Unreachable() }
-            return response
-        }
+    @Test("backend failures are mapped and nothing opens", arguments: Failure.allCases)
+    func failures(_ failure: Failure) async throws {
+        let fixture = try failure.world()
+        failure.arm(fixture)
         let error = await oauthError { try await fixture.connect.connect() }
-        #expect(error?.code == testCase.code)
-        #expect(error?.status == testCase.status)
+        #expect(error?.code == failure.code)
+        #expect(error?.status == failure.status)
         #expect(fixture.browser.openedURLs.isEmpty)
-        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+        fixture.server.clearFaults()
+        #expect(await !fixture.connect.handleOpenURL(try await fixture.foreignReturn()))
     }
 
     struct HandlerCase: CustomTestStringConvertible, Sendable {
@@ -208,7 +222,7 @@ struct BraintreeConnectTests {
         HandlerCase(name: "seed form, reverse-domain URL", returnURL: seed, url: "examplescheme:/braintree/connected?merchant_id=M", event: nil),
     ])
     func handler(_ testCase: HandlerCase) async throws {
-        let fixture = try Fixture(returnURL: testCase.returnURL)
+        let fixture = try BraintreeWorld(returnURL: testCase.returnURL)
         try await fixture.connect.connect()
         let url = try #require(URL(string: testCase.url))
 
@@ -221,26 +235,29 @@ struct BraintreeConnectTests {
             #expect(fixture.events.values.isEmpty)
             #expect(fixture.browser.dismissCount == 0)
             // Nothing changed: the connect still waits, and the real return is accepted.
-            #expect(await fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: testCase.returnURL)))
-            #expect(fixture.events.values == [.connected(merchantID: StubBraintreeBackend.merchantID)])
+            #expect(await fixture.connect.handleOpenURL(try await fixture.merchantAuthorizes()))
+            #expect(fixture.events.values == [.connected(merchantID: BraintreeWorld.merchantID)])
         }
     }
 
     @Test("no connect in progress: a perfect URL is ignored")
     func noConnect() async throws {
-        let fixture = try Fixture()
-        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
-        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantDeclines(returnURL: Self.seedReturn)))
+        let fixture = try BraintreeWorld()
+        let authorized = try await fixture.foreignReturn()
+        #expect(authorized.absoluteString == Self.seedReturn + "/connected?merchant_id=" + BraintreeWorld.merchantID)
+        #expect(await !fixture.connect.handleOpenURL(authorized))
+        let declined = try #require(URL(string: Self.seedReturn + "/failed?error=access_denied"))
+        #expect(await !fixture.connect.handleOpenURL(declined))
         #expect(fixture.events.values.isEmpty)
         #expect(fixture.browser.dismissCount == 0)
-        #expect(fixture.backend.requests.isEmpty)
+        #expect(fixture.tap.requests.isEmpty)
     }
 
     @Test("the same URL delivered twice at once is handled once")
     func concurrentDuplicates() async throws {
-        let fixture = try Fixture()
+        let fixture = try BraintreeWorld()
         try await fixture.connect.connect()
-        let back = fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)
+        let back = try await fixture.merchantAuthorizes()
         async let first = fixture.connect.handleOpenURL(back)
         async let second = fixture.connect.handleOpenURL(back)
         let results = await [first, second]
@@ -251,20 +268,21 @@ struct BraintreeConnectTests {
 
     @Test("a browser that cannot open the page: .authorization, and the connect is over")
     func browserFailure() async throws {
-        let fixture = try Fixture()
+        let fixture = try BraintreeWorld()
         fixture.browser.fail(with: RecordingUserAgent.Refused())
         #expect(await oauthError { try await fixture.connect.connect() }?.code == .authorization)
-        #expect(await !fixture.connect.handleOpenURL(fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)))
+        // The merchant approves on the page the SDK tried to open; the app no longer listens.
+        #expect(await !fixture.connect.handleOpenURL(try await fixture.merchantAuthorizes()))
         #expect(fixture.events.values.isEmpty)
     }
 
     @Test("a second connect replaces the first: one return, one event")
     func secondConnect() async throws {
-        let fixture = try Fixture()
+        let fixture = try BraintreeWorld()
         try await fixture.connect.connect()
         try await fixture.connect.connect()
         #expect(fixture.browser.openedURLs.count == 2)
-        let back = fixture.backend.merchantAuthorizes(returnURL: Self.seedReturn)
+        let back = try await fixture.merchantAuthorizes()
         #expect(await fixture.connect.handleOpenURL(back))
         #expect(await !fixture.connect.handleOpenURL(back))
         #expect(fixture.events.values.count == 1)

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import FlowCheckSDK
+import FlowCheckTestSupport
 
 /// The configuration's refusals (CLE, and the HTTPS-only rule all providers share).
-@Suite("Clever configuration")
+@Suite("Clever configuration", .timeLimit(.minutes(5)))
 struct CleverConfigurationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String
@@ -50,7 +51,7 @@ struct CleverConfigurationTests {
         var configuration = try CleverConfiguration(clientID: "abc", redirectURI: "clever-abc://oauth")
         configuration.baseURL = URL(string: "http://clever.com")!
         let browser = RecordingUserAgent()
-        let login = CleverInstantLogin(configuration: configuration, transport: StubClever(), userAgent: browser,
+        let login = CleverInstantLogin(configuration: configuration, transport: HeldTransport(), userAgent: browser,
                                        store: InMemoryTokenStore(), random: PinnedRandomSource())
         let error = await oauthError { try await login.startLogin() }
         #expect(error?.code == .configuration)

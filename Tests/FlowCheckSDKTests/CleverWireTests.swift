@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 @testable import FlowCheckSDK
+import FlowCheckTestSupport
 
 /// The Clever wire contract on its own: the Basic header, the token request and the answer's
 /// mapping (seed 004 steps 3 to 5).
-@Suite("Clever wire")
+@Suite("Clever wire", .timeLimit(.minutes(5)))
 struct CleverWireTests {
     struct BasicCase: CustomTestStringConvertible, Sendable {
         let name: String

@@ -4,17 +4,21 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// CLV-API-3: environments resolve to their own hosts; a non-loopback `http://` base is refused.
-@Suite("Clover configuration and environments")
+@Suite("Clover configuration and environments", .timeLimit(.minutes(5)))
 struct CloverConfigurationTests {
+    /// A custom environment with distinct web and API hosts (the fake serves both on one).
+    static let webBase = URL(string: "http://127.0.0.1:9001")!
+    static let apiBase = URL(string: "http://127.0.0.1:9002")!
+
     @Test("sandbox and production resolve to Clover's hosts; custom to its own")
     func environmentHosts() throws {
         #expect(CloverEnvironment.sandbox.webBaseURL.absoluteString == "https://sandbox.dev.clover.com")
         #expect(CloverEnvironment.sandbox.apiBaseURL.absoluteString == "https://apisandbox.dev.clover.com")
         #expect(CloverEnvironment.production.webBaseURL.absoluteString == "https://www.clover.com")
         #expect(CloverEnvironment.production.apiBaseURL.absoluteString == "https://api.clover.com")
-        let custom = CloverEnvironment.custom(web: StubClover.webBase, api: StubClover.apiBase)
-        #expect(custom.webBaseURL == StubClover.webBase)
-        #expect(custom.apiBaseURL == StubClover.apiBase)
+        let custom = CloverEnvironment.custom(web: Self.webBase, api: Self.apiBase)
+        #expect(custom.webBaseURL == Self.webBase)
+        #expect(custom.apiBaseURL == Self.apiBase)
         #expect(CloverEnvironment.sandbox != .production)
         for environment in [CloverEnvironment.sandbox, .production, custom] {
             #expect(throws: Never.self) { try configuration(environment) }
@@ -23,11 +27,10 @@ struct CloverConfigurationTests {
 
     @Test("the authorize URL goes to the environment's web host", arguments: [CloverEnvironment.sandbox, .production])
     func authorizeHost(_ environment: CloverEnvironment) async throws {
-        let browser = RecordingUserAgent()
-        let clock = ManualClock()
-        let sdk = CloverPaymentSDK(store: InMemoryTokenStore(), transport: StubClover(clock: clock), userAgent: browser, clock: clock)
-        #expect(try await sdk.setup(configuration: try configuration(environment)) == .loginStarted)
-        let url = try #require(browser.openedURLs.first)
+        let world = try CloverWorld()
+        #expect(try await world.sdk.setup(configuration: try configuration(environment)) == .loginStarted)
+        #expect(world.tap.requests.isEmpty)
+        let url = try #require(world.browser.openedURLs.first)
         #expect(url.absoluteString.hasPrefix(environment.webBaseURL.absoluteString + "/oauth/v2/authorize?client_id="))
     }
 
@@ -59,10 +62,10 @@ struct CloverConfigurationTests {
 
     @Test("an empty app ID or a relative redirect URI is refused")
     func otherRefusals() {
-        let environment = CloverEnvironment.custom(web: StubClover.webBase, api: StubClover.apiBase)
+        let environment = CloverEnvironment.custom(web: Self.webBase, api: Self.apiBase)
         let emptyID = #expect(throws: OAuthError.self) {
             try CloverConfiguration(environment: environment, appID: "", appSecret: "s", apiKey: "k", apiSecret: "t",
-                                    oauthFlowType: FullOAuth(redirectURI: StubClover.redirectURI))
+                                    oauthFlowType: FullOAuth(redirectURI: CloverWorld.redirectURI))
         }
         #expect(emptyID?.code == .configuration)
         for redirect in ["", "callback", "/clover/callback"] {
@@ -77,8 +80,8 @@ struct CloverConfigurationTests {
     @Test("descriptions hold no secret")
     func redacted() throws {
         let configuration = try CloverConfiguration(
-            environment: .sandbox, appID: StubClover.appID, appSecret: StubClover.appSecret,
-            apiKey: StubClover.apiKey, apiSecret: StubClover.apiSecret,
+            environment: .sandbox, appID: CloverWorld.appID, appSecret: CloverWorld.appSecret,
+            apiKey: CloverWorld.apiKey, apiSecret: CloverWorld.apiSecret,
             oauthFlowType: NoOAuth(token: "no-oauth-token-secret", merchantID: "M1")
         )
         let response = OAuthCodeResponse(code: "the-code-secret", codeVerifier: "the-verifier-secret", merchantID: "M1")
@@ -91,16 +94,16 @@ struct CloverConfigurationTests {
             session.description, String(reflecting: session), dumped(session),
         ]
         for text in texts {
-            for secret in [StubClover.appSecret, StubClover.apiKey, StubClover.apiSecret, "no-oauth-token-secret",
+            for secret in [CloverWorld.appSecret, CloverWorld.apiKey, CloverWorld.apiSecret, "no-oauth-token-secret",
                            "the-code-secret", "the-verifier-secret", "access-secret", "refresh-secret"] {
                 #expect(!text.contains(secret), "\(text)")
             }
-            #expect(text.contains("M1") || text.contains(StubClover.appID))
+            #expect(text.contains("M1") || text.contains(CloverWorld.appID))
         }
     }
 
-    private func configuration(_ environment: CloverEnvironment, flow: any OAuthFlowType = FullOAuth(redirectURI: StubClover.redirectURI)) throws -> CloverConfiguration {
-        try CloverConfiguration(environment: environment, appID: StubClover.appID, appSecret: StubClover.appSecret,
-                                apiKey: StubClover.apiKey, apiSecret: StubClover.apiSecret, oauthFlowType: flow)
+    private func configuration(_ environment: CloverEnvironment, flow: any OAuthFlowType = FullOAuth(redirectURI: CloverWorld.redirectURI)) throws -> CloverConfiguration {
+        try CloverConfiguration(environment: environment, appID: CloverWorld.appID, appSecret: CloverWorld.appSecret,
+                                apiKey: CloverWorld.apiKey, apiSecret: CloverWorld.apiSecret, oauthFlowType: flow)
     }
 }

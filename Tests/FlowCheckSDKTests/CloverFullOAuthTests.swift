@@ -1,80 +1,83 @@
 import Foundation
 import Testing
+import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-/// CLV-FULL-1 to CLV-FULL-9 against the in-test stub.
-@Suite("Clover Full OAuth")
+/// CLV-FULL-1 to CLV-FULL-9 against the real `FakeClover`; the employee logs in on its page.
+@Suite("Clover Full OAuth", .timeLimit(.minutes(5)))
 struct CloverFullOAuthTests {
-    /// CLV-FULL-1: the whole first launch of seed 001, steps 1 to 6.
-    @Test("first launch: browser, redirect, one exchange with the verifier, callback once, second setup ready")
-    func firstLaunch() async throws {
-        let fixture = CloverFixture()
+    /// CLV-FULL-1: the whole first launch of seed 001, steps 1 to 6, socket-free and over loopback.
+    @Test("first launch: browser, redirect, one exchange with the verifier, callback once, second setup ready",
+          arguments: FakeTransportMode.allCases)
+    func firstLaunch(_ mode: FakeTransportMode) async throws {
+        let world = try CloverWorld(mode: mode)
         let callbacks = CallCounter()
-        _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
+        _ = await world.sdk.addOnTokenChangeCallback(callbacks.callback)
 
-        #expect(try await fixture.sdk.setup(configuration: try CloverFixture.full) == .loginStarted)
-        #expect(fixture.server.requests.isEmpty, "the SDK opens the authorize URL, it never fetches it")
-        #expect(fixture.browser.openedURLs.count == 1)
-        #expect(await !fixture.sdk.isLoggedIn)
+        #expect(try await world.sdk.setup(configuration: try world.full) == .loginStarted)
+        #expect(world.requests.isEmpty, "the SDK opens the authorize URL, it never fetches it")
+        #expect(world.browser.openedURLs.count == 1)
+        #expect(await !world.sdk.isLoggedIn)
         #expect(callbacks.value == 0)
 
-        let authorize = try #require(fixture.browser.openedURLs.first)
-        #expect(authorize.absoluteString.hasPrefix("http://127.0.0.1:9001/oauth/v2/authorize?client_id=CLVAPP7Q2K&redirect_uri="
+        let authorize = try #require(world.browser.openedURLs.first)
+        #expect(authorize.absoluteString.hasPrefix(world.baseURL.absoluteString + "/oauth/v2/authorize?client_id=CLVAPP7Q2K&redirect_uri="
             + "https%3A%2F%2Fapp.example.com%2Fclover%2Fcallback&response_type=code&code_challenge="))
-        let query = try #require(fixture.lastAuthorizeQuery())
+        let query = try #require(world.lastAuthorizeQuery())
         #expect(query.map(\.0) == ["client_id", "redirect_uri", "response_type", "code_challenge", "code_challenge_method", "state"])
-        #expect(fixture.lastAuthorizeParameter("client_id") == StubClover.appID)
-        #expect(fixture.lastAuthorizeParameter("redirect_uri") == StubClover.redirectURI)
-        #expect(fixture.lastAuthorizeParameter("response_type") == "code")
-        #expect(fixture.lastAuthorizeParameter("code_challenge_method") == "S256")
-        let sentState = try #require(fixture.lastAuthorizeParameter("state"))
+        #expect(world.lastAuthorizeParameter("client_id") == CloverWorld.appID)
+        #expect(world.lastAuthorizeParameter("redirect_uri") == CloverWorld.redirectURI)
+        #expect(world.lastAuthorizeParameter("response_type") == "code")
+        #expect(world.lastAuthorizeParameter("code_challenge_method") == "S256")
+        let sentState = try #require(world.lastAuthorizeParameter("state"))
         #expect(Base64URL.decode(sentState)?.count == 32)
-        let challenge = try #require(fixture.lastAuthorizeParameter("code_challenge"))
+        let challenge = try #require(world.lastAuthorizeParameter("code_challenge"))
 
-        let redirect = try fixture.server.authorize(authorize)
-        #expect(redirect.queryParameters.first { $0.0 == "state" }?.1 == sentState, "the state returned is the state sent")
-        try await fixture.sdk.receivedOAuthCodeOrToken(redirect)
+        let redirect = try await world.authorize(authorize)
+        #expect(redirect.queryParameter("state") == sentState, "the state returned is the state sent")
+        try await world.sdk.receivedOAuthCodeOrToken(redirect)
 
-        let tokenRequests = fixture.server.tokenRequests
+        let tokenRequests = world.tokenRequests
         #expect(tokenRequests.count == 1)
         let exchange = try #require(tokenRequests.first)
         #expect(exchange.method == "POST")
-        #expect(exchange.url.absoluteString == "http://127.0.0.1:9002/oauth/v2/token")
-        #expect(exchange.header("Content-Type") == "application/json")
+        #expect(exchange.target == "/oauth/v2/token")
+        #expect(exchange.headers["Content-Type"] == "application/json")
         let body = try #require(exchange.jsonObject)
         #expect(Set(body.keys) == ["client_id", "code", "code_verifier"])
-        #expect(body["client_id"] == StubClover.appID)
-        #expect(body["code"] == redirect.queryParameters.first { $0.0 == "code" }?.1)
+        #expect(body["client_id"] == CloverWorld.appID)
+        let code = try #require(redirect.queryParameter("code"))
+        #expect(body["code"] == code)
         let verifier = try #require(body["code_verifier"])
         #expect(PKCE.challenge(for: verifier) == challenge, "the challenge sent is the S256 of the verifier sent later")
-        #expect(exchange.bodyText == #"{"client_id":"CLVAPP7Q2K","code":"code-1","code_verifier":"\#(verifier)"}"#)
+        #expect(exchange.bodyText == #"{"client_id":"CLVAPP7Q2K","code":"\#(code)","code_verifier":"\#(verifier)"}"#)
 
         #expect(callbacks.value == 1)
-        #expect(fixture.browser.dismissCount == 1)
-        let session = try #require(try await fixture.session)
-        #expect(session.accessToken == "at-2")
-        #expect(session.refreshToken == "rt-2")
-        #expect(session.merchantID == StubClover.merchantID)
-        #expect(session.accessTokenExpiration == fixture.clock.now.addingTimeInterval(30 * 60))
-        #expect(session.refreshTokenExpiration == fixture.clock.now.addingTimeInterval(StubClover.refreshLifetime))
-        #expect(try fixture.store.keys() == [CloverPaymentSDK.storeKey])
-        #expect(await fixture.sdk.isLoggedIn)
+        #expect(world.browser.dismissCount == 1)
+        let pair = try #require(world.issuedPairs.first)
+        let session = try #require(try await world.session)
+        #expect(session.accessToken == pair.access)
+        #expect(session.refreshToken == pair.refresh)
+        #expect(session.merchantID == CloverWorld.merchantID)
+        #expect(session.accessTokenExpiration == world.clock.now.addingTimeInterval(30 * 60))
+        #expect(session.refreshTokenExpiration == world.clock.now.addingTimeInterval(CloverWorld.fixture.refreshTokenLifetime))
+        #expect(try world.store.keys() == [CloverPaymentSDK.storeKey])
+        #expect(await world.sdk.isLoggedIn)
 
         // Seed 001 step 6: the callback's `setup` now finds the token.
-        let merchant = CloverMerchant(id: StubClover.merchantID, name: StubClover.merchantName)
-        #expect(try await fixture.sdk.setup(configuration: try CloverFixture.full) == .ready(merchant))
-        #expect(fixture.server.merchantRequests.map(\.bearerToken) == ["at-2"])
-        #expect(fixture.server.merchantRequests.first?.url.absoluteString == "http://127.0.0.1:9002/v3/merchants/MERCH0001")
-        #expect(fixture.server.tokenRequests.count == 1)
-        #expect(fixture.server.refreshRequests.isEmpty)
-        #expect(fixture.browser.openedURLs.count == 1)
+        #expect(try await world.sdk.setup(configuration: try world.full) == .ready(world.merchant))
+        #expect(world.merchantRequests.map(\.bearerToken) == [pair.access])
+        #expect(world.merchantRequests.first?.target == "/v3/merchants/MERCH0001")
+        #expect(world.tokenRequests.count == 1)
+        #expect(world.refreshRequests.isEmpty)
+        #expect(world.browser.openedURLs.count == 1)
         #expect(callbacks.value == 1)
 
         // No client secret, API key or API secret anywhere, raw or encoded.
-        let everything = fixture.server.requests.map(\.allText) + fixture.browser.openedURLs.map(\.absoluteString)
+        let everything = world.requests.map(\.allText) + world.browser.openedURLs.map(\.absoluteString)
         for text in everything {
-            for secret in [StubClover.appSecret, StubClover.apiKey, StubClover.apiSecret] {
+            for secret in [CloverWorld.appSecret, CloverWorld.apiKey, CloverWorld.apiSecret] {
                 #expect(!text.contains(secret))
                 #expect(!text.contains(FormURLEncoding.encodeComponent(secret)))
             }
@@ -85,19 +88,19 @@ struct CloverFullOAuthTests {
     /// CLV-FULL-2.
     @Test("relaunch with a valid stored token: no browser, no token request, merchant fetched")
     func relaunchWithValidToken() async throws {
-        let fixture = CloverFixture()
-        try await fixture.logInWithFullOAuth()
-        fixture.clock.advance(by: 10 * 60)
-        let relaunched = fixture.relaunched()
-        let before = fixture.server.requests.count
+        let world = try CloverWorld()
+        try await world.logInWithFullOAuth()
+        world.clock.advance(by: 10 * 60)
+        let relaunched = world.relaunched()
+        let before = world.tap.requests.count
 
         #expect(await relaunched.sdk.isLoggedIn)
-        let outcome = try await relaunched.sdk.setup(configuration: try CloverFixture.full)
-        #expect(outcome == .ready(CloverMerchant(id: StubClover.merchantID, name: StubClover.merchantName)))
+        let outcome = try await relaunched.sdk.setup(configuration: try world.full)
+        #expect(outcome == .ready(world.merchant))
         #expect(relaunched.browser.openedURLs.isEmpty)
-        let after = fixture.server.requests.dropFirst(before)
+        let after = world.tap.requests.dropFirst(before)
         #expect(after.map(\.url.path) == ["/v3/merchants/MERCH0001"])
-        #expect(after.first?.bearerToken == "at-2")
+        #expect(after.first?.bearerToken == world.issuedPairs.first?.access)
     }
 
     struct ExpiryCase: CustomTestStringConvertible, Sendable {
@@ -114,321 +117,347 @@ struct CloverFullOAuthTests {
         ExpiryCase(name: "31 minutes: expired", minutes: 31, refreshes: true),
     ])
     func relaunchAfterExpiry(_ testCase: ExpiryCase) async throws {
-        let fixture = CloverFixture()
-        try await fixture.logInWithFullOAuth()
-        fixture.clock.advance(by: testCase.minutes * 60)
-        let relaunched = fixture.relaunched()
+        let world = try CloverWorld()
+        try await world.logInWithFullOAuth()
+        world.clock.advance(by: testCase.minutes * 60)
+        let relaunched = world.relaunched()
         let callbacks = CallCounter()
         _ = await relaunched.sdk.addOnTokenChangeCallback(callbacks.callback)
 
         // The rotated pair must be in the store before the new access token is first used.
-        let store = fixture.store
+        let store = world.store
         let storedAtUse = StoredAtUse()
-        fixture.server.intercept { request in
-            if request.isCloverMerchant {
-                storedAtUse.record(bearer: request.bearerToken, stored: try? store.read(CloverPaymentSDK.storeKey))
+        world.watch.set { exchange in
+            if exchange.request.path.hasPrefix(FakeClover.merchantsPrefix) {
+                storedAtUse.record(bearer: exchange.request.bearerToken, stored: try? store.read(CloverPaymentSDK.storeKey))
             }
-            return nil
         }
 
-        let outcome = try await relaunched.sdk.setup(configuration: try CloverFixture.full)
-        #expect(outcome == .ready(CloverMerchant(id: StubClover.merchantID, name: StubClover.merchantName)))
+        let outcome = try await relaunched.sdk.setup(configuration: try world.full)
+        #expect(outcome == .ready(world.merchant))
         #expect(relaunched.browser.openedURLs.isEmpty)
-        let refreshes = fixture.server.refreshRequests
+        let refreshes = world.refreshRequests
+        let first = try #require(world.issuedPairs.first)
         if testCase.refreshes {
             #expect(refreshes.count == 1)
+            let second = try #require(world.issuedPairs.last)
             let body = try #require(refreshes.first?.jsonObject)
-            #expect(body == ["client_id": StubClover.appID, "refresh_token": "rt-2"])
-            #expect(refreshes.first?.bodyText == #"{"client_id":"CLVAPP7Q2K","refresh_token":"rt-2"}"#)
-            #expect(refreshes.first?.header("Content-Type") == "application/json")
-            #expect(fixture.server.merchantRequests.map(\.bearerToken) == ["at-3"])
+            #expect(body == ["client_id": CloverWorld.appID, "refresh_token": first.refresh])
+            #expect(refreshes.first?.bodyText == #"{"client_id":"CLVAPP7Q2K","refresh_token":"\#(first.refresh)"}"#)
+            #expect(refreshes.first?.headers["Content-Type"] == "application/json")
+            #expect(world.merchantRequests.map(\.bearerToken) == [second.access])
             let session = try #require(try await relaunched.session)
-            #expect(session.accessToken == "at-3")
-            #expect(session.refreshToken == "rt-3")
-            #expect(session.merchantID == StubClover.merchantID)
-            #expect(session.accessTokenExpiration == fixture.clock.now.addingTimeInterval(30 * 60))
+            #expect(session.accessToken == second.access)
+            #expect(session.refreshToken == second.refresh)
+            #expect(session.merchantID == CloverWorld.merchantID)
+            #expect(session.accessTokenExpiration == world.clock.now.addingTimeInterval(30 * 60))
             #expect(storedAtUse.bearerWasStored)
             #expect(callbacks.value == 1)
-            #expect(!fixture.server.acceptsRefreshToken("rt-2"), "the old refresh token is dead")
-            #expect(fixture.server.acceptsRefreshToken("rt-3"))
+            #expect(world.refreshStatus(first.refresh) == 400, "the old refresh token is dead")
+            #expect(world.refreshStatus(second.refresh) == 200)
         } else {
             #expect(refreshes.isEmpty)
-            #expect(fixture.server.merchantRequests.map(\.bearerToken) == ["at-2"])
+            #expect(world.merchantRequests.map(\.bearerToken) == [first.access])
             #expect(callbacks.value == 0)
         }
-        #expect(fixture.server.tokenRequests.count == 1)
+        #expect(world.tokenRequests.count == 1)
     }
 
     /// CLV-FULL-4: a long session, with the clock moving between calls.
     @Test("long session: refreshes before every expiry, never sends an expired token")
     func longSession() async throws {
-        let fixture = CloverFixture()
+        let world = try CloverWorld()
         let callbacks = CallCounter()
-        _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
-        try await fixture.logInWithFullOAuth()
-        let sentAtExpired = SentExpired(clock: fixture.clock)
-        let sdk = fixture.sdk
-        fixture.server.intercept { request in
-            if request.isCloverMerchant {
-                sentAtExpired.check(request.bearerToken, stored: try? await sdk.storedSession())
+        _ = await world.sdk.addOnTokenChangeCallback(callbacks.callback)
+        try await world.logInWithFullOAuth()
+        let sentAtExpired = SentExpired(clock: world.clock)
+        world.watch.set { [world] exchange in
+            if exchange.request.path.hasPrefix(FakeClover.merchantsPrefix) {
+                sentAtExpired.check(exchange.request.bearerToken, stored: world.storedSessionNow)
             }
-            return nil
         }
         for _ in 0..<6 {
-            _ = try await fixture.sdk.merchant()
-            fixture.clock.advance(by: 11 * 60)
-            _ = try await fixture.sdk.merchant()
-            fixture.clock.advance(by: 11 * 60)
+            _ = try await world.sdk.merchant()
+            world.clock.advance(by: 11 * 60)
+            _ = try await world.sdk.merchant()
+            world.clock.advance(by: 11 * 60)
         }
-        #expect(fixture.server.merchantRequests.count == 12)
+        #expect(world.merchantRequests.count == 12)
         #expect(!sentAtExpired.sawExpired)
         // Calls every 11 minutes from 0 to 121 with 30-minute tokens and a 1-minute margin: the
         // tokens issued at 0, 33 and 66 are refreshed at 33, 66 and 99, each exactly once.
-        let refreshes = fixture.server.refreshRequests.count
+        let refreshes = world.refreshRequests.count
         #expect(refreshes == 3)
         #expect(callbacks.value == 1 + refreshes)
-        #expect(Set(fixture.server.refreshRequests.compactMap { $0.jsonObject?["refresh_token"] }).count == refreshes)
+        #expect(Set(world.refreshRequests.compactMap { $0.jsonObject?["refresh_token"] }).count == refreshes)
     }
 
     /// CLV-FULL-5.
     @Test("a revoked refresh token ends the session: callback, logged out, next setup opens the browser")
     func revokedRefreshToken() async throws {
-        let fixture = CloverFixture()
-        try await fixture.logInWithFullOAuth()
+        let world = try CloverWorld()
+        try await world.logInWithFullOAuth()
         let callbacks = CallCounter()
-        _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
-        fixture.server.revokeRefreshTokens()
-        fixture.clock.advance(by: 31 * 60)
+        _ = await world.sdk.addOnTokenChangeCallback(callbacks.callback)
+        world.clover.revokeAllTokens()
+        world.clock.advance(by: 31 * 60)
 
         let error = await #expect(throws: OAuthError.self) {
-            try await fixture.sdk.setup(configuration: try CloverFixture.full)
+            try await world.sdk.setup(configuration: try world.full)
         }
         #expect(error?.code == .tokenEndpoint)
         #expect(error?.status == 400)
         #expect(error?.message.hasPrefix("invalid_grant") == true)
-        #expect(fixture.server.refreshRequests.count == 1)
-        #expect(fixture.server.merchantRequests.isEmpty, "the expired token is never sent")
+        #expect(world.refreshRequests.count == 1)
+        #expect(world.merchantRequests.isEmpty, "the expired token is never sent")
         #expect(callbacks.value == 1)
-        #expect(await !fixture.sdk.isLoggedIn)
-        #expect(try await fixture.session == nil)
+        #expect(await !world.sdk.isLoggedIn)
+        #expect(try await world.session == nil)
 
-        #expect(try await fixture.sdk.setup(configuration: try CloverFixture.full) == .loginStarted)
-        #expect(fixture.browser.openedURLs.count == 2)
+        #expect(try await world.sdk.setup(configuration: try world.full) == .loginStarted)
+        #expect(world.browser.openedURLs.count == 2)
         #expect(callbacks.value == 1)
     }
 
     @Test("a refresh token known to have expired ends the session without a request")
     func refreshTokenExpiredLocally() async throws {
-        let fixture = CloverFixture()
-        try await fixture.logInWithFullOAuth()
+        let world = try CloverWorld()
+        try await world.logInWithFullOAuth()
         let callbacks = CallCounter()
-        _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
-        fixture.clock.advance(by: StubClover.refreshLifetime + 1)
-        #expect(await !fixture.sdk.isLoggedIn)
+        _ = await world.sdk.addOnTokenChangeCallback(callbacks.callback)
+        world.clock.advance(by: CloverWorld.fixture.refreshTokenLifetime + 1)
+        #expect(await !world.sdk.isLoggedIn)
 
         let error = await #expect(throws: OAuthError.self) {
-            try await fixture.sdk.setup(configuration: try CloverFixture.full)
+            try await world.sdk.setup(configuration: try world.full)
         }
         #expect(error?.code == .notLoggedIn)
-        #expect(fixture.server.refreshRequests.isEmpty)
-        #expect(fixture.server.merchantRequests.isEmpty)
+        #expect(world.refreshRequests.isEmpty)
+        #expect(world.merchantRequests.isEmpty)
         #expect(callbacks.value == 1)
-        #expect(try await fixture.session == nil)
-        #expect(try await fixture.sdk.setup(configuration: try CloverFixture.full) == .loginStarted)
+        #expect(try await world.session == nil)
+        #expect(try await world.sdk.setup(configuration: try world.full) == .loginStarted)
     }
 
-    struct TransientCase: CustomTestStringConvertible, Sendable {
-        let name: String
-        let code: OAuthError.Code
-        let answer: @Sendable () throws -> TransportResponse
-        var testDescription: String { name }
+    /// A refresh that fails for a reason that may pass: the fake's own faults where it has one,
+    /// raw wire answers for what it never gives (a 429, a 200 without `access_token`), and the
+    /// transport's own failures.
+    enum Transient: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case unreachable, foreignTransportError, serverError, tooManyRequests, notJSON, noAccessToken
+
+        var testDescription: String { rawValue }
+
+        var code: OAuthError.Code {
+            switch self {
+            case .unreachable, .foreignTransportError: .transport
+            case .serverError: .serverError
+            case .tooManyRequests: .httpStatus
+            case .notJSON, .noAccessToken: .invalidResponse
+            }
+        }
+
+        func arm(_ world: CloverWorld) {
+            let path = FakeClover.refreshPath
+            switch self {
+            case .unreachable: world.server.inject(Fault(kind: .unreachable))
+            case .foreignTransportError: world.tap.beforeSend { request in
+                if request.url.path == path { throw URLError(.timedOut) }
+            }
+            case .serverError: world.server.inject(Fault(kind: .serverError, path: path))
+            case .tooManyRequests: world.raw?.set { $0.path == path ? .rawJSON(429, #"{"message":"slow down"}"#) : nil }
+            case .notJSON: world.server.inject(Fault(kind: .nonJSONBody, path: path))
+            case .noAccessToken: world.raw?.set { $0.path == path ? .rawJSON(200, #"{"refresh_token":"x"}"#) : nil }
+            }
+        }
+
+        func clear(_ world: CloverWorld) {
+            world.server.clearFaults()
+            world.raw?.set(nil)
+            world.tap.beforeSend(nil)
+        }
     }
 
-    @Test("a transient refresh failure keeps the session", arguments: [
-        TransientCase(name: "unreachable", code: .transport) { throw OAuthError(code: .transport, message: "connection refused") },
-        TransientCase(name: "foreign transport error", code: .transport) { throw URLError(.timedOut) },
-        TransientCase(name: "500", code: .serverError) { .json(500, #"{"message":"oops"}"#) },
-        TransientCase(name: "429", code: .httpStatus) { .json(429, #"{"message":"slow down"}"#) },
-        TransientCase(name: "not JSON", code: .invalidResponse) { .text(200, "<html>maintenance</html>") },
-        TransientCase(name: "no access_token", code: .invalidResponse) { .json(200, #"{"refresh_token":"x"}"#) },
-    ])
-    func transientRefreshFailure(_ testCase: TransientCase) async throws {
-        let fixture = CloverFixture()
-        try await fixture.logInWithFullOAuth()
+    @Test("a transient refresh failure keeps the session", arguments: Transient.allCases)
+    func transientRefreshFailure(_ transient: Transient) async throws {
+        let world = try CloverWorld(rawAnswers: true)
+        try await world.logInWithFullOAuth()
         let callbacks = CallCounter()
-        _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
-        let before = try await fixture.session
-        fixture.clock.advance(by: 31 * 60)
-        fixture.server.intercept { request in request.isCloverRefresh ? try testCase.answer() : nil }
+        _ = await world.sdk.addOnTokenChangeCallback(callbacks.callback)
+        let before = try await world.session
+        world.clock.advance(by: 31 * 60)
+        transient.arm(world)
 
         let error = await #expect(throws: OAuthError.self) {
-            try await fixture.sdk.setup(configuration: try CloverFixture.full)
+            try await world.sdk.setup(configuration: try world.full)
         }
-        #expect(error?.code == testCase.code)
-        #expect(fixture.server.merchantRequests.isEmpty)
-        #expect(try await fixture.session == before)
-        #expect(await fixture.sdk.isLoggedIn)
+        #expect(error?.code == transient.code)
+        #expect(world.merchantRequests.isEmpty)
+        #expect(try await world.session == before)
+        #expect(await world.sdk.isLoggedIn)
         #expect(callbacks.value == 0)
 
         // Once the server is back, the same refresh token still works.
-        fixture.server.intercept(nil)
-        #expect(try await fixture.sdk.setup(configuration: try CloverFixture.full) != .loginStarted)
+        transient.clear(world)
+        #expect(try await world.sdk.setup(configuration: try world.full) != .loginStarted)
         #expect(callbacks.value == 1)
     }
 
     /// CLV-FULL-8.
     @Test("a redirect whose state differs or is missing is refused without a token request; the real one still works")
     func stateMismatch() async throws {
-        let fixture = CloverFixture()
-        #expect(try await fixture.sdk.setup(configuration: try CloverFixture.full) == .loginStarted)
-        let redirect = try fixture.server.authorize(try #require(fixture.browser.openedURLs.last))
+        let world = try CloverWorld()
+        #expect(try await world.sdk.setup(configuration: try world.full) == .loginStarted)
+        let redirect = try await world.authorize(try #require(world.browser.openedURLs.last))
         let parameters = redirect.queryParameters
 
         let forged = redirect.replacingQuery(parameters.map { $0.0 == "state" ? ($0.0, "forged-state") : $0 })
         let stateless = redirect.replacingQuery(parameters.filter { $0.0 != "state" })
         for url in [forged, stateless] {
-            let error = await #expect(throws: OAuthError.self) { try await fixture.sdk.receivedOAuthCodeOrToken(url) }
+            let error = await #expect(throws: OAuthError.self) { try await world.sdk.receivedOAuthCodeOrToken(url) }
             #expect(error?.code == .stateMismatch)
         }
-        #expect(fixture.server.requests.isEmpty)
-        #expect(try await fixture.session == nil)
-        #expect(fixture.browser.dismissCount == 0)
+        #expect(world.tap.requests.isEmpty)
+        #expect(try await world.session == nil)
+        #expect(world.browser.dismissCount == 0)
 
-        try await fixture.sdk.receivedOAuthCodeOrToken(redirect)
-        #expect(fixture.server.tokenRequests.count == 1)
-        #expect(try await fixture.session != nil)
+        try await world.sdk.receivedOAuthCodeOrToken(redirect)
+        #expect(world.tokenRequests.count == 1)
+        #expect(try await world.session != nil)
     }
 
     @Test("a replayed redirect is refused: state is single use")
     func replay() async throws {
-        let fixture = CloverFixture()
-        #expect(try await fixture.sdk.setup(configuration: try CloverFixture.full) == .loginStarted)
-        let redirect = try fixture.server.authorize(try #require(fixture.browser.openedURLs.last))
-        try await fixture.sdk.receivedOAuthCodeOrToken(redirect)
-        let stored = try await fixture.session
+        let world = try CloverWorld()
+        #expect(try await world.sdk.setup(configuration: try world.full) == .loginStarted)
+        let redirect = try await world.authorize(try #require(world.browser.openedURLs.last))
+        try await world.sdk.receivedOAuthCodeOrToken(redirect)
+        let stored = try await world.session
 
-        let error = await #expect(throws: OAuthError.self) { try await fixture.sdk.receivedOAuthCodeOrToken(redirect) }
+        let error = await #expect(throws: OAuthError.self) { try await world.sdk.receivedOAuthCodeOrToken(redirect) }
         #expect(error?.code == .stateMismatch)
-        #expect(fixture.server.tokenRequests.count == 1)
-        #expect(try await fixture.session == stored)
+        #expect(world.tokenRequests.count == 1)
+        #expect(try await world.session == stored)
 
         // Nor does a relaunched instance accept it: pending logins do not survive.
-        let relaunched = fixture.relaunched()
+        let relaunched = world.relaunched()
         let again = await #expect(throws: OAuthError.self) { try await relaunched.sdk.receivedOAuthCodeOrToken(redirect) }
         #expect(again?.code == .stateMismatch)
-        #expect(fixture.server.tokenRequests.count == 1)
+        #expect(world.tokenRequests.count == 1)
     }
 
     @Test("every login gets a fresh state and verifier; only the latest login's redirect counts")
     func freshPerLogin() async throws {
-        let fixture = CloverFixture(random: PinnedRandomSource(seed: 11))
-        _ = try await fixture.sdk.setup(configuration: try CloverFixture.full)
-        let first = try #require(fixture.browser.openedURLs.last)
-        _ = try await fixture.sdk.setup(configuration: try CloverFixture.full)
-        let second = try #require(fixture.browser.openedURLs.last)
+        let world = try CloverWorld(random: PinnedRandomSource(seed: 11))
+        _ = try await world.sdk.setup(configuration: try world.full)
+        let first = try #require(world.browser.openedURLs.last)
+        _ = try await world.sdk.setup(configuration: try world.full)
+        let second = try #require(world.browser.openedURLs.last)
         let parameter = { (url: URL, name: String) in url.queryParameters.first { $0.0 == name }?.1 }
         #expect(parameter(first, "state") != parameter(second, "state"))
         #expect(parameter(first, "code_challenge") != parameter(second, "code_challenge"))
 
         let stale = await #expect(throws: OAuthError.self) {
-            try await fixture.sdk.receivedOAuthCodeOrToken(try fixture.server.authorize(first))
+            try await world.sdk.receivedOAuthCodeOrToken(try await world.authorize(first))
         }
         #expect(stale?.code == .stateMismatch)
-        try await fixture.sdk.receivedOAuthCodeOrToken(try fixture.server.authorize(second))
-        #expect(fixture.server.tokenRequests.count == 1)
-        let verifier = try #require(fixture.server.tokenRequests.first?.jsonObject?["code_verifier"])
+        try await world.sdk.receivedOAuthCodeOrToken(try await world.authorize(second))
+        #expect(world.tokenRequests.count == 1)
+        let verifier = try #require(world.tokenRequests.first?.jsonObject?["code_verifier"])
         #expect(PKCE.challenge(for: verifier) == parameter(second, "code_challenge"))
     }
 
     /// CLV-FULL-9.
     @Test("an error redirect is surfaced with its code; nothing stored; the login is over")
     func errorRedirect() async throws {
-        let fixture = CloverFixture()
+        let world = try CloverWorld()
         let callbacks = CallCounter()
-        _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
-        _ = try await fixture.sdk.setup(configuration: try CloverFixture.full)
-        let authorize = try #require(fixture.browser.openedURLs.last)
-        let denied = try fixture.server.authorize(authorize, deny: true)
+        _ = await world.sdk.addOnTokenChangeCallback(callbacks.callback)
+        _ = try await world.sdk.setup(configuration: try world.full)
+        let authorize = try #require(world.browser.openedURLs.last)
+        let denied = try await world.authorize(authorize, deny: true)
 
-        let error = await #expect(throws: OAuthError.self) { try await fixture.sdk.receivedOAuthCodeOrToken(denied) }
+        let error = await #expect(throws: OAuthError.self) { try await world.sdk.receivedOAuthCodeOrToken(denied) }
         #expect(error?.code == .authorization)
         #expect(error?.message.hasPrefix("access_denied") == true)
-        #expect(fixture.server.requests.isEmpty)
-        #expect(try await fixture.session == nil)
+        #expect(world.tap.requests.isEmpty)
+        #expect(try await world.session == nil)
         #expect(callbacks.value == 0)
-        #expect(fixture.browser.dismissCount == 1)
+        #expect(world.browser.dismissCount == 1)
 
         let late = await #expect(throws: OAuthError.self) {
-            try await fixture.sdk.receivedOAuthCodeOrToken(try fixture.server.authorize(authorize))
+            try await world.sdk.receivedOAuthCodeOrToken(try await world.authorize(authorize))
         }
         #expect(late?.code == .stateMismatch)
-        #expect(fixture.server.requests.isEmpty)
+        #expect(world.tap.requests.isEmpty)
     }
 
     @Test("a redirect for another client_id is rejected without a token request")
     func otherClient() async throws {
-        let fixture = CloverFixture()
-        _ = try await fixture.sdk.setup(configuration: try CloverFixture.full)
-        let redirect = try fixture.server.authorize(try #require(fixture.browser.openedURLs.last))
+        let world = try CloverWorld()
+        _ = try await world.sdk.setup(configuration: try world.full)
+        let redirect = try await world.authorize(try #require(world.browser.openedURLs.last))
         let foreign = redirect.replacingQuery(redirect.queryParameters.map { $0.0 == "client_id" ? ($0.0, "OTHERAPP") : $0 })
 
-        let error = await #expect(throws: OAuthError.self) { try await fixture.sdk.receivedOAuthCodeOrToken(foreign) }
+        let error = await #expect(throws: OAuthError.self) { try await world.sdk.receivedOAuthCodeOrToken(foreign) }
         #expect(error?.code == .authorization)
-        #expect(fixture.server.requests.isEmpty)
-        #expect(try await fixture.session == nil)
-        #expect(await !fixture.sdk.isLoggedIn)
+        #expect(world.tap.requests.isEmpty)
+        #expect(try await world.session == nil)
+        #expect(await !world.sdk.isLoggedIn)
     }
 
     /// CLV-FULL-6: the server refuses at authorize, so no redirect ever comes; a URL that is not
     /// under the redirect URI is refused too, and the login stays pending.
     @Test("a redirect URI not under the site URL: refused at authorize; stray URLs refused by the SDK")
     func redirectNotUnderSite() async throws {
-        let fixture = CloverFixture()
-        let configuration = try CloverFixture.configuration(FullOAuth(redirectURI: "https://elsewhere.example.net/callback"))
-        _ = try await fixture.sdk.setup(configuration: configuration)
-        #expect(throws: StubClover.AuthorizeRefusal.self) {
-            try fixture.server.authorize(try #require(fixture.browser.openedURLs.last))
+        let world = try CloverWorld()
+        let configuration = try world.configuration(FullOAuth(redirectURI: "https://elsewhere.example.net/callback"))
+        _ = try await world.sdk.setup(configuration: configuration)
+        let refusal = await #expect(throws: FakeBrowserUser.Stopped.self) {
+            try await world.authorize(try #require(world.browser.openedURLs.last))
         }
-        let state = try #require(fixture.lastAuthorizeParameter("state"))
+        #expect(refusal?.status == 400)
+        #expect(refusal?.description.contains("redirect_uri is not under the app's site URL") == true)
+        let state = try #require(world.lastAuthorizeParameter("state"))
         let stray = URL(string: "https://app.example.com/clover/callback?merchant_id=MERCH0001&code=code-9&state=\(state)")!
-        let error = await #expect(throws: OAuthError.self) { try await fixture.sdk.receivedOAuthCodeOrToken(stray) }
+        let error = await #expect(throws: OAuthError.self) { try await world.sdk.receivedOAuthCodeOrToken(stray) }
         #expect(error?.code == .authorization)
-        #expect(fixture.server.requests.isEmpty)
-        #expect(try await fixture.session == nil)
+        #expect(world.tap.requests.isEmpty)
+        #expect(world.tokenRequests.isEmpty)
+        #expect(try await world.session == nil)
     }
 
     @Test("a refused code exchange stores nothing and ends the login")
     func refusedExchange() async throws {
-        let fixture = CloverFixture()
+        let world = try CloverWorld()
         let callbacks = CallCounter()
-        _ = await fixture.sdk.addOnTokenChangeCallback(callbacks.callback)
-        _ = try await fixture.sdk.setup(configuration: try CloverFixture.full)
-        let redirect = try fixture.server.authorize(try #require(fixture.browser.openedURLs.last))
-        fixture.clock.advance(by: StubClover.codeLifetime + 1)
+        _ = await world.sdk.addOnTokenChangeCallback(callbacks.callback)
+        _ = try await world.sdk.setup(configuration: try world.full)
+        let redirect = try await world.authorize(try #require(world.browser.openedURLs.last))
+        world.clock.advance(by: CloverWorld.fixture.codeLifetime + 1)
 
-        let error = await #expect(throws: OAuthError.self) { try await fixture.sdk.receivedOAuthCodeOrToken(redirect) }
+        let error = await #expect(throws: OAuthError.self) { try await world.sdk.receivedOAuthCodeOrToken(redirect) }
         #expect(error?.code == .tokenEndpoint)
         #expect(error?.message.hasPrefix("invalid_grant") == true)
-        #expect(fixture.server.tokenRequests.count == 1)
-        #expect(try await fixture.session == nil)
+        #expect(world.tokenRequests.count == 1)
+        #expect(try await world.session == nil)
         #expect(callbacks.value == 0)
-        #expect(fixture.browser.dismissCount == 1)
+        #expect(world.browser.dismissCount == 1)
     }
 
     @Test("a browser that cannot open is reported; no login stays pending")
     func browserFailure() async throws {
-        let fixture = CloverFixture()
-        fixture.browser.fail(with: RecordingUserAgent.Refused())
+        let world = try CloverWorld()
+        world.browser.fail(with: RecordingUserAgent.Refused())
         let error = await #expect(throws: OAuthError.self) {
-            try await fixture.sdk.setup(configuration: try CloverFixture.full)
+            try await world.sdk.setup(configuration: try world.full)
         }
         #expect(error?.code == .authorization)
-        let url = try #require(fixture.browser.openedURLs.last)
+        let url = try #require(world.browser.openedURLs.last)
         let late = await #expect(throws: OAuthError.self) {
-            try await fixture.sdk.receivedOAuthCodeOrToken(try fixture.server.authorize(url))
+            try await world.sdk.receivedOAuthCodeOrToken(try await world.authorize(url))
         }
         #expect(late?.code == .stateMismatch)
-        #expect(fixture.server.requests.isEmpty)
+        #expect(world.tap.requests.isEmpty)
     }
 }
 
@@ -473,14 +502,5 @@ final class SentExpired: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return expired
-    }
-}
-
-extension JSONDecoder {
-    /// A decoder for what the SDK stores: dates in Unix seconds.
-    static var unixSeconds: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// Request deadlines on the injected clock: every wait here is on a `ManualClock`, moved by hand,
 /// so nothing waits in real time and nothing depends on how fast the machine is.
-@Suite("DeadlineTransport")
+@Suite("DeadlineTransport", .timeLimit(.minutes(5)))
 struct DeadlineTransportTests {
     /// A request whose URL and body hold values no error may repeat.
     static let request = TransportRequest(
@@ -169,32 +170,30 @@ struct DeadlineTransportTests {
         #expect(held.cancelledCount == 2)
     }
 
-    @Test("an OAuth client behind it gets .transport and keeps its token")
-    func clientBehindDeadline() async throws {
-        let clock = ManualClock()
-        let server = StubMoltin(clock: clock)
-        let store = InMemoryTokenStore()
-        let client = MoltinClient(
-            configuration: try MoltinConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!),
-            transport: DeadlineTransport(base: server, clock: clock, timeout: 30),
-            store: store,
-            clock: clock
-        )
-        let token = try await client.auth(clientId: StubMoltin.clientId, clientSecret: StubMoltin.clientSecret)
-        server.intercept { _ in try await HeldTransport().send(Self.request) }
+    /// The real fake stalls the products request (`FaultKind.stall`): no answer ever comes, and
+    /// the deadline ends it, socket-free and over loopback.
+    @Test("an OAuth client behind it gets .transport and keeps its token", arguments: FakeTransportMode.allCases)
+    func clientBehindDeadline(_ mode: FakeTransportMode) async throws {
+        let world = try MoltinWorld(mode: mode, deadline: 30)
+        let token = try await world.authenticate()
+        world.server.inject(Fault(kind: .stall, path: FakeMoltin.productsPath, times: 1))
 
+        let client = world.client
         let products = Task { try await client.products() }
-        try await clock.waitForSleepers(count: 1)
-        clock.advance(by: 31)
+        try await world.clock.waitForSleepers(count: 1)
+        try await world.wiring.stalled.wait()
+        world.clock.advance(by: 31)
 
         let error = await #expect(throws: OAuthError.self) { try await products.value }
         #expect(error?.code == .transport)
+        #expect(error?.message == "the server did not answer within 30 s")
         #expect(try await client.currentToken() == token)
+        world.server.clearFaults()
     }
 }
 
 /// The protocol's default `sleep(until:)`, as a time source that only tells the time gets it.
-@Suite("TimeSource default sleep")
+@Suite("TimeSource default sleep", .timeLimit(.minutes(5)))
 struct TimeSourceDefaultSleepTests {
     /// A time source written before `sleep(until:)` existed: it still conforms.
     struct FrozenClock: TimeSource {

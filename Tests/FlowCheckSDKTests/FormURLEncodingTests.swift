@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("FormURLEncoding")
+@Suite("FormURLEncoding", .timeLimit(.minutes(5)))
 struct FormURLEncodingTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("InMemoryTokenStore")
+@Suite("InMemoryTokenStore", .timeLimit(.minutes(5)))
 struct InMemoryTokenStoreTests {
     @Test("write, read, overwrite, delete, keys")
     func lifecycle() throws {

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("ManualClock")
+@Suite("ManualClock", .timeLimit(.minutes(5)))
 struct ManualClockTests {
     @Test("starts at 2026-01-01T00:00:00Z and moves only when told")
     func moves() {
@@ -134,6 +134,23 @@ struct ManualClockTests {
         let watcher = Task { try await clock.waitForSleepers(count: 3) }
         watcher.cancel()
         await #expect(throws: CancellationError.self) { try await watcher.value }
+    }
+
+    /// The bound that keeps a test whose sleeper never registers from hanging: it fails by name.
+    @Test("waitForSleepers that is never met fails by name at its real-time bound")
+    func waitForSleepersBound() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(until: clock.now.addingTimeInterval(10)) }
+        defer { sleeper.cancel() }
+        try await clock.waitForSleepers(count: 1)
+        let error = await #expect(throws: WaitTimedOut.self) {
+            try await clock.waitForSleepers(count: 2, within: .milliseconds(50))
+        }
+        #expect(error?.description == "ManualClock.waitForSleepers(count: 2): not reached within 0.05 s")
+        // The timed-out watcher does not disturb the clock: sleepers still wake as before.
+        clock.advance(by: 10)
+        try await sleeper.value
+        #expect(clock.sleeperCount == 0)
     }
 
     @Test("many tasks sleeping, cancelling and advancing at once: every sleeper ends exactly once")

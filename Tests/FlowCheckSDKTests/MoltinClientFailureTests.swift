@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// MLT-NETFAIL: unreachable server, 500, non-JSON: an error value, no crash, store untouched.
-@Suite("MoltinClient failures")
+@Suite("MoltinClient failures", .timeLimit(.minutes(5)))
 struct MoltinClientFailureTests {
     enum Failure: String, CaseIterable, Sendable {
         case unreachable, serverError, notJSON, htmlError, emptyBody, foreignTransportError
@@ -18,20 +19,17 @@ struct MoltinClientFailureTests {
             }
         }
 
-        func respond() throws -> TransportResponse {
+        /// Arms the failure on `world` for every later request: the fake's own fault where it
+        /// has one, a raw wire answer for a 200 with no body (which no fake gives), and a
+        /// transport written outside the SDK for a foreign error.
+        func arm(on world: MoltinWorld) {
             switch self {
-            case .unreachable:
-                throw OAuthError(code: .transport, message: "could not connect to the server")
-            case .foreignTransportError:
-                throw URLError(.cannotConnectToHost)
-            case .serverError:
-                return .json(500, #"{"status":false,"error":"Internal error"}"#)
-            case .notJSON:
-                return .text(200, "<html>hello</html>")
-            case .htmlError:
-                return .text(503, "<html>Service Unavailable</html>")
-            case .emptyBody:
-                return TransportResponse(status: 200)
+            case .unreachable: world.server.inject(Fault(kind: .unreachable))
+            case .serverError: world.server.inject(Fault(kind: .serverError))
+            case .notJSON: world.server.inject(Fault(kind: .nonJSONBody))
+            case .htmlError: world.server.inject(Fault(kind: .htmlServerError))
+            case .emptyBody: world.raw?.set { _ in HTTPResponse(status: 200) }
+            case .foreignTransportError: world.tap.beforeSend { _ in throw URLError(.cannotConnectToHost) }
             }
         }
     }
@@ -43,50 +41,50 @@ struct MoltinClientFailureTests {
     @Test("every failure is an error value and leaves the store untouched",
           arguments: Failure.allCases, Operation.allCases)
     func failureLeavesStore(_ failure: Failure, _ operation: Operation) async throws {
-        let fixture = try MoltinFixture()
-        try await fixture.authenticate()
-        let before = try #require(try fixture.storedBytes)
+        let world = try MoltinWorld(rawAnswers: failure == .emptyBody)
+        try await world.authenticate()
+        let before = try #require(try world.storedBytes)
         if operation == .productsAfterExpiry {
-            fixture.clock.advance(by: 61 * 60)
+            world.clock.advance(by: 61 * 60)
         }
-        fixture.server.intercept { _ in try failure.respond() }
+        failure.arm(on: world)
 
         let error = await #expect(throws: OAuthError.self) {
             switch operation {
-            case .auth: try await fixture.authenticate()
-            case .refresh: try await fixture.client.refreshToken()
-            case .products, .productsAfterExpiry: _ = try await fixture.client.products()
+            case .auth: try await world.authenticate()
+            case .refresh: try await world.client.refreshToken()
+            case .products, .productsAfterExpiry: _ = try await world.client.products()
             }
         }
         #expect(error?.code == failure.expectedCode)
-        #expect(try fixture.storedBytes == before)
+        #expect(try world.storedBytes == before)
         // One attempt only: transient failures are not retried in a loop.
-        #expect(fixture.server.requests.count == 2)
+        #expect(world.tap.requests.count == 2)
     }
 
-    @Test("a 5xx carries its status and the server's message")
-    func serverErrorDetails() async throws {
-        let fixture = try MoltinFixture()
-        fixture.server.intercept { _ in .json(502, #"{"status":false,"error":"Bad gateway"}"#) }
-        let error = await #expect(throws: OAuthError.self) { try await fixture.authenticate() }
-        #expect(error == OAuthError(code: .serverError, message: "Bad gateway", status: 502))
+    @Test("a 5xx carries its status and the server's message", arguments: FakeTransportMode.allCases)
+    func serverErrorDetails(_ mode: FakeTransportMode) async throws {
+        let world = try MoltinWorld(mode: mode)
+        world.server.inject(Fault(kind: .serverError, path: FakeMoltin.tokenPath, times: 1))
+        let error = await #expect(throws: OAuthError.self) { try await world.authenticate() }
+        #expect(error == OAuthError(code: .serverError, message: "Internal Server Error", status: 500))
     }
 
     @Test("a foreign transport error becomes .transport without its description")
     func foreignErrorIsWrapped() async throws {
-        let fixture = try MoltinFixture()
-        fixture.server.intercept { _ in
+        let world = try MoltinWorld()
+        world.tap.beforeSend { _ in
             throw URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "http://127.0.0.1/?code=SECRET")!])
         }
-        let error = await #expect(throws: OAuthError.self) { try await fixture.client.products() }
+        let error = await #expect(throws: OAuthError.self) { try await world.client.products() }
         #expect(error?.code == .transport)
         #expect(error?.description.contains("SECRET") == false)
     }
 
     @Test("cancellation passes through as CancellationError")
     func cancellation() async throws {
-        let fixture = try MoltinFixture()
-        fixture.server.intercept { _ in throw CancellationError() }
-        await #expect(throws: CancellationError.self) { try await fixture.client.products() }
+        let world = try MoltinWorld()
+        world.tap.beforeSend { _ in throw CancellationError() }
+        await #expect(throws: CancellationError.self) { try await world.client.products() }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import FlowCheckFakeServer
 import FlowCheckSDK
 
-@Suite("OAuthError")
+@Suite("OAuthError", .timeLimit(.minutes(5)))
 struct OAuthErrorTests {
     struct CodeCase: CustomTestStringConvertible, Sendable {
         let code: OAuthError.Code
@@ -46,38 +47,40 @@ struct OAuthErrorTests {
         #expect(error != OAuthError(code: .tokenEndpoint, message: "Invalid client id or secret", status: 400))
     }
 
-    /// Every error the Moltin client can produce, driven through the stub, must keep the client
-    /// secret and every token out of its description, even when the server echoes them.
+    /// Every error the Moltin client can produce, driven through the real fake, must keep the
+    /// client secret and every token out of its description, even when the server echoes them.
+    /// An echoing server is what no fake is: its answers are raw wire answers in front of it.
     @Test("no error description contains a secret, even when the server echoes one")
     func descriptionsHoldNoSecret() async throws {
-        let fixture = try MoltinFixture()
-        try await fixture.authenticate()
-        let token = try #require(try await fixture.client.currentToken())
-        let secret = StubMoltin.clientSecret
-        let echoes: [@Sendable (TransportRequest) -> TransportResponse] = [
-            { _ in .json(401, #"{"status":false,"error":"Invalid client secret \#(secret)"}"#) },
-            { request in .json(500, #"{"error":"boom for \#(request.bodyText ?? "")"}"#) },
-            { request in .json(400, #"{"status":false,"errors":["bad header \#(request.header("Authorization") ?? "")"]}"#) },
-            { request in .json(401, #"{"status":false,"error":"Access token \#(request.bearerToken ?? "") is not valid"}"#) },
-            { _ in .text(200, "<html>\(secret)</html>") },
+        let world = try MoltinWorld(rawAnswers: true)
+        try await world.authenticate()
+        let token = try #require(try await world.client.currentToken())
+        let secret = MoltinWorld.clientSecret
+        let echoes: [@Sendable (HTTPRequest) -> HTTPResponse] = [
+            { _ in .rawJSON(401, #"{"status":false,"error":"Invalid client secret \#(secret)"}"#) },
+            { request in .rawJSON(500, #"{"error":"boom for \#(request.bodyText)"}"#) },
+            { request in .rawJSON(400, #"{"status":false,"errors":["bad header \#(request.headers["Authorization"] ?? "")"]}"#) },
+            { request in .rawJSON(401, #"{"status":false,"error":"Access token \#(request.bearerToken ?? "") is not valid"}"#) },
+            { _ in .text(200, "<html>\(secret)</html>", contentType: "text/html") },
         ]
         var errors: [OAuthError] = []
         for echo in echoes {
-            fixture.server.intercept { echo($0) }
+            world.raw?.set { echo($0) }
             for operation in 0..<3 {
                 do {
                     switch operation {
-                    case 0: try await fixture.authenticate()
-                    case 1: try await fixture.client.refreshToken()
-                    default: _ = try await fixture.client.products()
+                    case 0: try await world.authenticate()
+                    case 1: try await world.client.refreshToken()
+                    default: _ = try await world.client.products()
                     }
                 } catch let error as OAuthError {
                     errors.append(error)
                 }
             }
         }
-        fixture.server.intercept { _ in throw OAuthError(code: .transport, message: "failed to send \(secret)") }
-        if let error = await oauthError({ try await fixture.client.products() }) {
+        world.raw?.set(nil)
+        world.tap.beforeSend { _ in throw OAuthError(code: .transport, message: "failed to send \(secret)") }
+        if let error = await oauthError({ try await world.client.products() }) {
             errors.append(error)
         }
         #expect(errors.count == echoes.count * 3 + 1)

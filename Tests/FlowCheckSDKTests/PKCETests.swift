@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import FlowCheckSDK
+import FlowCheckTestSupport
 
-@Suite("PKCE and OAuth state")
+@Suite("PKCE and OAuth state", .timeLimit(.minutes(5)))
 struct PKCETests {
     /// RFC 7636 Appendix B: these 32 octets give this verifier, whose S256 challenge is this.
     static let appendixBOctets: [UInt8] = [

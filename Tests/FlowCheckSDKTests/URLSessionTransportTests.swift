@@ -2,11 +2,11 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("URLSessionTransport")
+@Suite("URLSessionTransport", .timeLimit(.minutes(10)))
 struct URLSessionTransportTests {
     @Test("a closed loopback port is a .transport error")
     func closedPort() async throws {
-        let transport = URLSessionTransport(timeout: 10)
+        let transport = URLSessionTransport(timeout: 60)
         defer { transport.invalidate() }
         let port = try LoopbackResponder.closedPort()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/oauth/access_token?code=SECRET"))
@@ -29,7 +29,7 @@ struct URLSessionTransportTests {
             \r
             {"ok":true}
             """)
-        let transport = URLSessionTransport(timeout: 10)
+        let transport = URLSessionTransport(timeout: 60)
         defer { transport.invalidate() }
         let served = responder.serveOnce()
         let response = try await transport.send(TransportRequest(
@@ -38,7 +38,7 @@ struct URLSessionTransportTests {
             headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
             body: Data("grant_type=client_credentials&client_id=a%26b".utf8)
         ))
-        let request = try #require(await served.value)
+        let request = try #require(try await served.value())
 
         #expect(response.status == 201)
         #expect(response.body == Data(#"{"ok":true}"#.utf8))
@@ -62,11 +62,11 @@ struct URLSessionTransportTests {
             \r
 
             """)
-        let transport = URLSessionTransport(timeout: 10)
+        let transport = URLSessionTransport(timeout: 60)
         defer { transport.invalidate() }
         let served = responder.serveOnce()
         let response = try await transport.send(TransportRequest(url: responder.url(path: "/oauth/authorize")))
-        let request = try #require(await served.value)
+        let request = try #require(try await served.value())
 
         #expect(response.status == 302)
         #expect(response.headers["location"] == location)
@@ -75,8 +75,9 @@ struct URLSessionTransportTests {
 
     /// RFC 6749 §5.2: a token endpoint refusing Basic client credentials answers 401 with
     /// `WWW-Authenticate: Basic`. FoundationNetworking's default handling of that challenge never
-    /// completes; the transport must hand the 401 back (the responder's 10 s socket timeout is
-    /// only the safety net that keeps a regression from hanging the suite).
+    /// completes; the transport must hand the 401 back (the transport's and the responder's
+    /// timeouts and the suite's time limit are only the nets that keep a regression from
+    /// hanging the suite).
     @Test("a 401 with a Basic challenge comes back as a 401, not a hang")
     func basicChallengeIsAnAnswer() async throws {
         let body = #"{"error":"invalid_client"}"#
@@ -89,11 +90,11 @@ struct URLSessionTransportTests {
             \r
             \(body)
             """)
-        let transport = URLSessionTransport(timeout: 10)
+        let transport = URLSessionTransport(timeout: 60)
         defer { transport.invalidate() }
         let served = responder.serveOnce()
         let response = try await transport.send(TransportRequest(method: "POST", url: responder.url(path: "/oauth/tokens"), headers: [("Authorization", "Basic eDo=")], body: Data("a=b".utf8)))
-        _ = await served.value
+        _ = try await served.value()
         #expect(response.status == 401)
         #expect(response.headers["www-authenticate"] == "Basic realm=\"oauth\"")
     }
@@ -120,13 +121,13 @@ struct URLSessionTransportTests {
     ])
     func cutMidResponse(_ testCase: CutCase) async throws {
         let responder = try LoopbackResponder(response: testCase.response)
-        let transport = URLSessionTransport(timeout: 10)
+        let transport = URLSessionTransport(timeout: 60)
         defer { transport.invalidate() }
         let served = testCase.reset ? responder.serveOnceThenReset() : responder.serveOnce()
         let error = await #expect(throws: OAuthError.self) {
             try await transport.send(TransportRequest(method: "POST", url: responder.url(path: "/oauth/access_token?code=SECRET")))
         }
-        _ = await served.value
+        _ = try await served.value()
         #expect(error?.code == .transport)
         #expect(error?.status == nil)
         #expect(error?.description.contains("SECRET") == false)
@@ -157,15 +158,18 @@ struct URLSessionTransportTests {
     @Test("cancelling the calling task cancels the running data task")
     func cancelledWhileWaiting() async throws {
         let responder = try LoopbackResponder(response: "")
-        let transport = URLSessionTransport(timeout: 10)
+        let transport = URLSessionTransport(timeout: 60)
         defer { transport.invalidate() }
-        let received = Gate()
-        let clientHungUp = responder.serveHolding(received: received)
+        let received = Gate("received")
+        let held = responder.serveHolding(received: received)
         let task = Task { try await transport.send(TransportRequest(url: responder.url(path: "/slow"))) }
-        await received.wait()
+        // The responder opens the gate on its give-up paths too, so this wait always ends; the
+        // bound is a second net.
+        try await received.wait(within: .seconds(LoopbackResponder.socketTimeout * 2))
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         // The connection was dropped by the cancel, not by a timeout.
-        #expect(await clientHungUp.value)
+        let outcome = try await held.value()
+        #expect(outcome == .clientHungUp, "\(outcome)")
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import FlowCheckTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -10,15 +11,24 @@ import Darwin
 /// A minimal HTTP/1.1 responder on 127.0.0.1 for one connection: accepts, reads the request
 /// (headers plus `Content-Length` body), writes a fixed response, closes.
 ///
-/// Only for `URLSessionTransport` tests; the project's fake server lives elsewhere. A 10-second
-/// socket timeout keeps a broken test from hanging forever; it is a safety net, not an assertion.
+/// Only for `URLSessionTransport` tests of raw wire answers; the fakes serve everything else.
+///
+/// Every wait is bounded: `accept`, `recv` and `send` give up after ``socketTimeout`` seconds
+/// (`SO_RCVTIMEO`/`SO_SNDTIMEO`, which `accept` honours on Linux), generous because a loaded
+/// 2-core machine can take seconds to connect; a test awaiting the outcome waits at most
+/// ``Served/value(within:)``; and the holding path opens the gate it was given on every exit,
+/// its give-up paths included, so a test awaiting that gate is never left without an answer.
 ///
 /// ```swift
 /// let responder = try LoopbackResponder(response: "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
-/// async let request = responder.serveOnce()
+/// let served = responder.serveOnce()
 /// let response = try await transport.send(TransportRequest(url: responder.url(path: "/x")))
+/// let request = try await served.value()
 /// ```
 final class LoopbackResponder: @unchecked Sendable {
+    /// Seconds a socket call waits before giving up.
+    static let socketTimeout = 60
+
     let port: UInt16
     private let listener: Int32
     private let response: Data
@@ -42,9 +52,31 @@ final class LoopbackResponder: @unchecked Sendable {
         Served { self.serveBlocking() }
     }
 
+    /// How a held connection ended.
+    enum HoldOutcome: Equatable, Sendable, CustomStringConvertible {
+        /// The client closed the connection: what a cancelled data task does.
+        case clientHungUp
+        /// No client connected within the socket timeout.
+        case noConnection
+        /// A client connected but sent no complete request within the socket timeout.
+        case noRequest
+        /// The client kept the connection open past the socket timeout.
+        case clientStayed
+
+        var description: String {
+            switch self {
+            case .clientHungUp: "LoopbackResponder: the client hung up"
+            case .noConnection: "LoopbackResponder: no connection accepted within \(LoopbackResponder.socketTimeout) s"
+            case .noRequest: "LoopbackResponder: no complete request within \(LoopbackResponder.socketTimeout) s"
+            case .clientStayed: "LoopbackResponder: the client kept the connection for \(LoopbackResponder.socketTimeout) s"
+            }
+        }
+    }
+
     /// Accepts one connection, reads the request, opens `received`, then writes nothing and
-    /// waits for the client to hang up. Returns true when the client closed the connection.
-    func serveHolding(received: Gate) -> Served<Bool> {
+    /// waits for the client to hang up. `received` is opened on every path, giving up
+    /// included, so a test waiting for it always gets an answer; the outcome says which.
+    func serveHolding(received: Gate) -> Served<HoldOutcome> {
         Served { self.holdBlocking(received: received) }
     }
 
@@ -55,15 +87,17 @@ final class LoopbackResponder: @unchecked Sendable {
         Served { self.serveBlocking(reset: true) }
     }
 
-    private func holdBlocking(received: Gate) -> Bool {
+    private func holdBlocking(received: Gate) -> HoldOutcome {
+        // Whatever happens, the test waiting for the request hears of it.
+        defer { received.open() }
         let connection = accept(listener, nil, nil)
-        guard connection >= 0 else { return false }
+        guard connection >= 0 else { return .noConnection }
         defer { close(connection) }
         Self.setTimeout(connection)
-        guard Self.readRequest(connection) != nil else { return false }
-        Task { await received.open() }
+        guard Self.readRequest(connection) != nil else { return .noRequest }
+        received.open()
         var byte: UInt8 = 0
-        return recv(connection, &byte, 1, 0) == 0
+        return recv(connection, &byte, 1, 0) == 0 ? .clientHungUp : .clientStayed
     }
 
     private func serveBlocking(reset: Bool = false) -> String? {
@@ -108,7 +142,7 @@ final class LoopbackResponder: @unchecked Sendable {
     }
 
     private static func setTimeout(_ socket: Int32) {
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: socketTimeout, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -178,34 +212,42 @@ private enum Glue {
 /// The outcome of serving on a thread of its own, started at once (not when an awaiting task
 /// gets to run: blocking tests elsewhere in the suite can hold every cooperative thread for
 /// seconds, and a responder that has not started yet makes the client time out).
+///
+/// The work is bounded by the responder's socket timeouts; `value(within:)` bounds the wait
+/// for it once more, so a wedged thread fails the test by name.
 final class Served<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var result: Value?
-    private var waiter: CheckedContinuation<Value, Never>?
+    private var waiters: [@Sendable (Result<Value, any Error>) -> Void] = []
 
     init(_ work: @escaping @Sendable () -> Value) {
         Thread.detachNewThread { [self] in
             let value = work()
             lock.lock()
             result = value
-            let waiting = waiter
-            waiter = nil
+            let waiting = waiters
+            waiters.removeAll()
             lock.unlock()
-            waiting?.resume(returning: value)
+            for resume in waiting {
+                resume(.success(value))
+            }
         }
     }
 
-    var value: Value {
-        get async {
-            await withCheckedContinuation { continuation in
-                lock.lock()
-                if let result {
-                    lock.unlock()
-                    continuation.resume(returning: result)
-                } else {
-                    waiter = continuation
-                    lock.unlock()
-                }
+    /// The work's result, once it has finished.
+    /// - Parameter limit: The longest real time to wait; past the socket timeouts that bound
+    ///   the work itself.
+    /// - Throws: ``WaitTimedOut`` ("LoopbackResponder: serving did not finish") when `limit`
+    ///   passes first.
+    func value(within limit: Duration = .seconds(LoopbackResponder.socketTimeout * 3)) async throws -> Value {
+        try await boundedWait("LoopbackResponder: serving did not finish", within: limit) { resume in
+            lock.lock()
+            if let result {
+                lock.unlock()
+                resume(.success(result))
+            } else {
+                waiters.append(resume)
+                lock.unlock()
             }
         }
     }

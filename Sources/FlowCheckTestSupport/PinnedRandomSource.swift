@@ -6,33 +6,39 @@ import FlowCheckSDK
 ///
 /// ```swift
 /// let random = PinnedRandomSource(seed: 7)
-/// let sdk = CloverPaymentSDK(store: store, transport: server, userAgent: browser, clock: clock, random: random)
+/// let sdk = CloverPaymentSDK(store: store, transport: transport, userAgent: browser, clock: clock, random: random)
 /// let pinned = PinnedRandomSource(blocks: [rfc7636Octets])   // PKCE(random:) gets exactly these
+/// #expect(PKCE(random: pinned).verifier == "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
 /// ```
-final class PinnedRandomSource: RandomSource, @unchecked Sendable {
+public final class PinnedRandomSource: RandomSource, @unchecked Sendable {
+    // `@unchecked`: all mutable state is behind `lock`.
     private let lock = NSLock()
     private var state: UInt64
     private var blocks: [[UInt8]]
     private var served = 0
 
-    init(seed: UInt64 = 0x5EED) {
+    /// Creates a source that yields SplitMix64 output from `seed`: the same seed, the same bytes.
+    public init(seed: UInt64 = 0x5EED) {
         state = seed
         blocks = []
     }
 
-    init(blocks: [[UInt8]]) {
+    /// Creates a source that hands out `blocks` in order, one per `bytes` call, whatever count
+    /// is asked, then SplitMix64 output from seed 0.
+    public init(blocks: [[UInt8]]) {
         state = 0
         self.blocks = blocks
     }
 
     /// How many `bytes` calls have been answered.
-    var calls: Int {
+    public var calls: Int {
         lock.lock()
         defer { lock.unlock() }
         return served
     }
 
-    func bytes(_ count: Int) -> [UInt8] {
+    /// The next pinned block, or `count` bytes of the seeded sequence.
+    public func bytes(_ count: Int) -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }
         served += 1
