@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import FlowCheckCLI
 import FlowCheckCoreDriver
+import FlowCheckFakeServer
 import FlowCheckRunner
 @testable import FlowCheckSDK
 
@@ -28,5 +30,26 @@ struct HarnessIndependenceTests {
         for result in errors {
             Issue.record("\(result.id) is a harness error, not a verdict on the SDK: \(result.errorMessage ?? "")")
         }
+    }
+
+    /// The issue's own acceptance, as a user runs it: `flowcheck specs/` exits 1 (a failure, not
+    /// 3, a harness error) with FLT-REDIRECT-LOOP failing and every other flow passing.
+    @Test func theCommandExitsOneForThatSDK() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-independence-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let lines = FlowCheckFakeServer.Locked<[String]>([])
+        let console = FlowCheckCommand.Console(out: { line in lines.withLock { $0.append(line) } }, err: { line in lines.withLock { $0.append(line) } })
+        let code = await URLSessionTransport.$followsRedirectsDefect.withValue(true) {
+            await FlowCheckCommand(driver: CoreSDKDriver(name: "URLSession follows redirects")).run(
+                [root.appendingPathComponent("specs").path, "--junit", scratch.appendingPathComponent("junit.xml").path, "--markdown", scratch.appendingPathComponent("report.md").path],
+                console: console
+            )
+        }
+        let printed = lines.withLock { $0 }
+        #expect(code == .failed, "\(printed.suffix(5))")
+        #expect(printed.contains { $0.hasPrefix("✘ FLT-REDIRECT-LOOP") })
+        #expect(printed.last == "42 passed, 1 failed")
     }
 }
