@@ -70,9 +70,10 @@ public indirect enum SchemaNode: Sendable, Equatable {
 
 extension SchemaNode {
     /// `{"type": "object", "properties": ..., "required": ..., "additionalProperties": false}`.
-    public static func closedObject(_ properties: [(String, SchemaNode)], required: [String] = [], description: String? = nil) -> SchemaNode {
+    public static func closedObject(_ properties: [(String, SchemaNode)], required: [String] = [], description: String? = nil, minProperties: Int? = nil) -> SchemaNode {
         var members: [Member] = [Member("type", .string("object"))]
         if let description { members.append(Member("description", .string(description))) }
+        if let minProperties { members.append(Member("minProperties", .integer(minProperties))) }
         members.append(Member("properties", .object(properties.map { Member($0.0, $0.1) })))
         if !required.isEmpty { members.append(Member("required", .array(required.map(SchemaNode.string)))) }
         members.append(Member("additionalProperties", .bool(false)))

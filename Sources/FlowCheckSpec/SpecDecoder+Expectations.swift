@@ -72,10 +72,19 @@ extension SpecDecoder {
             return decodeBrowserExpectation(member.value, path + ".browser").map(Check.browser)
         case .neverSent:
             guard let items = array(member, path + ".neverSent", example: "[\"app-secret\"]") else { return nil }
+            if items.isEmpty {
+                report(member.value, path + ".neverSent", "an empty list checks nothing", fix: "list the values no request may carry, e.g. [\"${appSecret}\"], or remove the key")
+            }
             var values: [Template] = []
             for (i, item) in items.enumerated() {
                 guard case .string(let text) = item.value else {
                     typeMismatch(item, path + ".neverSent[\(i)]", expected: "a string", example: "\"app-secret\"")
+                    continue
+                }
+                guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    // The checker could never find an empty value "in" a request; the report would
+                    // still say the check was made.
+                    report(item, path + ".neverSent[\(i)]", "an empty value checks nothing", fix: "write the value no request may carry, e.g. \"${appSecret}\"")
                     continue
                 }
                 let template = Template(text)
@@ -111,7 +120,7 @@ extension SpecDecoder {
             case .form: request.checks.append(.form(decodeFields(member.value, memberPath)))
             case .json: request.checks.append(.json(decodeFields(member.value, memberPath)))
             // `false` is the default, written out: nothing to check.
-            case .strict: if bool(member, memberPath) == true { request.checks.append(.strict) }
+            case .strict: if strictIsTrue(member, memberPath) { request.checks.append(.strict) }
             case .status:
                 if let status = integer(member, memberPath, range: 100...599, example: "200") { request.checks.append(.status(status)) }
             case .responseJson: request.checks.append(.responseJson(decodeFields(member.value, memberPath)))
@@ -122,6 +131,9 @@ extension SpecDecoder {
 
     mutating func decodeBrowserExpectation(_ node: JSONNode, _ path: String) -> [BrowserCheck]? {
         guard let members = object(node, path, allowed: BrowserCheckKind.keys, example: "{\"opened\": [{\"path\": \"/oauth/v2/authorize\"}]}") else { return nil }
+        if members.isEmpty, node.members?.isEmpty == true {
+            report(node, path, "an empty object checks nothing", fix: "check at least one of \(BrowserCheckKind.keys.joined(separator: ", ")), or remove the key")
+        }
         var checks: [BrowserCheck] = []
         for kind in BrowserCheckKind.allCases {
             guard let member = members[kind.rawValue] else { continue }
@@ -170,16 +182,27 @@ extension SpecDecoder {
             case .path: if let matcher = decodeMatcher(member.value, memberPath) { url.checks.append(.path(matcher)) }
             case .query: url.checks.append(.query(decodeFields(member.value, memberPath)))
             // `false` is the default, written out: nothing to check.
-            case .strict: if bool(member, memberPath) == true { url.checks.append(.strict) }
+            case .strict: if strictIsTrue(member, memberPath) { url.checks.append(.strict) }
             }
         }
         return url
+    }
+
+    /// `"strict": true`; `false` (the default, written out) checks nothing and is refused.
+    func strictIsTrue(_ member: JSONNode.Member, _ path: String) -> Bool {
+        guard let value = bool(member, path) else { return false }
+        if !value { report(member.value, path, "\"strict\": false checks nothing", fix: "write \"strict\": true, or remove the key") }
+        return value
     }
 
     mutating func decodeFields(_ node: JSONNode, _ path: String) -> [FieldMatcher] {
         guard let members = node.members else {
             typeMismatch(node, path, expected: "an object of field matchers", example: "{\"grant_type\": \"client_credentials\"}")
             return []
+        }
+        if members.isEmpty {
+            // `{}` would load, pass and be narrated as a check: a spec that checks nothing.
+            report(node, path, "an empty object checks nothing", fix: "name at least one field, e.g. {\"grant_type\": \"client_credentials\"}, or remove the key")
         }
         reportDuplicates(members, path)
         return members.compactMap { member in

@@ -92,6 +92,9 @@ extension SpecDecoder {
                 return nil
             }
             reportDuplicates(members, withPath)
+            if members.isEmpty {
+                report(with.value, withPath, "an empty \"with\" passes nothing", fix: allowed.isEmpty ? "remove it: \"\(name)\" takes no arguments" : "give the arguments, e.g. {\"\(allowed[0])\": \"...\"}, or remove it")
+            }
             for argument in members {
                 let argumentPath = withPath + JSONPath.key(argument.key)
                 guard allowed.contains(argument.key) else {

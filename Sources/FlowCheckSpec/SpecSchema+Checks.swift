@@ -7,7 +7,7 @@ extension SpecSchema {
     static func shared() -> [SchemaNode.Member] {
         [
             M("matcher", matcher),
-            M("fields", .object([M("type", .string("object")), M("additionalProperties", .ref("matcher"))])),
+            M("fields", .object([M("type", .string("object")), M("minProperties", .integer(1)), M("additionalProperties", .ref("matcher"))])),
             M("stringFields", .object([M("type", .string("object")), M("additionalProperties", scalar)])),
             M("error", error),
             M("request", request),
@@ -30,11 +30,12 @@ extension SpecSchema {
             case .result: return (kind.rawValue, .ref("fields"))
             case .requests: return (kind.rawValue, .array(of: .ref("request")))
             case .browser: return (kind.rawValue, .ref("browserExpectation"))
-            case .neverSent: return (kind.rawValue, .array(of: .nonEmptyString))
+            case .neverSent: return (kind.rawValue, .array(of: .pattern("\\S"), minItems: 1))
             case .storeEmpty: return (kind.rawValue, boolean)
             case .store:
                 return (kind.rawValue, .object([
                     M("type", .string("object")),
+                    M("minProperties", .integer(1)),
                     M("propertyNames", provider.storeFields.isEmpty ? .bool(false) : fieldNames(provider.storeFields)),
                     M("additionalProperties", .ref("matcher")),
                 ]))
@@ -61,7 +62,7 @@ extension SpecSchema {
             case .method: return (kind.rawValue, .pattern("^[A-Z]+$"))
             case .path: return (kind.rawValue, .ref("matcher"))
             case .query, .headers, .form, .json, .responseJson: return (kind.rawValue, .ref("fields"))
-            case .strict: return (kind.rawValue, boolean)
+            case .strict: return (kind.rawValue, justTrue)
             case .status: return (kind.rawValue, status)
             }
         })
@@ -72,7 +73,7 @@ extension SpecSchema {
             switch kind {
             case .url, .scheme, .host, .path: return (kind.rawValue, .ref("matcher"))
             case .query: return (kind.rawValue, .ref("fields"))
-            case .strict: return (kind.rawValue, boolean)
+            case .strict: return (kind.rawValue, justTrue)
             }
         })
     }
@@ -88,7 +89,7 @@ extension SpecSchema {
             case .noRedirect: return (kind.rawValue, justTrue)
             case .dismissed: return (kind.rawValue, boolean)
             }
-        })
+        }, minProperties: 1)
     }
 
     /// A scalar (equals), or an object with exactly one check and an optional capture.

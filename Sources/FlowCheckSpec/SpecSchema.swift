@@ -1,3 +1,5 @@
+import Foundation
+
 /// The JSON Schema for spec files, generated from the provider catalogue and the closed sets
 /// of action, check and matcher kinds, so it cannot drift from what the loader accepts.
 ///
@@ -80,7 +82,7 @@ public enum SpecSchema {
             var properties: [(String, SchemaNode)] = [(key, value), ("note", .anyString), ("expect", expectRef(provider, appResults: results))]
             var required = [key]
             if let signature, !(signature.required + signature.optional).isEmpty {
-                properties.append(("with", .closedObject((signature.required + signature.optional).map { ($0, scalar) }, required: signature.required)))
+                properties.append(("with", .closedObject((signature.required + signature.optional).map { ($0, scalar) }, required: signature.required, minProperties: 1)))
                 if !signature.required.isEmpty { required.append("with") }
             }
             variants.append(.closedObject(properties, required: required))

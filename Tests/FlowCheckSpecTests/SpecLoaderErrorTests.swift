@@ -115,6 +115,26 @@ struct SpecLoaderErrorTests {
         Case(name: "noRedirect false", json: spec(steps: #"[{"advanceClock": "1m", "expect": {"browser": {"noRedirect": false}}}]"#), expected: [
             "t.json:7:73: error: \"noRedirect\": false checks nothing at $.steps[0].expect.browser.noRedirect\n  fix: write \"redirect\": {} to demand a redirect, or remove the key",
         ]),
+        // Checks that would load, pass and be narrated while checking nothing.
+        Case(name: "an empty neverSent value", json: spec(steps: #"[{"app": "products", "expect": {"neverSent": [""]}}]"#), expected: [
+            "t.json:7:58: error: an empty value checks nothing at $.steps[0].expect.neverSent[0]\n  fix: write the value no request may carry, e.g. \"${appSecret}\"",
+        ]),
+        Case(name: "an empty neverSent list", json: spec(steps: #"[{"app": "products", "expect": {"neverSent": []}}]"#), expected: [
+            "t.json:7:57: error: an empty list checks nothing at $.steps[0].expect.neverSent\n  fix: list the values no request may carry, e.g. [\"${appSecret}\"], or remove the key",
+        ]),
+        Case(name: "an empty result object", json: spec(steps: #"[{"app": "products", "expect": {"result": {}}}]"#), expected: [
+            "t.json:7:54: error: an empty object checks nothing at $.steps[0].expect.result\n  fix: name at least one field, e.g. {\"grant_type\": \"client_credentials\"}, or remove the key",
+        ]),
+        Case(name: "empty headers and strict false", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"headers": {}, "strict": false}]}}]"#), expected: [
+            "t.json:7:69: error: an empty object checks nothing at $.steps[0].expect.requests[0].headers\n  fix: name at least one field, e.g. {\"grant_type\": \"client_credentials\"}, or remove the key",
+            "t.json:7:83: error: \"strict\": false checks nothing at $.steps[0].expect.requests[0].strict\n  fix: write \"strict\": true, or remove the key",
+        ]),
+        Case(name: "an empty with", json: spec(steps: #"[{"app": "products", "with": {}}]"#), expected: [
+            "t.json:7:41: error: an empty \"with\" passes nothing at $.steps[0].with\n  fix: remove it: \"products\" takes no arguments",
+        ]),
+        Case(name: "an empty browser expectation", json: spec(steps: #"[{"advanceClock": "1m", "expect": {"browser": {}}}]"#), expected: [
+            "t.json:7:58: error: an empty object checks nothing at $.steps[0].expect.browser\n  fix: check at least one of opened, pageStatus, pageContains, redirect, noRedirect, dismissed, or remove the key",
+        ]),
         Case(name: "id with a trailing newline", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"MLT-AUTH\\n\""), expected: [
             "t.json:2:9: error: id \"MLT-AUTH\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),
