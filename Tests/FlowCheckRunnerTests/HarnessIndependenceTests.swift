@@ -4,24 +4,22 @@ import FlowCheckCLI
 import FlowCheckCoreDriver
 import FlowCheckFakeServer
 import FlowCheckRunner
-@testable import FlowCheckSDK
 
 /// The harness does not lean on the SDK it judges: an SDK whose transport follows redirects is
 /// caught by FLT-REDIRECT-LOOP, and no other flow turns into a harness error because the scripted
 /// browser or a `send` step followed the same redirects.
 ///
-/// While the browser and `send` steps borrowed the SDK's `URLSessionTransport`, this test found
-/// 23 harness errors (every browser flow of Clover, Clever and Braintree: the browser followed the
-/// login redirect to the app's custom scheme) and one misattributed failure, BT-CONNECT-RDNS.
+/// While the browser and `send` steps borrowed the SDK's `URLSessionTransport`, an SDK whose
+/// URLSession followed redirects gave 23 harness errors (every browser flow of Clover, Clever and
+/// Braintree: the browser followed the login redirect to the app's custom scheme) and one
+/// misattributed failure, BT-CONNECT-RDNS. The runner now has its own client and does not depend
+/// on the SDK target at all (`scripts/check-imports.py` refuses an undeclared import), so the
+/// defect is modelled here by the SDK's transport following redirects itself.
 @Suite(.timeLimit(.minutes(5)))
 struct HarnessIndependenceTests {
     @Test func anSDKThatFollowsRedirectsFailsTheRedirectLoopFlowWithoutBreakingTheHarness() async throws {
         let specs = try SpecsEarnTheirPlaceTests.specs()
-        // The defect lives in the SDK's own URLSessionTransport, so every transport made while the
-        // flows run follows redirects: the driver's, and any the harness might still borrow.
-        let results = await URLSessionTransport.$followsRedirectsDefect.withValue(true) {
-            await FlowRunner(driver: CoreSDKDriver(name: "URLSession follows redirects")).run(specs)
-        }
+        let results = await FlowRunner(driver: FaultBrokenVariants.followsRedirects).run(specs)
         #expect(results.count == specs.count)
         let errors = results.filter { $0.status == .error }
         let failed = results.filter { $0.status == .failed }.map(\.id)
@@ -41,12 +39,10 @@ struct HarnessIndependenceTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let lines = FlowCheckFakeServer.Locked<[String]>([])
         let console = FlowCheckCommand.Console(out: { line in lines.withLock { $0.append(line) } }, err: { line in lines.withLock { $0.append(line) } })
-        let code = await URLSessionTransport.$followsRedirectsDefect.withValue(true) {
-            await FlowCheckCommand(driver: CoreSDKDriver(name: "URLSession follows redirects")).run(
-                [root.appendingPathComponent("specs").path, "--junit", scratch.appendingPathComponent("junit.xml").path, "--markdown", scratch.appendingPathComponent("report.md").path],
-                console: console
-            )
-        }
+        let code = await FlowCheckCommand(driver: FaultBrokenVariants.followsRedirects).run(
+            [root.appendingPathComponent("specs").path, "--junit", scratch.appendingPathComponent("junit.xml").path, "--markdown", scratch.appendingPathComponent("report.md").path],
+            console: console
+        )
         let printed = lines.withLock { $0 }
         #expect(code == .failed, "\(printed.suffix(5))")
         #expect(printed.contains { $0.hasPrefix("✘ FLT-REDIRECT-LOOP") })

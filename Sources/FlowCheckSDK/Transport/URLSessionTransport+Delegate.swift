@@ -8,8 +8,6 @@ import FoundationNetworking
 final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     /// The 401/407 answers whose challenge was refused, by task identifier.
     let challenged = Locked<[Int: HTTPURLResponse]>([:])
-    /// False in every shipped build; see ``URLSessionTransport/followsRedirectsDefect``.
-    let followsRedirects = URLSessionTransport.followsRedirectsDefect
 
     func urlSession(
         _ session: URLSession,
@@ -18,7 +16,7 @@ final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(followsRedirects ? request : nil)
+        completionHandler(nil)
     }
 
     /// A 401 with `WWW-Authenticate: Basic` (RFC 6749 §5.2 asks token endpoints to send one)
