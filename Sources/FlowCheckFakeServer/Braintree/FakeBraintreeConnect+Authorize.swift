@@ -23,7 +23,7 @@ extension FakeBraintreeConnect {
         else {
             return Self.page.errorResponse(400, "redirect_uri does not match the registered redirect URL")
         }
-        let requestID = FakeClover.randomHex(byteCount: 16)
+        let requestID = Persona.randomHex(byteCount: 16)
         book.withLock { book in
             book.pendingConnects[requestID] = PendingConnect(
                 redirectURI: redirectURI, state: request.queryItem("state"), createdAt: now
@@ -62,7 +62,7 @@ extension FakeBraintreeConnect {
                     return .badCredentials(requestID: requestID)
                 }
                 book.pendingConnects[requestID] = nil
-                let code = FakeClover.randomHex(byteCount: 16)
+                let code = Persona.randomHex(byteCount: 16)
                 book.codes[code] = IssuedCode(
                     merchantID: merchant.id, redirectURI: pending.redirectURI,
                     expiresAt: now + fixture.codeLifetime, used: false

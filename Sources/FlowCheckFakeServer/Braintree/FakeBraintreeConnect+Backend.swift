@@ -13,7 +13,7 @@ extension FakeBraintreeConnect {
         guard let origin = Self.origin(of: request) else {
             return .json(400, ["error": "a Host header naming this server is required"])
         }
-        let state = FakeClover.randomHex(byteCount: 16)
+        let state = Persona.randomHex(byteCount: 16)
         book.withLock { _ = $0.backendStates.insert(state) }
         let url = OAuthRedirect.location(origin + Self.connectPath, appending: [
             ("client_id", fixture.clientID),
@@ -21,7 +21,7 @@ extension FakeBraintreeConnect {
             ("scope", Self.scope),
             ("state", state),
         ])
-        return FakeClover.noStore(.json(200, ["connectURL": url]))
+        return Persona.noStore(.json(200, ["connectURL": url]))
     }
 
     // MARK: - GET /backend/braintree/callback

@@ -37,13 +37,13 @@ extension FakeBraintreeConnect {
                 if let redirectURI, redirectURI != issued.redirectURI {
                     throw .invalidGrant("redirect_uri does not match the one the code was issued for")
                 }
-                let access = FakeClover.randomHex(byteCount: 20)
-                let refresh = FakeClover.randomHex(byteCount: 20)
+                let access = Persona.randomHex(byteCount: 20)
+                let refresh = Persona.randomHex(byteCount: 20)
                 book.tokens[access] = false
                 book.tokens[refresh] = false
                 book.issued.append(access)
                 book.issued.append(refresh)
-                return FakeClover.noStore(.json(200, [
+                return Persona.noStore(.json(200, [
                     "access_token": access, "refresh_token": refresh, "merchant_id": issued.merchantID,
                 ]))
             }

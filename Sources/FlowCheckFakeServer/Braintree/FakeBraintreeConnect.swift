@@ -134,19 +134,19 @@ public final class FakeBraintreeConnect: FakeProvider {
         }
         switch path {
         case Self.connectURLPath:
-            guard request.method == "GET" else { return FakeClover.methodNotAllowed(allow: "GET") }
+            guard request.method == "GET" else { return Persona.methodNotAllowed(allow: "GET") }
             return connectURL(request)
         case Self.callbackPath:
-            guard request.method == "GET" else { return FakeClover.methodNotAllowed(allow: "GET") }
+            guard request.method == "GET" else { return Persona.methodNotAllowed(allow: "GET") }
             return callback(request, now: now)
         case Self.connectPath:
-            guard request.method == "GET" else { return FakeClover.methodNotAllowed(allow: "GET") }
+            guard request.method == "GET" else { return Persona.methodNotAllowed(allow: "GET") }
             return connect(request, now: now)
         case Self.loginPath:
-            guard request.method == "POST" else { return FakeClover.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return login(request, now: now)
         case Self.accessTokensPath:
-            guard request.method == "POST" else { return FakeClover.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return accessTokens(request, now: now)
         default:
             return .json(404, ["message": "404 Not Found"])

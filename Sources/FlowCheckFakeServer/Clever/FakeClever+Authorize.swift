@@ -25,7 +25,7 @@ extension FakeClever {
         guard let state = parameter("state"), !state.isEmpty else {
             return Self.page.errorResponse(400, "invalid_request: state is required")
         }
-        let requestID = FakeClover.randomHex(byteCount: 16)
+        let requestID = Persona.randomHex(byteCount: 16)
         book.withLock { book in
             book.pendingLogins[requestID] = PendingLogin(
                 clientID: client.id, redirectURI: redirectURI, state: state, createdAt: now
@@ -61,7 +61,7 @@ extension FakeClever {
                     return .badCredentials(requestID: requestID, clientID: pending.clientID)
                 }
                 book.pendingLogins[requestID] = nil
-                let code = FakeClover.randomHex(byteCount: 16)
+                let code = Persona.randomHex(byteCount: 16)
                 book.codes[code] = IssuedCode(
                     clientID: pending.clientID, redirectURI: pending.redirectURI, email: user.email,
                     expiresAt: now + fixture.codeLifetime, used: false

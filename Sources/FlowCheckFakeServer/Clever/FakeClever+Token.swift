@@ -42,10 +42,10 @@ extension FakeClever {
                 guard redirectURI == issued.redirectURI else {
                     throw .invalidGrant("redirect_uri does not match the one the code was issued for")
                 }
-                let token = FakeClover.randomHex(byteCount: 20)
+                let token = Persona.randomHex(byteCount: 20)
                 book.tokens[token] = false
                 book.issued.append(token)
-                return FakeClover.noStore(.json(200, ["access_token": token, "token_type": "bearer"]))
+                return Persona.noStore(.json(200, ["access_token": token, "token_type": "bearer"]))
             }
         }
         switch result {

@@ -106,13 +106,13 @@ public final class FakeClever: FakeProvider {
     public func handle(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         switch request.path {
         case Self.authorizePath:
-            guard request.method == "GET" else { return FakeClover.methodNotAllowed(allow: "GET") }
+            guard request.method == "GET" else { return Persona.methodNotAllowed(allow: "GET") }
             return authorize(request, now: now)
         case Self.loginPath:
-            guard request.method == "POST" else { return FakeClover.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return login(request, now: now)
         case Self.tokenPath:
-            guard request.method == "POST" else { return FakeClover.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return exchangeCode(request, now: now)
         default:
             return .json(404, ["message": "404 Not Found"])

@@ -32,14 +32,14 @@ extension FakeClover {
         guard challenge.utf8.count == 43, challenge.utf8.allSatisfy(Self.isBase64URL) else {
             return Self.page(400, "invalid_request: invalid code_challenge (expected 43 base64url characters)")
         }
-        let requestID = Self.randomHex(byteCount: 16)
+        let requestID = Persona.randomHex(byteCount: 16)
         book.withLock { book in
             book.pendingLogins[requestID] = PendingLogin(
                 clientID: app.id, redirectURI: redirectURI, challenge: challenge,
                 state: parameter("state"), createdAt: now
             )
         }
-        return CloverPage.response(200, CloverPage.login(requestID: requestID, appID: app.id))
+        return HTMLPage.response(200, CloverPage.login(requestID: requestID, appID: app.id))
     }
 
     /// Whether `redirect` lies under `site`: same scheme and host (case-insensitive), same
@@ -125,7 +125,7 @@ extension FakeClover {
                     return .notInstalled
                 }
                 book.pendingLogins[requestID] = nil
-                let code = Self.randomHex(byteCount: 16)
+                let code = Persona.randomHex(byteCount: 16)
                 book.codes[code] = IssuedCode(
                     clientID: pending.clientID, redirectURI: pending.redirectURI, challenge: pending.challenge,
                     merchantID: merchant.id, expiresAt: now + fixture.codeLifetime, used: false
@@ -141,7 +141,7 @@ extension FakeClover {
             return Self.redirect(pending.redirectURI, [("error", "access_denied")], state: pending.state)
         case .badCredentials(let requestID, let appID):
             let html = CloverPage.login(requestID: requestID, appID: appID, error: "Invalid email or password")
-            return CloverPage.response(401, html)
+            return HTMLPage.response(401, html)
         case .employeeWithoutMerchant:
             return Self.page(403, "the employee is not on any merchant")
         case .notInstalled:
@@ -158,7 +158,7 @@ extension FakeClover {
     // MARK: - Helpers
 
     private static func page(_ status: Int, _ message: String) -> HTTPResponse {
-        CloverPage.response(status, CloverPage.error(message))
+        HTMLPage.response(status, CloverPage.error(message))
     }
 
     /// 302 to `base` with `parameters` (and `state` last, when the authorize request had one)

@@ -19,7 +19,7 @@ extension FakeClover {
         static let invalidClient = TokenError(status: 401, code: "invalid_client", description: "unknown client_id")
 
         var response: HTTPResponse {
-            FakeClover.noStore(.json(status, ["error": code, "error_description": description]))
+            Persona.noStore(.json(status, ["error": code, "error_description": description]))
         }
     }
 
@@ -106,10 +106,10 @@ extension FakeClover {
     /// Records and returns a fresh access/refresh pair for `merchantID`.
     private func issuePair(into book: inout Book, clientID: String, merchantID: String, now: Date) -> HTTPResponse {
         let seconds = now.timeIntervalSince1970
-        let accessExpiration = Self.wholeSeconds(seconds + fixture.accessTokenLifetime)
-        let refreshExpiration = Self.wholeSeconds(seconds + fixture.refreshTokenLifetime)
-        let access = Self.randomHex(byteCount: 20)
-        let refresh = Self.randomHex(byteCount: 20)
+        let accessExpiration = Persona.wholeSeconds(seconds + fixture.accessTokenLifetime)
+        let refreshExpiration = Persona.wholeSeconds(seconds + fixture.refreshTokenLifetime)
+        let access = Persona.randomHex(byteCount: 20)
+        let refresh = Persona.randomHex(byteCount: 20)
         book.accessTokens[access] = IssuedToken(
             clientID: clientID, merchantID: merchantID, expiration: accessExpiration, used: false, revoked: false
         )
@@ -118,7 +118,7 @@ extension FakeClover {
         )
         book.issued.append(access)
         book.issued.append(refresh)
-        return Self.noStore(.json(200, [
+        return Persona.noStore(.json(200, [
             "access_token": access,
             "access_token_expiration": accessExpiration,
             "refresh_token": refresh,
@@ -133,7 +133,7 @@ extension FakeClover {
     /// client is a mobile app that cannot keep a secret (seed 000, Partial OAuth step 2),
     /// so sending one is the bug this harness exists to catch.
     private static func jsonFields(_ request: HTTPRequest, required: [String]) throws(TokenError) -> [String: String] {
-        guard mediaType(request.headers["Content-Type"]) == "application/json" else {
+        guard HTTPHeaders.mediaType(request.headers["Content-Type"]) == "application/json" else {
             throw .invalidRequest("Content-Type must be application/json")
         }
         guard case .object(let object)? = request.jsonBody else {
@@ -170,11 +170,4 @@ extension FakeClover {
         }
     }
 
-    /// RFC 6749 §5.1: token responses (and their errors) must not be cached.
-    static func noStore(_ response: HTTPResponse) -> HTTPResponse {
-        var response = response
-        response.headers.set("Cache-Control", "no-store")
-        response.headers.set("Pragma", "no-cache")
-        return response
-    }
 }

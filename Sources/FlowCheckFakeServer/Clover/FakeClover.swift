@@ -134,22 +134,22 @@ public final class FakeClover: FakeProvider {
         let path = request.path
         switch path {
         case Self.authorizePath:
-            guard request.method == "GET" else { return Self.methodNotAllowed(allow: "GET") }
+            guard request.method == "GET" else { return Persona.methodNotAllowed(allow: "GET") }
             return authorize(request, now: now)
         case Self.loginPath:
-            guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return login(request, now: now)
         case Self.tokenPath:
-            guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return exchangeCode(request, now: now)
         case Self.refreshPath:
-            guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return refresh(request, now: now)
         default:
             guard let merchantID = Self.merchantID(inPath: path) else {
                 return .json(404, ["message": "404 Not Found"])
             }
-            guard request.method == "GET" else { return Self.methodNotAllowed(allow: "GET") }
+            guard request.method == "GET" else { return Persona.methodNotAllowed(allow: "GET") }
             return merchant(merchantID, request, now: now)
         }
     }
@@ -164,32 +164,6 @@ public final class FakeClover: FakeProvider {
         return String(rest)
     }
 
-    static func methodNotAllowed(allow: String) -> HTTPResponse {
-        var response = HTTPResponse.json(405, ["message": "405 Method Not Allowed"])
-        response.headers.set("Allow", allow)
-        return response
-    }
 
-    /// Whole seconds, rounded down and clamped, so odd fixture values cannot trap.
-    static func wholeSeconds(_ seconds: TimeInterval) -> Int {
-        guard seconds.isFinite else { return seconds > 0 ? Int.max : Int.min }
-        return Int(max(min(seconds.rounded(.down), 9e18), -9e18))
-    }
 
-    /// `byteCount` bytes from the system CSPRNG as lowercase hex.
-    static func randomHex(byteCount: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<byteCount).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
-    }
-
-    /// The media type of a Content-Type value, lowercased and without parameters.
-    static func mediaType(_ contentType: String?) -> String? {
-        guard let contentType else { return nil }
-        return contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            .trimmingCharacters(in: .whitespaces).lowercased()
-    }
 }

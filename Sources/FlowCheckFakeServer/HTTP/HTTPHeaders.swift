@@ -80,3 +80,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
             && zip(lhs.storage, rhs.storage).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 }
+
+extension HTTPHeaders {
+    /// The media type of a Content-Type value, lowercased and without parameters.
+    static func mediaType(_ contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        return contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            .trimmingCharacters(in: .whitespaces).lowercased()
+    }
+}

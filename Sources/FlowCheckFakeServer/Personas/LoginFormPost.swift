@@ -48,7 +48,7 @@ struct LoginFormPost {
     /// Reads the form body. A browser always sends the form media type; a missing header is
     /// tolerated for hand-written clients, a different one is a client bug worth surfacing.
     static func parse(_ request: HTTPRequest) -> Parsed {
-        if let mediaType = FakeClover.mediaType(request.headers["Content-Type"]),
+        if let mediaType = HTTPHeaders.mediaType(request.headers["Content-Type"]),
            mediaType != "application/x-www-form-urlencoded" {
             return .invalid("invalid_request: Content-Type must be application/x-www-form-urlencoded")
         }

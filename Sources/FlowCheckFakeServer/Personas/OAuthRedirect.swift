@@ -29,7 +29,7 @@ enum OAuthRedirect {
     /// 302 to `location`, with a courtesy HTML link for clients that do not follow
     /// `Location` themselves and `Cache-Control: no-store` (the URL may carry a code).
     static func response(to location: String) -> HTTPResponse {
-        var response = CloverPage.response(302, CloverPage.redirect(to: location))
+        var response = HTMLPage.response(302, HTMLPage.redirect(to: location))
         response.headers.set("Location", location)
         return response
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The login (or consent) page and error pages of a fake provider other than Clover, built on
-/// ``CloverPage``'s document skeleton so every fake serves the same form shape.
+/// ``HTMLPage``'s document skeleton so every fake serves the same form shape.
 ///
 /// The form is exactly FakeClover's: `method="post"`, the provider's `action`, a hidden
 /// `request_id`, `email` and `password` inputs, and two buttons `name="action"` with values
@@ -23,32 +23,32 @@ struct ProviderPage: Sendable {
     /// the form. The form is identical on every showing so a retry posts the same fields.
     /// - Parameter intro: One plain-text sentence saying who asks for what.
     func login(requestID: String, intro: String, error: String? = nil) -> String {
-        var body = "<h1>\(CloverPage.escape(heading))</h1>\n"
-        body += "<p>\(CloverPage.escape(intro))</p>\n"
+        var body = "<h1>\(HTMLPage.escape(heading))</h1>\n"
+        body += "<p>\(HTMLPage.escape(intro))</p>\n"
         if let error {
-            body += "<p class=\"error\">\(CloverPage.escape(error))</p>\n"
+            body += "<p class=\"error\">\(HTMLPage.escape(error))</p>\n"
         }
         body += """
-        <form method="post" action="\(CloverPage.escape(formAction))">
-        <input type="hidden" name="request_id" value="\(CloverPage.escape(requestID))">
+        <form method="post" action="\(HTMLPage.escape(formAction))">
+        <input type="hidden" name="request_id" value="\(HTMLPage.escape(requestID))">
         <p><label>Email <input type="email" name="email"></label></p>
         <p><label>Password <input type="password" name="password"></label></p>
-        <p><button type="submit" name="action" value="login">\(CloverPage.escape(loginLabel))</button>
-        <button type="submit" name="action" value="deny">\(CloverPage.escape(denyLabel))</button></p>
+        <p><button type="submit" name="action" value="login">\(HTMLPage.escape(loginLabel))</button>
+        <button type="submit" name="action" value="deny">\(HTMLPage.escape(denyLabel))</button></p>
         </form>
 
         """
-        return CloverPage.document(title: "\(brand) - \(heading)", body: body)
+        return HTMLPage.document(title: "\(brand) - \(heading)", body: body)
     }
 
     /// `status` with the login page as body.
     func loginResponse(_ status: Int, requestID: String, intro: String, error: String? = nil) -> HTTPResponse {
-        CloverPage.response(status, login(requestID: requestID, intro: intro, error: error))
+        HTMLPage.response(status, login(requestID: requestID, intro: intro, error: error))
     }
 
     /// `status` with an error page holding `message`, the text tests and reports look for.
     func errorResponse(_ status: Int, _ message: String) -> HTTPResponse {
-        let body = "<h1>Error</h1>\n<p class=\"error\">\(CloverPage.escape(message))</p>\n"
-        return CloverPage.response(status, CloverPage.document(title: "\(brand) - Error", body: body))
+        let body = "<h1>Error</h1>\n<p class=\"error\">\(HTMLPage.escape(message))</p>\n"
+        return HTMLPage.response(status, HTMLPage.document(title: "\(brand) - Error", body: body))
     }
 }

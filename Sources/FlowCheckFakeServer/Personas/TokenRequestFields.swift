@@ -19,7 +19,7 @@ struct TokenRequestFields {
             throw Self.secretRefused
         }
         var values: [String: String] = [:]
-        switch FakeClover.mediaType(request.headers["Content-Type"]) {
+        switch HTTPHeaders.mediaType(request.headers["Content-Type"]) {
         case "application/x-www-form-urlencoded":
             guard let fields = request.formFields else { throw .invalidRequest("malformed form body") }
             for field in fields {
