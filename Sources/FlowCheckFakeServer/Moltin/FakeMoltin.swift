@@ -86,10 +86,10 @@ public final class FakeMoltin: FakeProvider {
     public func handle(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         switch request.path {
         case Self.tokenPath:
-            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
             return issueToken(request, now: now)
         case Self.productsPath:
-            guard request.method == "GET" else { return Persona.methodNotAllowed(allow: "GET") }
+            guard request.method == "GET" else { return Self.methodNotAllowed(allow: "GET") }
             return listProducts(request, now: now)
         default:
             return Self.error(404, "Not found")
@@ -123,7 +123,7 @@ public final class FakeMoltin: FakeProvider {
         else {
             return Self.error(401, "Invalid client id or secret")
         }
-        let expires = Persona.wholeSeconds(now.timeIntervalSince1970 + fixture.tokenLifetime)
+        let expires = Self.wholeSeconds(now.timeIntervalSince1970 + fixture.tokenLifetime)
         let issued: String? = book.withLock { book in
             if grant == "refresh_token" {
                 guard let old = field("refresh_token"),
@@ -144,7 +144,7 @@ public final class FakeMoltin: FakeProvider {
             "access_token": token,
             "token_type": "Bearer",
             "expires": expires,
-            "expires_in": Persona.wholeSeconds(fixture.tokenLifetime),
+            "expires_in": Self.wholeSeconds(fixture.tokenLifetime),
             "identifier": grant,
         ])
     }
