@@ -175,6 +175,18 @@ enum EdgeBrokenVariants {
         return try await inner.perform(AppCall(name: call.name, arguments: ["url": trusted, "returnURL": returnURL]))
     }
 
+    /// Clever: compares the redirect's host to the registered one with `hasSuffix`, so
+    /// `evil-oauth` and `attacker.oauth` pass for `oauth`.
+    static let cleverHostBySuffix = BrokenVariants.overriding("redirect host checked with hasSuffix") { call, inner, context in
+        guard call.name == "receiveRedirect", let url = call.arguments["url"], var components = URLComponents(string: url),
+              let host = components.host, let opened = context.browser.opened.last,
+              let registered = URLComponents(url: opened, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "redirect_uri" })?.value,
+              let trusted = URL(string: registered)?.host, host != trusted, host.lowercased().hasSuffix(trusted.lowercased())
+        else { return nil }
+        components.host = trusted
+        return try await inner.perform(AppCall(name: call.name, arguments: ["url": components.string ?? url]))
+    }
+
     // MARK: - The connect URL the merchant's server hands out (BT-CONNECT-URL)
 
     /// Opens whatever URL the backend hands out: fetches it as the SDK does, and opens it without

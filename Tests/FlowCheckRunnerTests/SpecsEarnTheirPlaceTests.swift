@@ -108,6 +108,7 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "a return URL's host checked with hasSuffix", driver: EdgeBrokenVariants.hostBySuffix, mustFail: ["BT-TRUSTED-EDGES"]),
         Variant(name: "credential-like parameters on a return URL ignored", driver: EdgeBrokenVariants.credentialsIgnored, mustFail: ["BT-TRUSTED-EDGES"]),
         Variant(name: "a return URL trusted by its scheme only", driver: EdgeBrokenVariants.schemeOnly, mustFail: ["BT-RDNS-HOST"]),
+        Variant(name: "Clever: a redirect host checked with hasSuffix", driver: EdgeBrokenVariants.cleverHostBySuffix, mustFail: ["CLE-REDIRECT-HOST"]),
         Variant(name: "opens any connect URL the backend hands out", driver: EdgeBrokenVariants.opensAnyConnectURL, mustFail: ["BT-CONNECT-URL"]),
     ]
 
