@@ -41,6 +41,17 @@ struct FakeBraintreeBackendTests {
         #expect(response.jsonFields()?["connectURL"] == nil)
     }
 
+    @Test func backendConnectURLsAreHandedOutInOrderThenItsOwn() throws {
+        var fixture = BraintreeWorld.fixture
+        fixture.backendConnectURLs = ["http://connect.example.com/braintree/oauth/connect", "examplescheme://braintree/connected?merchant_id=M1"]
+        let env = BraintreeWorld(fixture: fixture)
+        #expect(try env.connectURL() == "http://connect.example.com/braintree/oauth/connect")
+        #expect(try env.connectURL() == "examplescheme://braintree/connected?merchant_id=M1")
+        let own = try env.connectURL()
+        #expect(own.hasPrefix("http://127.0.0.1:8080/braintree/oauth/connect?"), "\(own)")
+        #expect(try BraintreeWorld.state(in: own).count == 32)
+    }
+
     // MARK: - The secret guard
 
     struct SecretCase: Sendable, CustomTestStringConvertible {

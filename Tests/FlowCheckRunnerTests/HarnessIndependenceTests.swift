@@ -46,6 +46,9 @@ struct HarnessIndependenceTests {
         let printed = lines.withLock { $0 }
         #expect(code == .failed, "\(printed.suffix(5))")
         #expect(printed.contains { $0.hasPrefix("✘ FLT-REDIRECT-LOOP") })
-        #expect(printed.last == "42 passed, 1 failed")
+        // Every other flow of the catalogue passes (counted, not written down, so a new flow
+        // does not need this line changed).
+        let total = try SpecsEarnTheirPlaceTests.specs().count
+        #expect(printed.last == "\(total - 1) passed, 1 failed")
     }
 }

@@ -97,6 +97,19 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "a failed token call clears the store", driver: FaultBrokenVariants.failedTokenCallClearsStore, mustFail: ["FLT-RESET", "FLT-STALL", "FLT-HTML5XX", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
         Variant(name: "every error reported as a server error", driver: FaultBrokenVariants.oneErrorKind("serverError"), mustFail: ["FLT-RESET", "FLT-STALL", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
         Variant(name: "every error reported as a transport error", driver: FaultBrokenVariants.oneErrorKind("transport"), mustFail: ["FLT-HTML5XX", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
+        // Issue 11, part i11c: Clever denials, one client-authentication method per token call,
+        // trusted-source edges, loopback look-alikes, the connect URL a merchant's server hands out
+        Variant(name: "loopback judged by string prefix", driver: EdgeBrokenVariants.loopbackByPrefix, mustFail: ["CLV-API-4"]),
+        Variant(name: "an error redirect judged before its state", driver: EdgeBrokenVariants.errorBeforeState, mustFail: ["CLE-DENIED"]),
+        Variant(name: "a denial leaves the browser open", driver: EdgeBrokenVariants.denialLeavesBrowserOpen, mustFail: ["CLE-DENIED"]),
+        Variant(name: "Moltin: a Basic header alongside the form credentials", driver: EdgeBrokenVariants.moltinBasicAlongsideForm, mustFail: ["MLT-CLIENT-AUTH"]),
+        Variant(name: "Clover: a Basic header alongside the JSON client_id", driver: EdgeBrokenVariants.cloverBasicAlongsideJSON, mustFail: ["CLV-FULL-10"]),
+        Variant(name: "Clever: token-request headers accumulate across logins", driver: EdgeBrokenVariants.cleverHeadersAccumulate, mustFail: ["CLE-CLIENT-AUTH"]),
+        Variant(name: "a return URL's host checked with hasSuffix", driver: EdgeBrokenVariants.hostBySuffix, mustFail: ["BT-TRUSTED-EDGES"]),
+        Variant(name: "credential-like parameters on a return URL ignored", driver: EdgeBrokenVariants.credentialsIgnored, mustFail: ["BT-TRUSTED-EDGES"]),
+        Variant(name: "a return URL trusted by its scheme only", driver: EdgeBrokenVariants.schemeOnly, mustFail: ["BT-RDNS-HOST"]),
+        Variant(name: "Clever: a redirect host checked with hasSuffix", driver: EdgeBrokenVariants.cleverHostBySuffix, mustFail: ["CLE-REDIRECT-HOST"]),
+        Variant(name: "opens any connect URL the backend hands out", driver: EdgeBrokenVariants.opensAnyConnectURL, mustFail: ["BT-CONNECT-URL"]),
     ]
 
     @Test(arguments: variants)

@@ -138,7 +138,23 @@ struct SpecLoaderErrorTests {
         Case(name: "id with a trailing newline", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"MLT-AUTH\\n\""), expected: [
             "t.json:2:9: error: id \"MLT-AUTH\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),
+        Case(name: "braintree backendConnectURLs empty", json: braintree(#"[]"#), expected: [
+            "t.json:6:149: error: an empty backendConnectURLs changes nothing at $.fixture.backendConnectURLs\n  fix: remove it to hand out the backend's own connect URL, or list the URLs to hand out first, e.g. [\"http://connect.example.com/braintree/oauth/connect\"]",
+        ]),
+        Case(name: "braintree backendConnectURLs not absolute", json: braintree(#"["connect.example.com/x", 7]"#), expected: [
+            "t.json:6:150: error: \"connect.example.com/x\" is not an absolute URL at $.fixture.backendConnectURLs[0]\n  fix: write it with a scheme and no spaces, e.g. \"http://connect.example.com/braintree/oauth/connect\" or \"examplescheme://connect\"",
+            "t.json:6:175: error: expected a string, found a number at $.fixture.backendConnectURLs[1]\n  fix: write it as \"http://connect.example.com/braintree/oauth/connect\"",
+        ]),
+        Case(name: "braintree backendConnectURLs not a list", json: braintree(#""http://connect.example.com/x""#), expected: [
+            "t.json:6:149: error: expected an array, found a string at $.fixture.backendConnectURLs\n  fix: write it as [\"http://connect.example.com/braintree/oauth/connect\"]",
+        ]),
     ]
+
+    /// A Braintree spec whose fixture's backendConnectURLs is `value`.
+    static func braintree(_ value: String) -> String {
+        spec(steps: #"[{"app": "status"}]"#, fixture: #"{"clientId": "bt-1", "clientSecret": "bt-secret-123", "merchants": [], "returnURL": "examplescheme://braintree", "backendConnectURLs": "# + value + "}")
+            .replacingOccurrences(of: "\"moltin\"", with: "\"braintree\"")
+    }
 
     @Test(arguments: cases)
     func reportsExactMessage(_ testCase: Case) {

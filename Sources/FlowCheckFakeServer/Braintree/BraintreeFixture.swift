@@ -35,6 +35,11 @@ public struct BraintreeFixture: Sendable, Equatable {
     public var codeLifetime: TimeInterval = 300
     /// Seconds the connect page (its `request_id`) stays usable.
     public var loginRequestLifetime: TimeInterval = 600
+    /// Connect URLs the merchant's backend hands out verbatim, one per request in this order,
+    /// before it goes back to building its own: a misconfigured or compromised backend (a
+    /// clear-text `http://` URL to a remote host, a custom-scheme URL) whose URL the app must
+    /// refuse to open. No state is remembered for them, so the callback would refuse one anyway.
+    public var backendConnectURLs: [String]
 
     public init(
         clientID: String,
@@ -42,7 +47,8 @@ public struct BraintreeFixture: Sendable, Equatable {
         merchants: [Merchant],
         returnURL: String,
         codeLifetime: TimeInterval = 300,
-        loginRequestLifetime: TimeInterval = 600
+        loginRequestLifetime: TimeInterval = 600,
+        backendConnectURLs: [String] = []
     ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -50,5 +56,6 @@ public struct BraintreeFixture: Sendable, Equatable {
         self.returnURL = returnURL
         self.codeLifetime = codeLifetime
         self.loginRequestLifetime = loginRequestLifetime
+        self.backendConnectURLs = backendConnectURLs
     }
 }

@@ -9,7 +9,18 @@ extension FakeBraintreeConnect {
     ///
     /// DECISION: states do not expire; a real backend would bound them, but the flows only
     /// need "unknown" and "used", and an expiry would be one more clock to explain.
+    ///
+    /// While the fixture's `backendConnectURLs` last, the backend hands out the next one as it
+    /// is and remembers no state: the misconfigured backend an app must not trust blindly.
     func connectURL(_ request: HTTPRequest) -> HTTPResponse {
+        let verbatim: String? = book.withLock { book in
+            guard book.connectURLsHandedOut < fixture.backendConnectURLs.count else { return nil }
+            defer { book.connectURLsHandedOut += 1 }
+            return fixture.backendConnectURLs[book.connectURLsHandedOut]
+        }
+        if let verbatim {
+            return FakeClover.noStore(.json(200, ["connectURL": verbatim]))
+        }
         guard let origin = Self.origin(of: request) else {
             return .json(400, ["error": "a Host header naming this server is required"])
         }

@@ -23,7 +23,8 @@ import Foundation
 /// 1. Backend `GET /backend/connect-url` answers `{"connectURL": "http://HOST/braintree/
 ///    oauth/connect?client_id=CID&redirect_uri=CALLBACK&scope=read_write&state=S"}` with a
 ///    fresh random state the backend remembers (seed 002: "a connect URL retrieved from your
-///    server").
+///    server"). While the fixture's `backendConnectURLs` last, it answers `{"connectURL": U}`
+///    with the next of them verbatim instead, remembering no state.
 /// 2. Braintree `GET /braintree/oauth/connect`: an unknown `client_id` or a `redirect_uri`
 ///    other than `CALLBACK` is a 400 page (never a redirect); otherwise a 200 consent page
 ///    with FakeClover's form shape posting to `/braintree/oauth/login`.
@@ -83,6 +84,8 @@ public final class FakeBraintreeConnect: FakeProvider {
     struct Book {
         /// States the backend handed out and has not yet seen come back.
         var backendStates: Set<String> = []
+        /// How many of the fixture's `backendConnectURLs` were handed out.
+        var connectURLsHandedOut = 0
         var pendingConnects: [String: PendingConnect] = [:]
         var codes: [String: IssuedCode] = [:]
         /// Access and refresh token -> revoked.

@@ -55,16 +55,36 @@ extension BraintreeFixture: ProviderFixture {
 /// approve, and the app's return URL.
 extension BraintreeKit {
     static let fixtureKeys = ["clientId", "clientSecret", "merchants", "returnURL"]
+    static let optionalFixtureKeys = ["backendConnectURLs"]
     static let merchantKeys = ["id", "email", "password"]
+    static let backendConnectURLsExample = "[\"http://connect.example.com/braintree/oauth/connect\"]"
 
     public func decode(_ node: JSONNode, at path: String, reader: SpecReader) -> BraintreeFixture? {
-        guard let members = reader.object(node, path, allowed: Self.fixtureKeys) else { return nil }
+        guard let members = reader.object(node, path, allowed: Self.fixtureKeys + Self.optionalFixtureKeys) else { return nil }
         let clientID = reader.string(members, "clientId", in: node, path, required: true, example: "\"bt-client-1\"")
         let clientSecret = reader.string(members, "clientSecret", in: node, path, required: true, example: "\"...\"")
         if let clientSecret { reader.checkSecretLength(clientSecret, members["clientSecret"]!.value, path + ".clientSecret") }
         let returnURL = reader.string(members, "returnURL", in: node, path, required: true, example: "\"examplescheme://braintree\"")
         if let returnURL, URL(string: returnURL)?.scheme == nil {
             reader.report(members["returnURL"]!.value, path + ".returnURL", "returnURL \"\(returnURL)\" has no scheme", fix: "write the app's custom URL, e.g. \"examplescheme://braintree\" or \"com.example.app:/braintree\"")
+        }
+        var backendConnectURLs: [String] = []
+        if let member = members["backendConnectURLs"], let items = reader.array(member, path + ".backendConnectURLs", example: Self.backendConnectURLsExample) {
+            if items.isEmpty {
+                reader.report(member.value, path + ".backendConnectURLs", "an empty backendConnectURLs changes nothing", fix: "remove it to hand out the backend's own connect URL, or list the URLs to hand out first, e.g. \(Self.backendConnectURLsExample)")
+            }
+            for (index, item) in items.enumerated() {
+                let itemPath = path + ".backendConnectURLs[\(index)]"
+                guard case .string(let text) = item.value else {
+                    reader.typeMismatch(item, itemPath, expected: "a string", example: "\"http://connect.example.com/braintree/oauth/connect\"")
+                    continue
+                }
+                if URL(string: text)?.scheme == nil || text.contains(where: \.isWhitespace) {
+                    reader.report(item, itemPath, "\"\(text)\" is not an absolute URL", fix: "write it with a scheme and no spaces, e.g. \"http://connect.example.com/braintree/oauth/connect\" or \"examplescheme://connect\"")
+                    continue
+                }
+                backendConnectURLs.append(text)
+            }
         }
         var merchants: [BraintreeFixture.Merchant] = []
         for (item, itemPath) in reader.elements(members, "merchants", in: node, path, example: "[{\"id\": \"M1\", \"email\": \"owner@example.com\", \"password\": \"...\"}]") {
@@ -76,7 +96,7 @@ extension BraintreeKit {
             if let id, let email, let password { merchants.append(.init(id: id, email: email, password: password)) }
         }
         guard let clientID, let clientSecret, let returnURL else { return nil }
-        return BraintreeFixture(clientID: clientID, clientSecret: clientSecret, merchants: merchants, returnURL: returnURL)
+        return BraintreeFixture(clientID: clientID, clientSecret: clientSecret, merchants: merchants, returnURL: returnURL, backendConnectURLs: backendConnectURLs)
     }
 
     public var fixtureSchema: SchemaNode {
@@ -85,6 +105,7 @@ extension BraintreeKit {
             ("clientSecret", .secret),
             ("merchants", .array(of: .closedObject([("id", .nonEmptyString), ("email", .nonEmptyString), ("password", .secret)], required: Self.merchantKeys))),
             ("returnURL", .pattern("^[A-Za-z][A-Za-z0-9+.-]*:", description: "The app's custom URL, with a scheme.")),
+            ("backendConnectURLs", .array(of: .pattern("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$", description: "An absolute URL the merchant's backend hands out verbatim."), minItems: 1)),
         ], required: Self.fixtureKeys)
     }
 }
