@@ -97,6 +97,18 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "a failed token call clears the store", driver: FaultBrokenVariants.failedTokenCallClearsStore, mustFail: ["FLT-RESET", "FLT-STALL", "FLT-HTML5XX", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
         Variant(name: "every error reported as a server error", driver: FaultBrokenVariants.oneErrorKind("serverError"), mustFail: ["FLT-RESET", "FLT-STALL", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
         Variant(name: "every error reported as a transport error", driver: FaultBrokenVariants.oneErrorKind("transport"), mustFail: ["FLT-HTML5XX", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
+        // Issue 11, part a: renewal edges (expiry boundaries, faults during renewal, refresh-token
+        // expiry, a refused updateToken, remembered credentials, refused versus down)
+        Variant(name: "Clover refresh margin 0", driver: RenewalBrokenVariants.cloverNoMargin, mustFail: ["CLV-FULL-20"]),
+        Variant(name: "Moltin renewal margin 0", driver: RenewalBrokenVariants.moltinNoMargin, mustFail: ["MLT-EXPIRY-EDGE"]),
+        Variant(name: "no expiry handling (renewal edges)", driver: CloverBrokenVariants.expiredTokenUsed, mustFail: ["CLV-FULL-20", "MLT-EXPIRY-EDGE", "MLT-CREDS"]),
+        Variant(name: "any failed token call read as invalid_grant", driver: RenewalBrokenVariants.anyTokenFailureIsRefusal, mustFail: ["CLV-FULL-21", "MLT-RENEW-FAULTS", "CLV-FULL-23", "MLT-RATELIMIT"]),
+        Variant(name: "invalid_grant read as transient", driver: RenewalBrokenVariants.invalidGrantIsTransient, mustFail: ["CLV-FULL-23", "MLT-RATELIMIT", "CLV-FULL-5"]),
+        Variant(name: "a failed refresh clears the store", driver: BrokenVariants.clearsStoreOnError, mustFail: ["CLV-FULL-21", "CLV-FULL-23", "MLT-RENEW-FAULTS"]),
+        Variant(name: "refresh token expiry not stored", driver: RenewalBrokenVariants.refreshExpiryNotStored, mustFail: ["CLV-FULL-22"]),
+        Variant(name: "updateToken stores before verifying", driver: RenewalBrokenVariants.updateTokenStoredBeforeCheck, mustFail: ["CLV-NONE-4"]),
+        Variant(name: "credentials of a failed Auth remembered", driver: RenewalBrokenVariants.failedAuthCredentialsKept, mustFail: ["MLT-CREDS"]),
+        Variant(name: "client credentials persisted across a relaunch", driver: RenewalBrokenVariants.credentialsPersisted, mustFail: ["MLT-CREDS"]),
     ]
 
     @Test(arguments: variants)
