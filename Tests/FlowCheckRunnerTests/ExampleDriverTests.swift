@@ -9,10 +9,16 @@ import FlowCheckSpec
 @Suite(.timeLimit(.minutes(5)))
 struct ExampleDriverTests {
     @Test func theExampleDriverPassesTheMoltinSpecs() async throws {
-        // The Moltin catalogue (MLT-*); the FLT-* fault flows need a request timeout on the
-        // flow's clock, which this small client does not have.
-        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id.hasPrefix("MLT-") }
-        #expect(specs.count == 8)
+        // The Moltin catalogue (MLT-*) but for flows with a stalled server (FLT-STALL, and the
+        // stall in MLT-RENEW-FAULTS): they need a request timeout on the flow's clock, which
+        // this small client does not have.
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { spec in
+            spec.id.hasPrefix("MLT-") && !spec.steps.contains { step in
+                if case .fault(let fault)? = step.action { return fault.kind == "stall" }
+                return false
+            }
+        }
+        #expect(specs.count == 11)
         let results = await FlowRunner(driver: MiniMoltinDriver()).run(specs)
         for result in results {
             #expect(result.status == .passed, "\(result.id): \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
