@@ -28,16 +28,20 @@ public struct CoreSDKDriver: FlowDriver {
     private let wrapRandom: RandomFactory
     private let wrapNotify: BraintreeNotifyFactory
     private let cloverRefreshMargin: TimeInterval
+    private let moltinRefreshMargin: TimeInterval
     private let requestTimeout: TimeInterval
 
     /// - Parameters:
     ///   - cloverRefreshMargin: how long before expiry the Clover client refreshes.
+    ///   - moltinRefreshMargin: how long before expiry the Moltin client renews.
     ///   - requestTimeout: seconds, on the SDK's clock, before an unanswered request fails.
     public init(
         name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 },
         userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, random: @escaping RandomFactory = { $0 },
-        braintreeNotify: @escaping BraintreeNotifyFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60, requestTimeout: TimeInterval = 30
+        braintreeNotify: @escaping BraintreeNotifyFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60, moltinRefreshMargin: TimeInterval = 60,
+        requestTimeout: TimeInterval = 30
     ) {
+        self.moltinRefreshMargin = moltinRefreshMargin
         self.requestTimeout = requestTimeout
         self.name = name
         self.wrapTransport = transport
@@ -61,7 +65,7 @@ public struct CoreSDKDriver: FlowDriver {
         let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
         switch context.provider {
         case .moltin:
-            return try MoltinSession(context: context, transport: transport, store: store, clock: clock, onClose: { base.invalidate() })
+            return try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, onClose: { base.invalidate() })
         case .clover:
             return CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() })
         case .clever:

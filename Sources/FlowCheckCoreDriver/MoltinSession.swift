@@ -26,8 +26,9 @@ public final class MoltinSession: FlowSession, @unchecked Sendable {
     /// - Parameters:
     ///   - transport: how the client reaches the fake (tests pass a tampering one).
     ///   - store: where the client keeps its token (tests pass a forgetful one).
-    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource, onClose: @escaping @Sendable () -> Void = {}) throws {
-        self.configuration = try MoltinConfiguration(baseURL: context.baseURL)
+    ///   - refreshMargin: seconds before expiry the client renews (tests pass a wrong one).
+    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource, refreshMargin: TimeInterval = 60, onClose: @escaping @Sendable () -> Void = {}) throws {
+        self.configuration = try MoltinConfiguration(baseURL: context.baseURL, refreshMargin: refreshMargin)
         self.transport = transport
         self.store = store
         self.clock = clock

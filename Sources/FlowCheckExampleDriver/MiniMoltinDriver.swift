@@ -145,6 +145,8 @@ final class MiniMoltinClient: @unchecked Sendable {
     private static func failure(_ status: Int, _ json: [String: Any]?, endpoint: Bool) -> Failure {
         let message = json?["error"] as? String ?? "HTTP \(status)"
         if status >= 500 { return Failure(kind: "serverError", message: message) }
+        // 429 asks the client to slow down: no verdict on the grant, so no fallback Auth.
+        if status == 429 { return Failure(kind: "httpStatus", message: message) }
         if json == nil { return Failure(kind: "invalidResponse", message: "the answer was not JSON") }
         return Failure(kind: endpoint ? "tokenEndpoint" : "httpStatus", message: message)
     }

@@ -46,5 +46,6 @@ public enum Vocabulary {
     public static let faultKinds = [
         "unreachable", "serverError", "nonJSONBody", "tokenNotValid",
         "connectionReset", "stall", "htmlServerError", "truncatedJSON", "redirectLoop",
+        "rateLimited", "invalidGrant", "serviceUnavailable",
     ]
 }

@@ -89,6 +89,24 @@ struct FakeProviderServerTests {
         #expect(stall.body.isEmpty)
     }
 
+    /// The three answers that let a spec tell "the server ended the session" (invalid_grant)
+    /// from "slow down" (429) and "down" (503), both of which carry Retry-After.
+    @Test func refusedBusyAndDownAnswers() throws {
+        let request = HTTPRequest(method: "POST", target: "/oauth/v2/refresh")
+        let limited = try #require(FaultKind.rateLimited.response(for: request))
+        #expect(limited.status == 429)
+        #expect(limited.headers["Retry-After"] == "30")
+        #expect(limited.jsonFields()?["error"] == "rate_limited")
+        let refused = try #require(FaultKind.invalidGrant.response(for: request))
+        #expect(refused.status == 400)
+        #expect(refused.headers["Retry-After"] == nil)
+        #expect(refused.jsonFields()?["error"] == "invalid_grant")
+        let down = try #require(FaultKind.serviceUnavailable.response(for: request))
+        #expect(down.status == 503)
+        #expect(down.headers["Retry-After"] == "120")
+        #expect(down.jsonFields()?["error"] == "temporarily_unavailable")
+    }
+
     /// Without sockets there is nothing to reset or hold: the caller gets the planned
     /// response, it is recorded the same way, and no stall begins.
     @Test func transportFaultsThroughTheResponderGiveThePlannedResponse() throws {

@@ -9,13 +9,20 @@ import FlowCheckSpec
 @Suite(.timeLimit(.minutes(5)))
 struct ExampleDriverTests {
     @Test func theExampleDriverPassesTheMoltinSpecs() async throws {
-        // The Moltin catalogue (MLT-*); the FLT-* fault flows need a request timeout on the
-        // flow's clock, which this small client does not have.
-        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id.hasPrefix("MLT-") }
+        // The Moltin catalogue (MLT-*) but for flows with a stalled server (FLT-STALL, and the
+        // stall in MLT-RENEW-FAULTS): they need a request timeout on the flow's clock, which
+        // this small client does not have.
+        let moltin = try SpecsEarnTheirPlaceTests.specs().filter { $0.id.hasPrefix("MLT-") }
         // Every file in specs/moltin, so a Moltin spec that failed to load cannot pass unseen.
         let files = try FileManager.default.contentsOfDirectory(atPath: SpecsEarnTheirPlaceTests.specsFolder + "/moltin").filter { $0.hasSuffix(".json") }
-        #expect(specs.count == files.count)
-        #expect(!specs.isEmpty)
+        #expect(moltin.count == files.count)
+        let specs = moltin.filter { spec in
+            !spec.steps.contains { step in
+                if case .fault(let fault)? = step.action { return fault.kind == "stall" }
+                return false
+            }
+        }
+        #expect(specs.count >= moltin.count - 1, "only the flow with a stall is left out")
         let results = await FlowRunner(driver: MiniMoltinDriver()).run(specs)
         for result in results {
             #expect(result.status == .passed, "\(result.id): \(result.failures.map(\.message)) \(result.errorMessage ?? "")")

@@ -110,6 +110,18 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "a return URL trusted by its scheme only", driver: EdgeBrokenVariants.schemeOnly, mustFail: ["BT-RDNS-HOST"]),
         Variant(name: "Clever: a redirect host checked with hasSuffix", driver: EdgeBrokenVariants.cleverHostBySuffix, mustFail: ["CLE-REDIRECT-HOST"]),
         Variant(name: "opens any connect URL the backend hands out", driver: EdgeBrokenVariants.opensAnyConnectURL, mustFail: ["BT-CONNECT-URL"]),
+        // Issue 11, part a: renewal edges (expiry boundaries, faults during renewal, refresh-token
+        // expiry, a refused updateToken, remembered credentials, refused versus down)
+        Variant(name: "Clover refresh margin 0", driver: RenewalBrokenVariants.cloverNoMargin, mustFail: ["CLV-FULL-11"]),
+        Variant(name: "Moltin renewal margin 0", driver: RenewalBrokenVariants.moltinNoMargin, mustFail: ["MLT-EXPIRY-EDGE"]),
+        Variant(name: "no expiry handling (renewal edges)", driver: CloverBrokenVariants.expiredTokenUsed, mustFail: ["CLV-FULL-11", "MLT-EXPIRY-EDGE", "MLT-CREDS"]),
+        Variant(name: "any failed token call read as invalid_grant", driver: RenewalBrokenVariants.anyTokenFailureIsRefusal, mustFail: ["CLV-FULL-12", "MLT-RENEW-FAULTS", "CLV-FULL-14", "MLT-RATELIMIT"]),
+        Variant(name: "invalid_grant read as transient", driver: RenewalBrokenVariants.invalidGrantIsTransient, mustFail: ["CLV-FULL-14", "MLT-RATELIMIT", "CLV-FULL-5"]),
+        Variant(name: "a failed refresh clears the store", driver: BrokenVariants.clearsStoreOnError, mustFail: ["CLV-FULL-12", "CLV-FULL-14", "MLT-RENEW-FAULTS"]),
+        Variant(name: "refresh token expiry not stored", driver: RenewalBrokenVariants.refreshExpiryNotStored, mustFail: ["CLV-FULL-13"]),
+        Variant(name: "updateToken stores before verifying", driver: RenewalBrokenVariants.updateTokenStoredBeforeCheck, mustFail: ["CLV-NONE-4"]),
+        Variant(name: "credentials of a failed Auth remembered", driver: RenewalBrokenVariants.failedAuthCredentialsKept, mustFail: ["MLT-CREDS"]),
+        Variant(name: "client credentials persisted across a relaunch", driver: RenewalBrokenVariants.credentialsPersisted, mustFail: ["MLT-CREDS"]),
     ]
 
     @Test(arguments: variants)

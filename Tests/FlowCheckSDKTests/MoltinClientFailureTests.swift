@@ -70,6 +70,22 @@ struct MoltinClientFailureTests {
         #expect(error == OAuthError(code: .serverError, message: "Internal Server Error", status: 500))
     }
 
+    @Test("a 429 on the renewal is transient: one token request, no fallback Auth, the store untouched")
+    func rateLimitedRenewalDoesNotFallBack() async throws {
+        let world = try MoltinWorld()
+        try await world.authenticate()
+        let before = try #require(try world.storedBytes)
+        world.clock.advance(by: 61 * 60)
+        world.server.inject(Fault(kind: .rateLimited, path: FakeMoltin.tokenPath))
+
+        let error = await #expect(throws: OAuthError.self) { _ = try await world.client.products() }
+        #expect(error?.code == .httpStatus)
+        #expect(error?.status == 429)
+        #expect(try world.storedBytes == before)
+        // The Auth, then one refresh: a refused grant would add a client_credentials fallback.
+        #expect(world.tap.requests.count == 2)
+    }
+
     @Test("a foreign transport error becomes .transport without its description")
     func foreignErrorIsWrapped() async throws {
         let world = try MoltinWorld()

@@ -19,7 +19,7 @@ extension FakeBraintreeConnect {
             return fixture.backendConnectURLs[book.connectURLsHandedOut]
         }
         if let verbatim {
-            return FakeClover.noStore(.json(200, ["connectURL": verbatim]))
+            return Persona.noStore(.json(200, ["connectURL": verbatim]))
         }
         guard let origin = Self.origin(of: request) else {
             return .json(400, ["error": "a Host header naming this server is required"])

@@ -35,6 +35,17 @@ public enum FaultKind: String, Sendable, CaseIterable {
     /// 302 whose `Location` is the request's own target, so a client that follows
     /// redirects loops until its own limit stops it.
     case redirectLoop
+    /// 429 with `Retry-After: 30` and `{"error":"rate_limited",...}` (RFC 6585 §4): the server
+    /// asks the client to slow down. A verdict on nothing: no grant or token is refused, so a
+    /// client must keep its session and may try again later.
+    case rateLimited
+    /// 400 with `{"error":"invalid_grant",...}` (RFC 6749 §5.2), as a token endpoint answers a
+    /// refresh token or code that is expired, revoked or already used: the server ended the
+    /// session. Unlike `server: revokeTokens`, nothing is revoked on the fake itself.
+    case invalidGrant
+    /// 503 with `Retry-After: 120` and `{"error":"temporarily_unavailable",...}`: the server is
+    /// down, not refusing anything, so a client must keep its session.
+    case serviceUnavailable
 
     /// The body `connectionReset` announces: Moltin-shaped products, about 2 KB, so that
     /// half of it is a real partial read rather than a few bytes.
@@ -85,6 +96,16 @@ public enum FaultKind: String, Sendable, CaseIterable {
         case .redirectLoop:
             // The raw target, query included, so following it repeats exactly this request.
             return HTTPResponse(status: 302, headers: ["Location": request.target])
+        case .rateLimited:
+            var response = HTTPResponse.json(429, ["error": "rate_limited", "error_description": "Too many requests; retry after 30 seconds"])
+            response.headers.set("Retry-After", "30")
+            return response
+        case .invalidGrant:
+            return .json(400, ["error": "invalid_grant", "error_description": "The grant is expired, revoked or already used"])
+        case .serviceUnavailable:
+            var response = HTTPResponse.json(503, ["error": "temporarily_unavailable", "error_description": "The service is down for maintenance"])
+            response.headers.set("Retry-After", "120")
+            return response
         }
     }
 }

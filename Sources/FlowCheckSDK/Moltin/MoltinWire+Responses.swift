@@ -18,6 +18,8 @@ extension MoltinWire {
     /// Unlike the tutorial (seed 003, `Moltin.auth`), a parse failure is not overwritten by the
     /// error-body check, and nothing here touches the store: the caller saves only on success.
     /// - Throws: `.serverError` for 5xx (whatever the body: a proxy's HTML page too),
+    ///   `.httpStatus` for 429 (RFC 6585 §4: slow down, no verdict on the grant, so the renewal
+    ///   does not fall back to another grant and hit the rate-limited server again),
     ///   `.tokenEndpoint` with the server's message for other refusals, `.invalidResponse` for a
     ///   body without a usable token (truncated JSON included) and for a redirect, never followed.
     static func token(from response: TransportResponse, now: Date, secrets: [String]) throws -> StoredToken {
@@ -52,6 +54,8 @@ extension MoltinWire {
             throw OAuthError.unexpectedRedirect(status: status)
         case 500..<600:
             throw OAuthError.serverError(serverText ?? "the token endpoint failed", status: status)
+        case 429:
+            throw OAuthError.httpStatus(serverText ?? "the token endpoint asked the client to slow down", status: status)
         case 400..<500:
             throw OAuthError.tokenEndpoint(serverText ?? "the token endpoint refused the request", status: status)
         default:

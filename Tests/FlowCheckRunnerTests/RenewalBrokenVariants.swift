@@ -1,0 +1,172 @@
+import Foundation
+import FlowCheckCoreDriver
+import FlowCheckRunner
+import FlowCheckSDK
+
+/// Broken SDKs for the renewal flows of issue 11, part a: expiry boundaries, faults during an
+/// automatic renewal, refresh-token expiry, a refused `updateToken`, Moltin's remembered
+/// credentials, and telling "the server ended the session" from "the server is down".
+///
+/// Each is the real SDK core with one defect a shipping SDK could have.
+enum RenewalBrokenVariants {
+    /// The token endpoints of every provider these flows use.
+    static let tokenPaths: Set<String> = ["/oauth/v2/refresh", "/oauth/v2/token", "/oauth/access_token"]
+
+    /// Refreshes only once the Clover access token has expired (a margin of 0): the token is
+    /// sent in its last seconds and may expire on its way to the server.
+    static let cloverNoMargin: any FlowDriver = CoreSDKDriver(name: "Clover refresh margin 0", cloverRefreshMargin: 0)
+
+    /// Renews only once the Moltin token has expired (a margin of 0).
+    static let moltinNoMargin: any FlowDriver = CoreSDKDriver(name: "Moltin renewal margin 0", moltinRefreshMargin: 0)
+
+    /// Reads every failed token call as a refused grant, as an SDK does whose refresh handler
+    /// is `if response.status != 200 || error != nil { endSession() }`: a 429, a 5xx or a
+    /// dropped connection then logs the user out (Clover) or triggers a needless fallback Auth
+    /// (Moltin).
+    struct FailureIsRefusalTransport: HTTPTransport {
+        let base: any HTTPTransport
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            guard RenewalBrokenVariants.tokenPaths.contains(request.url.path) else { return try await base.send(request) }
+            let response: TransportResponse
+            do {
+                response = try await base.send(request)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                return RenewalBrokenVariants.invalidGrant
+            }
+            guard (200..<300).contains(response.status) || response.status == 400 || response.status == 401 else {
+                return RenewalBrokenVariants.invalidGrant
+            }
+            return response
+        }
+    }
+
+    static let invalidGrant = TransportResponse(
+        status: 400, headers: ["Content-Type": "application/json"],
+        body: Data(#"{"error":"invalid_grant","error_description":"read as refused by the SDK"}"#.utf8)
+    )
+
+    static let anyTokenFailureIsRefusal: any FlowDriver = CoreSDKDriver(
+        name: "any failed token call read as invalid_grant", transport: { FailureIsRefusalTransport(base: $0) }
+    )
+
+    /// Ends a session only on 401 and reads a 400 from the token endpoint as a server hiccup,
+    /// as an SDK does that keys "session over" on 401 alone: `invalid_grant` (RFC 6749 §5.2
+    /// answers it with 400) then keeps a dead session, and Moltin never falls back to its
+    /// client credentials.
+    struct BadRequestIsTransientTransport: HTTPTransport {
+        let base: any HTTPTransport
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            let response = try await base.send(request)
+            guard RenewalBrokenVariants.tokenPaths.contains(request.url.path), response.status == 400 else { return response }
+            return TransportResponse(status: 503, headers: response.headers, body: response.body)
+        }
+    }
+
+    static let invalidGrantIsTransient: any FlowDriver = CoreSDKDriver(
+        name: "invalid_grant read as transient", transport: { BadRequestIsTransientTransport(base: $0) }
+    )
+
+    /// Stores the Clover session without the refresh token's expiry (a field the persistence
+    /// model forgot): the SDK can no longer know that the session died, reports it logged in and
+    /// sends a dead refresh token.
+    struct DropsRefreshExpiryStore: TokenStore {
+        let base: any TokenStore
+
+        func read(_ key: String) throws -> Data? { try base.read(key) }
+        func delete(_ key: String) throws { try base.delete(key) }
+        func keys() throws -> [String] { try base.keys() }
+
+        func write(_ data: Data, for key: String) throws {
+            guard var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return try base.write(data, for: key) }
+            object["refreshTokenExpiration"] = nil
+            try base.write(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), for: key)
+        }
+    }
+
+    static let refreshExpiryNotStored: any FlowDriver = CoreSDKDriver(
+        name: "refresh token expiry not stored", store: { DropsRefreshExpiryStore(base: $0) }
+    )
+
+    /// No OAuth `updateToken` that stores the new token first and verifies it afterwards, so a
+    /// token Clover refuses has already replaced the good one.
+    static let updateTokenStoredBeforeCheck: any FlowDriver = StoresBeforeVerifyingDriver()
+
+    /// Remembers the credentials of the latest Auth attempt, failed or not (the client sets
+    /// them before the request instead of after its success): after a Bad Auth, renewals go out
+    /// with the wrong secret.
+    static let failedAuthCredentialsKept: any FlowDriver = FailedAuthCredentialsDriver()
+
+    /// Persists the Moltin client credentials next to the token and restores them at launch
+    /// (a "stay logged in" convenience that stores the client secret on the device): after a
+    /// relaunch the client still renews an expired token on its own. Modelled as a relaunch
+    /// that keeps the client, credentials and all.
+    static let credentialsPersisted = BrokenVariants.overriding("client credentials persisted across a relaunch") { call, _, context in
+        context.provider == .moltin && call.name == "relaunch" ? .ok([:]) : nil
+    }
+}
+
+/// The SDK core whose `auth` remembers the attempted credentials before the request succeeds.
+///
+/// Modelled on the wire: explicit Auth calls go out as the app passed them, and every token
+/// request the client makes on its own (a renewal, its fallback Auth) carries the secret of the
+/// latest Auth attempt, as it would if the client had stored that attempt's credentials.
+struct FailedAuthCredentialsDriver: FlowDriver {
+    let name = "credentials of a failed Auth remembered"
+
+    func makeSession(for context: DriverContext) async throws -> any FlowSession {
+        let attempted = LockedValue<String?>(nil)
+        let inExplicitAuth = LockedValue(false)
+        let inner = try await CoreSDKDriver(transport: { base in
+            BrokenVariants.TamperingTransport(base: base) { request in
+                guard request.url.path == "/oauth/access_token", !inExplicitAuth.get(), let secret = attempted.get() else { return request }
+                var request = request
+                request.body = BrokenVariants.formRewrite(request.body) { $0.map { $0.0 == "client_secret" ? ($0.0, secret) : $0 } }
+                return request
+            }
+        }).makeSession(for: context)
+        return BrokenVariants.OverridingSession(inner: inner, context: context) { call, inner, _ in
+            guard call.name == "auth" else { return nil }
+            attempted.set(call.arguments["clientSecret"])
+            inExplicitAuth.set(true)
+            defer { inExplicitAuth.set(false) }
+            return try await inner.perform(call)
+        }
+    }
+}
+
+/// The SDK core whose No OAuth `updateToken` writes the new token into the stored session before
+/// the merchant check, and leaves it there when the check fails.
+struct StoresBeforeVerifyingDriver: FlowDriver {
+    let name = "updateToken stores before verifying"
+
+    func makeSession(for context: DriverContext) async throws -> any FlowSession {
+        let store = LockedValue<(any TokenStore)?>(nil)
+        let inner = try await CoreSDKDriver(store: { base in
+            store.set(base)
+            return base
+        }).makeSession(for: context)
+        return BrokenVariants.OverridingSession(inner: inner, context: context) { call, _, _ in
+            guard call.name == "updateToken", let token = call.arguments["token"], let store = store.get(),
+                  let data = try store.read(CloverPaymentSDK.storeKey),
+                  var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+            object["accessToken"] = token
+            try store.write(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), for: CloverPaymentSDK.storeKey)
+            return nil
+        }
+    }
+}
+
+/// A value shared between a broken driver's parts, guarded by a lock.
+final class LockedValue<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
+}
