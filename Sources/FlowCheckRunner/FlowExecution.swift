@@ -98,12 +98,12 @@ struct FlowExecution: Sendable {
                 case .server(let operation)?:
                     try world.perform(operation)
                     events.append(.note(step: step.number, text: "server \(operation)"))
-                case .browser(let operation, let arguments)?:
+                case .browser(let operation, let arguments, let transforms)?:
                     var values: [String: String] = [:]
                     for argument in arguments { values[argument.name] = argument.value.render(variables) }
                     actor = .browser
                     if operation == "tamper" { events.append(.note(step: step.number, text: "the redirect is tampered with")) }
-                    try await browser.perform(operation, values)
+                    try await browser.perform(operation, values, transforms: transforms.map { ScriptedBrowser.Rewrite($0, variables: variables) })
                 case .send(let request)?:
                     actor = .client
                     do {
@@ -127,7 +127,7 @@ struct FlowExecution: Sendable {
                 }
                 events += news.opened.map { .opened(step: step.number, path: $0.path) }
                 if news.dismissed { events.append(.dismissed(step: step.number)) }
-                if case .browser(let operation, _)? = step.action, operation != "tamper", let redirect = browser.redirect,
+                if case .browser(let operation, _, _)? = step.action, operation != "tamper", let redirect = browser.redirect,
                    let components = URLComponents(string: redirect) {
                     events.append(.redirect(step: step.number, target: "\(components.scheme ?? ""):\(components.host.map { "//\($0)" } ?? "")\(components.path)"))
                 }

@@ -43,9 +43,46 @@ final class ScriptedBrowser: @unchecked Sendable {
         return (fresh, dismissals > seenDismissals)
     }
 
+    /// A ``ParameterTransform`` with its suffix rendered: what `tamper` does to one parameter.
+    struct Rewrite {
+        var parameter: String
+        var kind: TamperTransformKind
+        var suffix: String
+        var location: SourceLocation
+
+        init(_ transform: ParameterTransform, variables: [String: String]) {
+            parameter = transform.parameter
+            kind = transform.transform.kind
+            location = transform.location
+            // No default: a new transform must be rendered here.
+            switch transform.transform {
+            case .flipCase, .dropLast, .empty: suffix = ""
+            case .append(let template): suffix = template.render(variables)
+            }
+        }
+
+        /// The value rewritten, or nil when the transform would leave it as it was (a tamper
+        /// that tests nothing is a mistake in the spec, never a silent pass).
+        func apply(to value: String) -> String? {
+            let rewritten: String
+            switch kind {
+            case .flipCase:
+                rewritten = String(value.map { $0.isUppercase ? Character($0.lowercased()) : Character($0.uppercased()) })
+            case .dropLast:
+                rewritten = String(value.dropLast())
+            case .append:
+                rewritten = value + suffix
+            case .empty:
+                rewritten = ""
+            }
+            return rewritten == value ? nil : rewritten
+        }
+    }
+
     /// Performs a browser operation from a spec.
-    /// - Throws: ``DriverError`` when there is nothing to act on (no page was opened).
-    func perform(_ operation: String, _ arguments: [String: String]) async throws {
+    /// - Throws: ``DriverError`` when there is nothing to act on (no page was opened), or a
+    ///   transform names a parameter the captured redirect lacks or would change nothing.
+    func perform(_ operation: String, _ arguments: [String: String], transforms: [Rewrite] = []) async throws {
         if let last = window.opened.last, window.opened.count > seenOpened { current = last }
         switch operation {
         case "open":
@@ -83,6 +120,17 @@ final class ScriptedBrowser: @unchecked Sendable {
             items.removeAll { removed.contains($0.name) }
             for (name, value) in arguments.sorted(by: { $0.key < $1.key }) where name != "remove" {
                 if let index = items.firstIndex(where: { $0.name == name }) { items[index].value = value } else { items.append(URLQueryItem(name: name, value: value)) }
+            }
+            for rewrite in transforms {
+                let place = "line \(rewrite.location.line), column \(rewrite.location.column)"
+                guard let index = items.firstIndex(where: { $0.name == rewrite.parameter }) else {
+                    let present = items.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                    throw DriverError("browser tamper (\(place)): the captured redirect has no \"\(rewrite.parameter)\" to \(rewrite.kind.rawValue); it carries \(present.isEmpty ? "no parameters" : present). Fix: set it with \"\(rewrite.parameter)\": \"...\", or transform one it carries")
+                }
+                guard let rewritten = rewrite.apply(to: items[index].value ?? "") else {
+                    throw DriverError("browser tamper (\(place)): \(rewrite.kind.rawValue) leaves \"\(rewrite.parameter)\" as it was (it has no letters, or is empty), so the step would test nothing. Fix: use another transform")
+                }
+                items[index].value = rewritten
             }
             components.queryItems = items.isEmpty ? nil : items
             self.redirect = components.string

@@ -24,14 +24,28 @@ enum StepNarrative {
             return "The server stops failing (faults cleared)."
         case .server(let operation):
             return "The server performs `\(operation)`."
-        case .browser(let operation, let arguments):
+        case .browser(let operation, let arguments, let transforms):
             let summary = Vocabulary.browserOperations.first { $0.name == operation }?.summary ?? operation
-            return "The browser: \(summary)" + describeArguments(arguments) + "."
+            var sentence = "The browser: \(summary)" + describeArguments(arguments)
+            if !transforms.isEmpty {
+                sentence += (arguments.isEmpty ? " with " : "; ") + transforms.map(describe).joined(separator: ", ")
+            }
+            return sentence + "."
         case .send(let request):
             var sentence = "The harness itself sends `\(request.method) \(request.path.raw)`"
             let body = request.json.isEmpty ? request.form : request.json
             if !body.isEmpty { sentence += " with \(request.json.isEmpty ? "form" : "JSON")" + describeArguments(body).replacingOccurrences(of: " with", with: "") }
             return sentence + "."
+        }
+    }
+
+    /// "`state` as captured, with the case of every letter swapped".
+    static func describe(_ transform: ParameterTransform) -> String {
+        let base = "`\(transform.parameter)` as captured, \(transform.transform.kind.summary)"
+        // No default: a new transform must say what it does here.
+        switch transform.transform {
+        case .flipCase, .dropLast, .empty: return base
+        case .append(let suffix): return base + " (`\(Transcript.maskQuery(suffix.raw))`)"
         }
     }
 

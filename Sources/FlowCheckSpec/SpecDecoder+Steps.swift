@@ -23,13 +23,13 @@ extension SpecDecoder {
             case .app:
                 if let provider {
                     let signatures = provider.actions
-                    if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: signatures, what: "app action", listName: "actions for \(provider.id.rawValue)", forProvider: provider.id) {
+                    if let (name, arguments, _) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: signatures, what: "app action", listName: "actions for \(provider.id.rawValue)", forProvider: provider.id) {
                         action = .app(name: name, arguments: arguments)
                     }
                 }
             case .browser:
-                if let (name, arguments) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: Vocabulary.browserOperations, what: "browser operation", listName: "browser operations", forProvider: nil) {
-                    action = .browser(operation: name, arguments: arguments)
+                if let (name, arguments, transforms) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: Vocabulary.browserOperations, what: "browser operation", listName: "browser operations", forProvider: nil) {
+                    action = .browser(operation: name, arguments: arguments, transforms: transforms)
                 }
             case .send: action = decodeSend(member.value, actionPath)
             case .advanceClock:
@@ -72,8 +72,9 @@ extension SpecDecoder {
         return Step(number: number, location: node.location, note: note, action: action, expect: expect)
     }
 
-    /// An app action or browser operation with its `with` arguments, checked against `signatures`.
-    func decodeCall(_ member: JSONNode.Member, _ with: JSONNode.Member?, _ path: String, stepPath: String, signatures: [Vocabulary.ActionSignature], what: String, listName: String, forProvider provider: Provider?) -> (String, [Argument])? {
+    /// An app action or browser operation with its `with` arguments, checked against `signatures`;
+    /// an argument the signature lists as transformable may be a ``TamperTransform`` object.
+    func decodeCall(_ member: JSONNode.Member, _ with: JSONNode.Member?, _ path: String, stepPath: String, signatures: [Vocabulary.ActionSignature], what: String, listName: String, forProvider provider: Provider?) -> (String, [Argument], [ParameterTransform])? {
         guard case .string(let name) = member.value.value else {
             typeMismatch(member.value, path, expected: "a string", example: provider == nil ? "\"login\"" : "\"auth\"")
             return nil
@@ -84,6 +85,7 @@ extension SpecDecoder {
             return nil
         }
         var arguments: [Argument] = []
+        var transforms: [ParameterTransform] = []
         let allowed = signature.required + signature.optional
         if let with {
             let withPath = stepPath + ".with"
@@ -102,7 +104,22 @@ extension SpecDecoder {
                     report(at: argument.keyLocation, argumentPath, "unknown argument \"\(argument.key)\" for \"\(name)\"", fix: list)
                     continue
                 }
-                guard let text = argument.value.scalarText, argument.value.members == nil else {
+                if let objectMembers = argument.value.members {
+                    if signature.transformable.contains(argument.key) {
+                        if let transform = decodeTransform(argument.value, argumentPath) {
+                            transforms.append(ParameterTransform(parameter: argument.key, transform: transform, location: argument.value.location))
+                        }
+                    } else if objectMembers.contains(where: { $0.key == "transform" }) {
+                        let fix = signature.transformable.isEmpty
+                            ? "write the value itself; transforms rewrite the captured redirect in a \"browser\": \"tamper\" step"
+                            : "transform one of \(signature.transformable.map { "\"\($0)\"" }.joined(separator: ", ")), e.g. \"state\": {\"transform\": \"empty\"}"
+                        report(argument.value, argumentPath, "\"\(argument.key)\" of \"\(name)\" takes no transform", fix: fix)
+                    } else {
+                        typeMismatch(argument.value, argumentPath, expected: "a string", example: "\"...\"")
+                    }
+                    continue
+                }
+                guard let text = argument.value.scalarText else {
                     typeMismatch(argument.value, argumentPath, expected: "a string", example: "\"...\"")
                     continue
                 }
@@ -110,11 +127,56 @@ extension SpecDecoder {
                 checkVariables(template, argument.value, argumentPath)
                 arguments.append(Argument(name: argument.key, value: template))
             }
+            // A parameter dropped and rewritten in one step: which wins would be the browser's
+            // choice, not the spec's.
+            let removed = Set((arguments.first { $0.name == "remove" }?.value.raw ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            for transform in transforms where removed.contains(transform.parameter) {
+                report(at: transform.location, withPath + JSONPath.key(transform.parameter), "\"\(transform.parameter)\" is both removed and transformed", fix: "keep it in \"remove\" or transform it, not both; use two tamper steps for both in turn")
+            }
         }
         for required in signature.required where !arguments.contains(where: { $0.name == required }) && !(with?.value.members?.contains { $0.key == required } ?? false) {
             report(with?.value ?? member.value, with == nil ? stepPath : stepPath + ".with", "\"\(name)\" needs the argument \"\(required)\"", fix: "add \"with\": {\"\(required)\": \"...\"}")
         }
-        return (name, arguments)
+        return (name, arguments, transforms)
+    }
+
+    /// `{"transform": "flipCase"}`, `{"transform": "append", "value": "-x"}`: a
+    /// ``TamperTransform`` on the parameter's value in the captured redirect.
+    func decodeTransform(_ node: JSONNode, _ path: String) -> TamperTransform? {
+        guard let members = object(node, path, allowed: TamperTransform.keys, example: "{\"transform\": \"flipCase\"}") else { return nil }
+        guard let name = string(members, "transform", in: node, path, required: true, example: "\"flipCase\"") else { return nil }
+        let names = TamperTransformKind.allCases.map(\.rawValue)
+        guard let kind = TamperTransformKind(rawValue: name) else {
+            report(members["transform"]!.value, path + ".transform", "unknown transform \"\(name)\"", fix: Suggestion.fix(for: name, in: names, listName: "transforms"))
+            return nil
+        }
+        let valueMember = members["value"]
+        if let valueMember, !kind.takesValue {
+            report(at: valueMember.keyLocation, path + ".value", "\"value\" belongs to an \"append\" transform; \"\(name)\" takes none", fix: "remove \"value\", or write \"transform\": \"append\"")
+            return nil
+        }
+        // No default: a new transform must be decoded here before anything compiles.
+        switch kind {
+        case .flipCase: return .flipCase
+        case .dropLast: return .dropLast
+        case .empty: return .empty
+        case .append:
+            guard let valueMember else {
+                report(node, path, "an \"append\" transform needs a \"value\": the suffix", fix: "add \"value\": \"-x\"")
+                return nil
+            }
+            guard let text = valueMember.value.scalarText, valueMember.value.members == nil else {
+                typeMismatch(valueMember.value, path + ".value", expected: "a string", example: "\"-x\"")
+                return nil
+            }
+            guard !text.isEmpty else {
+                report(valueMember.value, path + ".value", "appending \"\" leaves the value as it was", fix: "append at least one character, e.g. \"x\"")
+                return nil
+            }
+            let template = Template(text)
+            checkVariables(template, valueMember.value, path + ".value")
+            return .append(template)
+        }
     }
 
     /// Reports every key that stands twice in one object (the second would silently win).

@@ -13,7 +13,22 @@ extension SpecSchema {
             M("request", request),
             M("url", url),
             M("browserExpectation", browser),
+            M("tamperTransform", tamperTransform),
         ]
+    }
+
+    /// A `tamper` parameter's transform: one variant per ``TamperTransformKind``.
+    static var tamperTransform: SchemaNode {
+        .object([M("oneOf", .array(TamperTransformKind.allCases.map { kind -> SchemaNode in
+            let name = ("transform", SchemaNode.object([M("const", .string(kind.rawValue)), M("description", .string("the captured value \(kind.summary)"))]))
+            // No default: a new transform must be published here.
+            switch kind {
+            case .flipCase, .dropLast, .empty:
+                return .closedObject([name], required: ["transform"])
+            case .append:
+                return .closedObject([name, ("value", .nonEmptyString)], required: ["transform", "value"])
+            }
+        }))])
     }
 
     /// The checks that are about an app call's own answer: only an `app` step may have them.

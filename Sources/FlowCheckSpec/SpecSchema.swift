@@ -82,7 +82,9 @@ public enum SpecSchema {
             var properties: [(String, SchemaNode)] = [(key, value), ("note", .anyString), ("expect", expectRef(provider, appResults: results))]
             var required = [key]
             if let signature, !(signature.required + signature.optional).isEmpty {
-                properties.append(("with", .closedObject((signature.required + signature.optional).map { ($0, scalar) }, required: signature.required, minProperties: 1)))
+                properties.append(("with", .closedObject((signature.required + signature.optional).map { name in
+                    (name, signature.transformable.contains(name) ? .object([M("anyOf", .array([scalar, .ref("tamperTransform")]))]) : scalar)
+                }, required: signature.required, minProperties: 1)))
                 if !signature.required.isEmpty { required.append("with") }
             }
             variants.append(.closedObject(properties, required: required))

@@ -48,8 +48,9 @@ public enum Action: Sendable, Equatable {
     case clearFaults
     /// A server-side operation of the provider persona, e.g. `revokeTokens`.
     case server(operation: String)
-    /// The scripted browser acts as the user: `login`, `deny`, `open`, `tamper`.
-    case browser(operation: String, arguments: [Argument])
+    /// The scripted browser acts as the user: `login`, `deny`, `open`, `tamper`. `transforms`
+    /// (a `tamper` only) rewrite parameters of the captured redirect from their own values.
+    case browser(operation: String, arguments: [Argument], transforms: [ParameterTransform] = [])
     /// The harness itself sends a request to the fake, as any HTTP client would.
     case send(SendSpec)
 }

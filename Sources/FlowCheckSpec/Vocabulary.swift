@@ -13,6 +13,8 @@ public enum Vocabulary {
         public var summary: String
         /// The result fields the driver reports; an entry ending in "." is a prefix ("fired.").
         public var results: [String] = []
+        /// The arguments that may be a ``TamperTransform`` object instead of a value.
+        public var transformable: [String] = []
 
         public init(name: String, required: [String], optional: [String], summary: String, results: [String] = []) {
             self.name = name
@@ -28,8 +30,15 @@ public enum Vocabulary {
         ActionSignature(name: "login", required: ["email", "password"], optional: [], summary: "the user loads the page the SDK opened and logs in"),
         ActionSignature(name: "deny", required: [], optional: [], summary: "the user loads the page the SDK opened and declines"),
         ActionSignature(name: "open", required: ["url"], optional: [], summary: "the user's browser opens a URL the app built itself"),
-        ActionSignature(name: "tamper", required: [], optional: ["state", "code", "client_id", "merchant_id", "error", "remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters, removes those listed in remove"),
+        {
+            var tamper = ActionSignature(name: "tamper", required: [], optional: tamperParameters + ["remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove")
+            tamper.transformable = tamperParameters
+            return tamper
+        }(),
     ]
+
+    /// The redirect parameters a `tamper` may set or transform.
+    public static let tamperParameters = ["state", "code", "client_id", "merchant_id", "error"]
 
     /// Variables every spec may use without capturing them: the fake's base URL and the
     /// redirect the browser last captured.

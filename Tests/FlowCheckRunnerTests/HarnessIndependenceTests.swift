@@ -3,6 +3,7 @@ import Testing
 import FlowCheckCLI
 import FlowCheckCoreDriver
 import FlowCheckFakeServer
+import FlowCheckProviders
 import FlowCheckRunner
 
 /// The harness does not lean on the SDK it judges: an SDK whose transport follows redirects is

@@ -122,6 +122,17 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "updateToken stores before verifying", driver: RenewalBrokenVariants.updateTokenStoredBeforeCheck, mustFail: ["CLV-NONE-4"]),
         Variant(name: "credentials of a failed Auth remembered", driver: RenewalBrokenVariants.failedAuthCredentialsKept, mustFail: ["MLT-CREDS"]),
         Variant(name: "client credentials persisted across a relaunch", driver: RenewalBrokenVariants.credentialsPersisted, mustFail: ["MLT-CREDS"]),
+        // Issue 11, part i11b: fresh PKCE and state, redirect edges, dismissal, logout during a login
+        Variant(name: "PKCE verifier reused across logins", driver: RedirectBrokenVariants.verifierReused, mustFail: ["CLV-FULL-15"]),
+        Variant(name: "state kept from the previous login", driver: RedirectBrokenVariants.stateKept, mustFail: ["CLV-FULL-15"]),
+        Variant(name: "state compared without case", driver: RedirectBrokenVariants.stateCaseInsensitive, mustFail: ["CLV-FULL-16"]),
+        Variant(name: "state compared by prefix", driver: RedirectBrokenVariants.statePrefix, mustFail: ["CLV-FULL-16"]),
+        Variant(name: "state compared over the received length", driver: RedirectBrokenVariants.stateReceivedLength, mustFail: ["CLV-FULL-16"]),
+        Variant(name: "an empty state taken as no state", driver: RedirectBrokenVariants.emptyStateIsNoState, mustFail: ["CLV-FULL-16"]),
+        Variant(name: "error redirect handled before the state check", driver: RedirectBrokenVariants.errorBeforeState, mustFail: ["CLV-FULL-17"]),
+        Variant(name: "redirect URI matched by prefix", driver: RedirectBrokenVariants.redirectPrefix, mustFail: ["CLV-FULL-17"]),
+        Variant(name: "logout with nothing stored keeps the pending login", driver: RedirectBrokenVariants.logoutKeepsPendingLogin, mustFail: ["CLV-API-5"]),
+        Variant(name: "browser dismissed only on success", driver: RedirectBrokenVariants.dismissOnlyOnSuccess, mustFail: ["CLV-FULL-18", "CLE-DISMISS"]),
     ]
 
     @Test(arguments: variants)
