@@ -1,4 +1,5 @@
 import Dispatch
+import FlowCheckFakeServer
 import Foundation
 
 /// The error a bounded wait throws when its deadline passes first; its description names the
@@ -76,40 +77,91 @@ public func boundedWait<Value: Sendable>(
     }
 }
 
+/// The value of `task`, awaited for at most the real-time `limit`: what `await task.value`
+/// should be in a test.
+///
+/// `await task.value` on an unstructured `Task` ignores the awaiting task's cancellation, so a
+/// Swift Testing `.timeLimit` (which cancels the test, then waits for its body to return) cannot
+/// end it: a task that never finishes hangs `swift test`. This wait ends in every case:
+///
+/// - `task` finishes first: its value, or its error rethrown unchanged (`CancellationError`
+///   included, so `#expect(throws: CancellationError.self)` still checks the task);
+/// - `limit` passes first: `task` is cancelled and ``WaitTimedOut`` is thrown, reading
+///   `Task '<what>': not finished within <limit> s`;
+/// - the calling task is cancelled first (a time limit): `task` is cancelled too, as a child
+///   would be, and `CancellationError` is thrown.
+///
+/// A `task` that ignores its cancellation is left behind, with the one small task that awaits it
+/// on the helper's behalf; both stay suspended and hold no thread.
+///
+/// ```swift
+/// let request = Task { try await transport.send(request) }
+/// clock.advance(by: 31)
+/// let error = await #expect(throws: OAuthError.self) {
+///     try await boundedValue(of: request, waitingFor: "the request past its deadline")
+/// }
+/// ```
+/// - Parameters:
+///   - task: The task whose value is wanted.
+///   - limit: The longest real time to wait; generous, since it only ends a broken test, and
+///     shorter than the suite's `.timeLimit` so the failure names the task.
+///   - what: What the task is, as it should read in a failure: `the stalled products request`.
+/// - Throws: `task`'s own error; ``WaitTimedOut`` naming `what`; `CancellationError`.
+public func boundedValue<Success: Sendable, Failure: Error>(
+    of task: Task<Success, Failure>,
+    within limit: Duration = .seconds(60),
+    waitingFor what: String
+) async throws -> Success {
+    do {
+        return try await boundedWait("Task '\(what)': not finished", within: limit) { resume in
+            // `task.result` cannot be cancelled; awaiting it here, not in the caller, keeps the
+            // caller free to leave at its deadline or cancellation.
+            Task {
+                resume(await task.result.mapError { $0 })
+            }
+        }
+    } catch {
+        // Harmless when `task` finished (its own error came back); otherwise the wait was cut
+        // short and nothing is left to receive the task's value.
+        task.cancel()
+        throw error
+    }
+}
+
 /// A continuation that is resumed at most once, by whichever of answer, deadline or
 /// cancellation comes first.
-private final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Value, any Error>?
-    private var early: Result<Value, any Error>?
-    private var done = false
+private final class ResumeOnce<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, any Error>?
+        var early: Result<Value, any Error>?
+        var done = false
+    }
+
+    private let state = Locked(State())
 
     func install(_ continuation: CheckedContinuation<Value, any Error>) {
-        lock.lock()
-        if let early {
-            lock.unlock()
-            continuation.resume(with: early)
-            return
+        let early = state.withLock { state -> Result<Value, any Error>? in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
         }
-        self.continuation = continuation
-        lock.unlock()
+        if let early {
+            continuation.resume(with: early)
+        }
     }
 
     func resume(_ result: Result<Value, any Error>) {
-        lock.lock()
-        guard !done else {
-            lock.unlock()
-            return
+        let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            guard !state.done else { return nil }
+            state.done = true
+            guard let continuation = state.continuation else {
+                // Cancelled before the continuation existed: hand the result to `install`.
+                state.early = result
+                return nil
+            }
+            state.continuation = nil
+            return continuation
         }
-        done = true
-        guard let continuation else {
-            // Cancelled before the continuation existed: hand the result to `install`.
-            early = result
-            lock.unlock()
-            return
-        }
-        self.continuation = nil
-        lock.unlock()
-        continuation.resume(with: result)
+        continuation?.resume(with: result)
     }
 }

@@ -72,7 +72,8 @@ public struct FakeBrowserUser: Sendable {
         guard let target = URL(string: form.action, relativeTo: pageURL)?.absoluteURL else {
             throw Stopped(status: status, description: "the form's action \(form.action) is not a URL")
         }
-        let body = Data(FormURLEncoding.encode(fields).utf8)
+        // The browser's own encoder, never the SDK's: see ``BrowserFormEncoding``.
+        let body = Data(BrowserFormEncoding.encode(fields).utf8)
         let post = TransportRequest(method: "POST", url: target, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body)
         switch try await load(post) {
         case .left(let redirect):

@@ -30,8 +30,7 @@ public enum FakeTransportMode: String, Sendable, CaseIterable, CustomStringConve
 /// Made by ``FlowCheckFakeServer/FakeProviderServer/connect(_:timeout:stallLimit:onStall:)`` for a
 /// fake, or by ``serving(_:mode:timeout:)`` for any responder. `close()` (or releasing the
 /// connection) invalidates the URL session and stops a server the connection started.
-public final class FakeConnection: @unchecked Sendable {
-    // `@unchecked`: every stored property is immutable except `closed`, which is behind `lock`.
+public final class FakeConnection: Sendable {
     /// How this connection reaches the fake.
     public let mode: FakeTransportMode
     /// What the SDK sends through.
@@ -40,8 +39,7 @@ public final class FakeConnection: @unchecked Sendable {
     /// dialled) socket-free.
     public let baseURL: URL
     private let onClose: @Sendable () -> Void
-    private let lock = NSLock()
-    private var closed = false
+    private let closed = Locked(false)
 
     /// The base URL of every socket-free connection: loopback, so the SDK allows plain http,
     /// and never dialled, since no socket is opened.
@@ -61,10 +59,10 @@ public final class FakeConnection: @unchecked Sendable {
 
     /// Invalidates the URL session and stops a server this connection started; idempotent.
     public func close() {
-        lock.lock()
-        let first = !closed
-        closed = true
-        lock.unlock()
+        let first = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return !closed
+        }
         if first { onClose() }
     }
 

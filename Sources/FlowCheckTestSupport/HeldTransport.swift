@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import Foundation
 import FlowCheckSDK
 
@@ -19,16 +20,18 @@ import FlowCheckSDK
 /// held.answer(TransportResponse(status: 204))     // or: clock.advance(by: 31) for the deadline
 /// let response = try await request.value
 /// ```
-public final class HeldTransport: HTTPTransport, @unchecked Sendable {
-    // `@unchecked`: all mutable state is behind `lock`.
+public final class HeldTransport: HTTPTransport, Sendable {
     private typealias Resume = @Sendable (Result<TransportResponse, any Error>) -> Void
 
-    private let lock = NSLock()
+    private struct State {
+        var waiting: [(id: Int, resume: Resume)] = []
+        var early: [Result<TransportResponse, any Error>] = []
+        var sends = 0
+        var cancellations = 0
+    }
+
     private let limit: Duration
-    private var waiting: [(id: Int, resume: Resume)] = []
-    private var early: [Result<TransportResponse, any Error>] = []
-    private var sends = 0
-    private var cancellations = 0
+    private let state = Locked(State())
 
     /// Creates a transport that holds every send.
     /// - Parameter limit: The longest real time a send waits for its answer or cancellation.
@@ -37,19 +40,19 @@ public final class HeldTransport: HTTPTransport, @unchecked Sendable {
     }
 
     /// How many sends have started.
-    public var sendCount: Int { locked { sends } }
+    public var sendCount: Int { state.withLock { $0.sends } }
 
     /// How many sends ended because their task was cancelled.
-    public var cancelledCount: Int { locked { cancellations } }
+    public var cancelledCount: Int { state.withLock { $0.cancellations } }
 
     /// Answers the oldest waiting send, or the next one to start.
     public func answer(_ result: Result<TransportResponse, any Error>) {
-        let resume = locked { () -> Resume? in
-            guard !waiting.isEmpty else {
-                early.append(result)
+        let resume = state.withLock { state -> Resume? in
+            guard !state.waiting.isEmpty else {
+                state.early.append(result)
                 return nil
             }
-            return waiting.removeFirst().resume
+            return state.waiting.removeFirst().resume
         }
         resume?(result)
     }
@@ -64,15 +67,15 @@ public final class HeldTransport: HTTPTransport, @unchecked Sendable {
     ///   ``WaitTimedOut`` ("HeldTransport: send #N neither answered nor cancelled") when the
     ///   real-time limit passes first.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let id = locked { () -> Int in
-            sends += 1
-            return sends
+        let id = state.withLock { state -> Int in
+            state.sends += 1
+            return state.sends
         }
         do {
             return try await boundedWait("HeldTransport: send #\(id) neither answered nor cancelled", within: limit) { resume in
-                let ready = locked { () -> Result<TransportResponse, any Error>? in
-                    guard early.isEmpty else { return early.removeFirst() }
-                    waiting.append((id, resume))
+                let ready = state.withLock { state -> Result<TransportResponse, any Error>? in
+                    guard state.early.isEmpty else { return state.early.removeFirst() }
+                    state.waiting.append((id, resume))
                     return nil
                 }
                 if let ready {
@@ -80,20 +83,14 @@ public final class HeldTransport: HTTPTransport, @unchecked Sendable {
                 }
             }
         } catch is CancellationError {
-            locked {
-                cancellations += 1
-                waiting.removeAll { $0.id == id }
+            state.withLock { state in
+                state.cancellations += 1
+                state.waiting.removeAll { $0.id == id }
             }
             throw CancellationError()
         } catch let error as WaitTimedOut {
-            locked { waiting.removeAll { $0.id == id } }
+            state.withLock { $0.waiting.removeAll { $0.id == id } }
             throw error
         }
-    }
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 }

@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import Foundation
 import FlowCheckSDK
 
@@ -25,10 +26,10 @@ import FlowCheckSDK
 /// try await clock.waitForSleepers(count: 1)     // the deadline is registered
 /// clock.advance(by: 31)                         // request throws .transport at once
 /// ```
-public final class ManualClock: TimeSource, @unchecked Sendable {
-    // `@unchecked`: all state is in `state`, always accessed under `lock`.
-    private let lock = NSLock()
-    private var state: State
+public final class ManualClock: TimeSource, Sendable {
+    // The harness's one lock is enough: waits are continuations resumed outside it, never a
+    // condition-style wait on the lock itself.
+    private let state: Locked<State>
 
     /// A task suspended in `sleep(until:)`.
     private struct Sleeper {
@@ -76,7 +77,7 @@ public final class ManualClock: TimeSource, @unchecked Sendable {
     /// - Parameter now: The starting instant; defaults to 2026-01-01T00:00:00Z so runs are
     ///   reproducible.
     public init(now: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        state = State(now: now)
+        state = Locked(State(now: now))
     }
 
     /// The clock's current instant.
@@ -185,8 +186,6 @@ public final class ManualClock: TimeSource, @unchecked Sendable {
     }
 
     private func withState<T>(_ body: (inout State) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
+        state.withLock(body)
     }
 }

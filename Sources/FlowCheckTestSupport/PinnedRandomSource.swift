@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import Foundation
 import FlowCheckSDK
 
@@ -10,45 +11,48 @@ import FlowCheckSDK
 /// let pinned = PinnedRandomSource(blocks: [rfc7636Octets])   // PKCE(random:) gets exactly these
 /// #expect(PKCE(random: pinned).verifier == "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
 /// ```
-public final class PinnedRandomSource: RandomSource, @unchecked Sendable {
-    // `@unchecked`: all mutable state is behind `lock`.
-    private let lock = NSLock()
-    private var state: UInt64
-    private var blocks: [[UInt8]]
-    private var served = 0
+public final class PinnedRandomSource: RandomSource, Sendable {
+    fileprivate struct State {
+        var seed: UInt64
+        var blocks: [[UInt8]]
+        var served = 0
+    }
+
+    private let state: Locked<State>
 
     /// Creates a source that yields SplitMix64 output from `seed`: the same seed, the same bytes.
     public init(seed: UInt64 = 0x5EED) {
-        state = seed
-        blocks = []
+        state = Locked(State(seed: seed, blocks: []))
     }
 
     /// Creates a source that hands out `blocks` in order, one per `bytes` call, whatever count
     /// is asked, then SplitMix64 output from seed 0.
     public init(blocks: [[UInt8]]) {
-        state = 0
-        self.blocks = blocks
+        state = Locked(State(seed: 0, blocks: blocks))
     }
 
     /// How many `bytes` calls have been answered.
     public var calls: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return served
+        state.withLock { $0.served }
     }
 
     /// The next pinned block, or `count` bytes of the seeded sequence.
     public func bytes(_ count: Int) -> [UInt8] {
-        lock.lock()
-        defer { lock.unlock() }
+        state.withLock { state in state.next(count) }
+    }
+}
+
+extension PinnedRandomSource.State {
+    /// The next pinned block, or `count` bytes of SplitMix64 output.
+    mutating func next(_ count: Int) -> [UInt8] {
         served += 1
         if !blocks.isEmpty {
             return blocks.removeFirst()
         }
         var output: [UInt8] = []
         while output.count < count {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
+            seed &+= 0x9E37_79B9_7F4A_7C15
+            var z = seed
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             z ^= z >> 31

@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import Foundation
 import FlowCheckSDK
 
@@ -13,49 +14,46 @@ import FlowCheckSDK
 /// try await sdk.receivedOAuthCodeOrToken(redirect)
 /// #expect(browser.dismissCount == 1)
 /// ```
-public final class RecordingUserAgent: ExternalUserAgent, @unchecked Sendable {
-    // `@unchecked`: all mutable state is behind `lock`.
+public final class RecordingUserAgent: ExternalUserAgent, Sendable {
     /// An error for `fail(with:)`: the browser could not be opened.
     public struct Refused: Error {
         /// Creates the error.
         public init() {}
     }
 
-    private let lock = NSLock()
-    private var opened: [URL] = []
-    private var dismissals = 0
-    private var failure: (any Error)?
+    private struct State {
+        var opened: [URL] = []
+        var dismissals = 0
+        var failure: (any Error)?
+    }
+
+    private let state = Locked(State())
 
     /// Creates a browser that opens everything.
     public init() {}
 
     /// Every URL the SDK asked to open, in order, failed attempts included.
-    public var openedURLs: [URL] { locked { opened } }
+    public var openedURLs: [URL] { state.withLock { $0.opened } }
 
     /// How many times the SDK dismissed the browser.
-    public var dismissCount: Int { locked { dismissals } }
+    public var dismissCount: Int { state.withLock { $0.dismissals } }
 
     /// Makes every later `open` throw `error` (nil restores success).
     public func fail(with error: (any Error)?) {
-        locked { failure = error }
+        state.withLock { $0.failure = error }
     }
 
     /// Records `url`; throws the error set by `fail(with:)`, if any.
     public func open(_ url: URL) async throws {
-        try locked {
-            opened.append(url)
-            if let failure { throw failure }
+        let failure = state.withLock { state -> (any Error)? in
+            state.opened.append(url)
+            return state.failure
         }
+        if let failure { throw failure }
     }
 
     /// Records a dismissal.
     public func dismiss() async {
-        locked { dismissals += 1 }
-    }
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        state.withLock { $0.dismissals += 1 }
     }
 }

@@ -33,7 +33,7 @@ struct RecordedRejectionTests {
     @Test(arguments: cases)
     func rejectedRequestIsRecordedWithWhatCouldBeRead(_ testCase: Case) throws {
         let clock = TestClock()
-        let seen = LockedValue<[Int]>([])
+        let seen = Locked<[Int]>([])
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))
         let world = FakeProviderServer(
             provider: moltin, now: { [clock] in clock.now },

@@ -258,9 +258,13 @@ struct BraintreeConnectTests {
         let fixture = try BraintreeWorld()
         try await fixture.connect.connect()
         let back = try await fixture.merchantAuthorizes()
-        async let first = fixture.connect.handleOpenURL(back)
-        async let second = fixture.connect.handleOpenURL(back)
-        let results = await [first, second]
+        let connect = fixture.connect
+        let first = Task { await connect.handleOpenURL(back) }
+        let second = Task { await connect.handleOpenURL(back) }
+        let results = [
+            try await boundedValue(of: first, waitingFor: "the first handleOpenURL of a duplicate"),
+            try await boundedValue(of: second, waitingFor: "the second handleOpenURL of a duplicate"),
+        ]
         #expect(results.filter { $0 }.count == 1)
         #expect(fixture.events.values.count == 1)
         #expect(fixture.browser.dismissCount == 1)

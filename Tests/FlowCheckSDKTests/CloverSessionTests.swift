@@ -121,9 +121,13 @@ struct CloverSessionTests {
         }
         await world.sdk.setRefreshJoinObserver { gate.open() }
 
-        async let first = world.sdk.merchant()
-        async let second = world.sdk.merchant()
-        let (a, b) = try await (first, second)
+        // Tasks, not `async let`: a second caller stuck on a join that never ends (an SDK
+        // regression) must fail by name at a bound, not hold the test past its time limit.
+        let sdk = world.sdk
+        let first = Task { try await sdk.merchant() }
+        let second = Task { try await sdk.merchant() }
+        let a = try await boundedValue(of: first, waitingFor: "the first concurrent merchant()")
+        let b = try await boundedValue(of: second, waitingFor: "the second concurrent merchant()")
 
         #expect(a == b)
         #expect(world.refreshRequests.count == 1)
@@ -155,7 +159,9 @@ struct CloverSessionTests {
         try await world.sdk.logout()
         release.open()
 
-        let error = await #expect(throws: OAuthError.self) { try await call.value }
+        let error = await #expect(throws: OAuthError.self) {
+            try await boundedValue(of: call, waitingFor: "merchant() whose refresh finished after the logout")
+        }
         #expect(error?.code == .notLoggedIn)
         #expect(try world.store.keys().isEmpty)
         #expect(callbacks.value == 1)

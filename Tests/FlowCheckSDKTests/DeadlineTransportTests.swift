@@ -25,7 +25,9 @@ struct DeadlineTransportTests {
         try await clock.waitForSleepers(count: 1)
         clock.advance(by: 31)
 
-        let error = await #expect(throws: OAuthError.self) { try await request.value }
+        let error = await #expect(throws: OAuthError.self) {
+            try await boundedValue(of: request, waitingFor: "the request past its deadline")
+        }
         #expect(error == OAuthError(code: .transport, message: "the server did not answer within 30 s"))
         for secret in ["C0DE-SECRET", "S3CRET", "127.0.0.1", "access_token"] {
             #expect(error?.description.contains(secret) == false)
@@ -50,7 +52,9 @@ struct DeadlineTransportTests {
         #expect(clock.sleeperCount == 1)
         clock.advance(by: 0.001)
 
-        let error = await #expect(throws: OAuthError.self) { try await request.value }
+        let error = await #expect(throws: OAuthError.self) {
+            try await boundedValue(of: request, waitingFor: "the request at its deadline")
+        }
         #expect(error?.code == .transport)
         #expect(held.cancelledCount == 1)
     }
@@ -68,7 +72,7 @@ struct DeadlineTransportTests {
         #expect(clock.sleeperCount == 1)
         held.answer(.json(200, #"{"ok":true}"#))
 
-        let response = try await request.value
+        let response = try await boundedValue(of: request, waitingFor: "the request answered late")
         #expect(response.status == 200)
         #expect(response.body == Data(#"{"ok":true}"#.utf8))
         #expect(held.cancelledCount == 0)
@@ -113,7 +117,9 @@ struct DeadlineTransportTests {
         try await clock.waitForSleepers(count: 1)
         request.cancel()
 
-        await #expect(throws: CancellationError.self) { try await request.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: request, waitingFor: "the cancelled request")
+        }
         #expect(clock.sleeperCount == 0)
         #expect(held.cancelledCount == held.sendCount, "a started send was cancelled, not left running")
     }
@@ -145,7 +151,9 @@ struct DeadlineTransportTests {
         let request = Task { try await transport.send(Self.request) }
         try await clock.waitForSleepers(count: 1)
         clock.advance(by: 2.5)
-        let error = await #expect(throws: OAuthError.self) { try await request.value }
+        let error = await #expect(throws: OAuthError.self) {
+            try await boundedValue(of: request, waitingFor: "the request past its 2.5 s deadline")
+        }
         #expect(error?.message == "the server did not answer within 2.5 s")
     }
 
@@ -161,11 +169,15 @@ struct DeadlineTransportTests {
         try await clock.waitForSleepers(count: 2)
 
         clock.advance(by: 10)  // t = 30: only the first request's deadline
-        await #expect(throws: OAuthError.self) { try await first.value }
+        await #expect(throws: OAuthError.self) {
+            try await boundedValue(of: first, waitingFor: "the first request past its deadline")
+        }
         #expect(clock.sleeperCount == 1)
 
         clock.advance(by: 20)  // t = 50: the second's
-        await #expect(throws: OAuthError.self) { try await second.value }
+        await #expect(throws: OAuthError.self) {
+            try await boundedValue(of: second, waitingFor: "the second request past its deadline")
+        }
         #expect(clock.sleeperCount == 0)
         #expect(held.cancelledCount == 2)
     }
@@ -184,7 +196,9 @@ struct DeadlineTransportTests {
         try await world.wiring.stalled.wait()
         world.clock.advance(by: 31)
 
-        let error = await #expect(throws: OAuthError.self) { try await products.value }
+        let error = await #expect(throws: OAuthError.self) {
+            try await boundedValue(of: products, waitingFor: "products() on a stalled request past its deadline")
+        }
         #expect(error?.code == .transport)
         #expect(error?.message == "the server did not answer within 30 s")
         #expect(try await client.currentToken() == token)
@@ -213,7 +227,9 @@ struct TimeSourceDefaultSleepTests {
         let clock = FrozenClock(now: Date(timeIntervalSince1970: 1_000))
         let wait = Task { try await clock.sleep(until: .distantFuture) }
         wait.cancel()
-        await #expect(throws: CancellationError.self) { try await wait.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: wait, waitingFor: "a cancelled sleep until .distantFuture")
+        }
     }
 
     @Test("a task already cancelled does not wait, even for a reached deadline")
@@ -223,6 +239,8 @@ struct TimeSourceDefaultSleepTests {
             withUnsafeCurrentTask { $0?.cancel() }
             try await clock.sleep(until: .distantPast)
         }
-        await #expect(throws: CancellationError.self) { try await wait.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: wait, waitingFor: "a sleep in an already cancelled task")
+        }
     }
 }

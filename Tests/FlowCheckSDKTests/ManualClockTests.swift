@@ -44,7 +44,7 @@ struct ManualClockTests {
         #expect(clock.sleeperCount == 1)
         clock.set(deadline)
         #expect(clock.sleeperCount == 0)
-        try await sleeper.value
+        try await boundedValue(of: sleeper, waitingFor: "the sleeper at its deadline")
     }
 
     @Test("concurrent sleepers wake in deadline order, each exactly when its deadline is reached")
@@ -60,13 +60,13 @@ struct ManualClockTests {
         try await clock.waitForSleepers(count: 3)
 
         clock.advance(by: 1)
-        try await first.value
+        try await boundedValue(of: first, waitingFor: "the sleeper until +1 s")
         #expect(clock.sleeperCount == 2)
         clock.advance(by: 1)
-        try await second.value
+        try await boundedValue(of: second, waitingFor: "the sleeper until +2 s")
         #expect(clock.sleeperCount == 1)
         clock.advance(by: 1)
-        try await third.value
+        try await boundedValue(of: third, waitingFor: "the sleeper until +3 s")
         #expect(clock.sleeperCount == 0)
     }
 
@@ -80,8 +80,8 @@ struct ManualClockTests {
         try await clock.waitForSleepers(count: 5)
         clock.advance(by: 60)
         #expect(clock.sleeperCount == 0)
-        for sleeper in sleepers {
-            try await sleeper.value
+        for (index, sleeper) in sleepers.enumerated() {
+            try await boundedValue(of: sleeper, waitingFor: "sleeper \(index + 1) of 5 after one advance")
         }
     }
 
@@ -95,7 +95,7 @@ struct ManualClockTests {
         clock.set(Date(timeIntervalSince1970: 0))
         #expect(clock.sleeperCount == 1)
         clock.set(deadline.addingTimeInterval(1))
-        try await sleeper.value
+        try await boundedValue(of: sleeper, waitingFor: "the sleeper once the clock is past its deadline again")
     }
 
     @Test("cancelling a sleeping task resumes it with CancellationError and removes it")
@@ -106,11 +106,15 @@ struct ManualClockTests {
         try await clock.waitForSleepers(count: 2)
 
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: cancelled, waitingFor: "the cancelled sleeper")
+        }
         #expect(clock.sleeperCount == 1)
 
         kept.cancel()
-        await #expect(throws: CancellationError.self) { try await kept.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: kept, waitingFor: "the second cancelled sleeper")
+        }
         #expect(clock.sleeperCount == 0)
         // Nothing left to wake; advancing must not resume a continuation twice.
         clock.advance(by: 10)
@@ -123,7 +127,9 @@ struct ManualClockTests {
             withUnsafeCurrentTask { $0?.cancel() }
             try await clock.sleep(until: clock.now.addingTimeInterval(5))
         }
-        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: sleeper, waitingFor: "a sleeper cancelled before it slept")
+        }
         #expect(clock.sleeperCount == 0)
     }
 
@@ -133,7 +139,9 @@ struct ManualClockTests {
         try await clock.waitForSleepers(count: 0)
         let watcher = Task { try await clock.waitForSleepers(count: 3) }
         watcher.cancel()
-        await #expect(throws: CancellationError.self) { try await watcher.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: watcher, waitingFor: "the cancelled waitForSleepers")
+        }
     }
 
     /// The bound that keeps a test whose sleeper never registers from hanging: it fails by name.
@@ -149,7 +157,7 @@ struct ManualClockTests {
         #expect(error?.description == "ManualClock.waitForSleepers(count: 2): not reached within 0.05 s")
         // The timed-out watcher does not disturb the clock: sleepers still wake as before.
         clock.advance(by: 10)
-        try await sleeper.value
+        try await boundedValue(of: sleeper, waitingFor: "the sleeper after a watcher timed out")
         #expect(clock.sleeperCount == 0)
     }
 
@@ -172,9 +180,9 @@ struct ManualClockTests {
         }
         var woken = 0
         var cancelled = 0
-        for sleeper in sleepers {
+        for (index, sleeper) in sleepers.enumerated() {
             do {
-                try await sleeper.value
+                try await boundedValue(of: sleeper, waitingFor: "sleeper \(index) of \(count), woken or cancelled")
                 woken += 1
             } catch is CancellationError {
                 cancelled += 1

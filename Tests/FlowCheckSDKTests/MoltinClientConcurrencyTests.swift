@@ -28,9 +28,13 @@ struct MoltinClientConcurrencyTests {
         }
         await world.client.setRenewalJoinObserver { gate.open() }
 
-        async let first = world.client.products()
-        async let second = world.client.products()
-        let (a, b) = try await (first, second)
+        // Tasks, not `async let`: a second caller stuck on a join that never ends (an SDK
+        // regression) must fail by name at a bound, not hold the test past its time limit.
+        let client = world.client
+        let first = Task { try await client.products() }
+        let second = Task { try await client.products() }
+        let a = try await boundedValue(of: first, waitingFor: "the first concurrent products()")
+        let b = try await boundedValue(of: second, waitingFor: "the second concurrent products()")
 
         #expect(a.count == 2)
         #expect(b.count == 2)

@@ -56,7 +56,9 @@ struct ResponderTransportTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await transport.send(request)
         }
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: cancelled, waitingFor: "a send from an already cancelled task")
+        }
         #expect(server.exchanges.count == 2)
     }
 
@@ -76,7 +78,9 @@ struct ResponderTransportTests {
         let task = Task { try await patient.send(request) }
         try await stalled.wait()
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: task, within: .seconds(30), waitingFor: "the stalled send after its cancel")
+        }
     }
 
     @Test("a raw responder is served the same way in both modes", arguments: FakeTransportMode.allCases)

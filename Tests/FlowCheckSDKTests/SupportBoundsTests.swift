@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
@@ -14,12 +15,12 @@ struct SupportBoundsTests {
             do {
                 try await gate.wait(within: .milliseconds(50))
             } catch {
-                thrown.set(error)
+                thrown.withLock { $0 = error }
             }
         } matching: { issue in
             issue.description.contains("Gate 'never opened': not opened within 0.05 s")
         }
-        #expect((thrown.value as? WaitTimedOut)?.description == "Gate 'never opened': not opened within 0.05 s")
+        #expect((thrown.withLock { $0 } as? WaitTimedOut)?.description == "Gate 'never opened': not opened within 0.05 s")
         // Opened afterwards, it lets the next waiter through at once.
         gate.open()
         try await gate.wait(within: .milliseconds(50))
@@ -44,26 +45,56 @@ struct SupportBoundsTests {
         }
         #expect(value == 42)
     }
-}
 
-/// A value shared with a closure that may run elsewhere.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) {
-        stored = value
+    @Test("boundedValue returns a finished task's value, and rethrows its error unchanged")
+    func boundedValueFinished() async throws {
+        let answered = Task { 42 }
+        #expect(try await boundedValue(of: answered, waitingFor: "answer") == 42)
+        let failing = Task { throw OAuthError(code: .transport, message: "refused") }
+        let error = await #expect(throws: OAuthError.self) {
+            try await boundedValue(of: failing, waitingFor: "failure")
+        }
+        #expect(error == OAuthError(code: .transport, message: "refused"))
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try Task.checkCancellation()
+        }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: cancelled, waitingFor: "cancelled")
+        }
     }
 
-    var value: Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
+    /// The case `await task.value` cannot handle: a task that never finishes on its own.
+    @Test("boundedValue of a task that never finishes throws WaitTimedOut naming it, and cancels it")
+    func boundedValueBound() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(until: .distantFuture) }
+        try await clock.waitForSleepers(count: 1)
+        let error = await #expect(throws: WaitTimedOut.self) {
+            try await boundedValue(of: sleeper, within: .milliseconds(50), waitingFor: "a sleep nobody ends")
+        }
+        #expect(error?.description == "Task 'a sleep nobody ends': not finished within 0.05 s")
+        #expect(sleeper.isCancelled, "the task the wait gave up on is cancelled")
+        // The cancel reached the sleeper: it is gone from the clock, having thrown.
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: sleeper, waitingFor: "the sleeper after its cancel")
+        }
+        #expect(clock.sleeperCount == 0)
     }
 
-    func set(_ value: Value) {
-        lock.lock()
-        stored = value
-        lock.unlock()
+    /// What a Swift Testing time limit does: it cancels the test's task, and the wait must end.
+    @Test("boundedValue ends when its caller is cancelled, and cancels the task it awaited")
+    func boundedValueCallerCancelled() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(until: .distantFuture) }
+        try await clock.waitForSleepers(count: 1)
+        let caller = Task {
+            try await boundedValue(of: sleeper, within: .seconds(60), waitingFor: "a sleep nobody ends")
+        }
+        caller.cancel()
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: caller, within: .seconds(30), waitingFor: "the cancelled caller")
+        }
+        #expect(sleeper.isCancelled)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FlowCheckSDK
+import FlowCheckTestSupport
 
 @Suite("URLSessionTransport", .timeLimit(.minutes(10)))
 struct URLSessionTransportTests {
@@ -152,7 +153,9 @@ struct URLSessionTransportTests {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await transport.send(TransportRequest(url: url))
         }
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: task, waitingFor: "a send from an already cancelled task")
+        }
     }
 
     @Test("cancelling the calling task cancels the running data task")
@@ -167,7 +170,11 @@ struct URLSessionTransportTests {
         // bound is a second net.
         try await received.wait(within: .seconds(LoopbackResponder.socketTimeout * 2))
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        // Past the transport's own 60 s timeout: a data task the cancel did not reach ends by
+        // that timeout and fails the expectation, rather than by this bound.
+        await #expect(throws: CancellationError.self) {
+            try await boundedValue(of: task, within: .seconds(120), waitingFor: "the send cancelled while its data task waits")
+        }
         // The connection was dropped by the cancel, not by a timeout.
         let outcome = try await held.value()
         #expect(outcome == .clientHungUp, "\(outcome)")

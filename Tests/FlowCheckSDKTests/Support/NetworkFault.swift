@@ -124,16 +124,27 @@ enum NetworkFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// `.neverAnswers`, moves `clock` past the deadline once the request's deadline is
     /// registered and the fake has started stalling it (`stalled`): the operation's first
     /// request must be the faulted one, so the first sleeper is its deadline.
+    ///
+    /// Every wait is bounded: an operation that does not end (a `DeadlineTransport` whose
+    /// deadline no longer fires leaves the fake's stall holding) is cancelled and this throws
+    /// ``WaitTimedOut`` naming the fault, instead of hanging the run.
     func error(clock: ManualClock, stalled: Gate, of operation: @escaping @Sendable () async throws -> Void) async throws -> (any Error)? {
         let task = Task { try await operation() }
         if self == .neverAnswers {
-            try await clock.waitForSleepers(count: 1)
-            try await stalled.wait()
+            do {
+                try await clock.waitForSleepers(count: 1)
+                try await stalled.wait()
+            } catch {
+                task.cancel()
+                throw error
+            }
             clock.advance(by: Self.timeout + 1)
         }
         do {
-            try await task.value
+            try await boundedValue(of: task, waitingFor: "the operation under fault \(self)")
             return nil
+        } catch let timedOut as WaitTimedOut {
+            throw timedOut
         } catch {
             return error
         }
