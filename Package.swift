@@ -43,7 +43,7 @@ let package = Package(
             path: "Sources/FlowCheckBench"
         ),
         // A second driver, for an SDK that is not ours: what another team writes in their package.
-        .target(name: "FlowCheckExampleDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
+        .target(name: "FlowCheckExampleDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders"]),
 
         .testTarget(name: "FlowCheckSDKTests", dependencies: ["FlowCheckSDK", "FlowCheckTestSupport", "FlowCheckFakeServer"]),
         .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckFakeServer"]),

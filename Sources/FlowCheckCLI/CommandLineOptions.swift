@@ -176,6 +176,9 @@ public struct CommandLineOptions: Sendable, Equatable {
             if !options.paths.isEmpty { throw UsageError(description: "serve takes no spec paths (did you mean --fixture \(options.paths[0])?)") }
         case .schema:
             if !options.paths.isEmpty { throw UsageError(description: "schema takes no spec paths (it prints the schema for every spec)") }
+            if options != { var plain = CommandLineOptions(); plain.command = .schema; return plain }() {
+                throw UsageError(description: "schema takes no options (it prints the schema to stdout: redirect it to a file)")
+            }
         }
         return options
     }

@@ -27,4 +27,16 @@ public enum ProviderRegistry {
 extension SpecLoader {
     /// A loader that knows every registered provider.
     public static let standard = SpecLoader(providers: ProviderRegistry.catalog)
+
+    /// A loader that knows `kits`: give the runner the same list (`FlowRunner.Options.providers`).
+    public init(kits: [any ProviderKit]) {
+        self.init(providers: ProviderCatalog(kits.map { $0 as any ProviderDescription }))
+    }
+}
+
+extension Array where Element == any ProviderKit {
+    /// The kit registered under `id`.
+    public func kit(for id: Provider) -> (any ProviderKit)? {
+        first { $0.id == id }
+    }
 }

@@ -40,7 +40,7 @@ public final class FakeProviderHost: @unchecked Sendable {
                 let box = WorldBox()
                 let log = self.log
                 let secrets = fixture.secrets
-                guard let kit = providers.first(where: { $0.id == provider }) else {
+                guard let kit = providers.kit(for: provider) else {
                     throw DriverError("no provider \"\(provider.rawValue)\" is registered")
                 }
                 let world = try FakeWorld(kit: kit, fixture: fixture, now: now, port: firstPort == 0 ? 0 : firstPort + offset) { exchange in

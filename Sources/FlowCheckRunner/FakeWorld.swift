@@ -12,7 +12,7 @@ final class FakeWorld: @unchecked Sendable {
     /// Builds the fake for the spec's provider from its fixture and starts it.
     /// - Throws: when the provider is not registered or the server cannot listen.
     convenience init(spec: FlowSpec, providers: [any ProviderKit], clock: ManualClock) throws {
-        guard let kit = providers.first(where: { $0.id == spec.provider }) else {
+        guard let kit = providers.kit(for: spec.provider) else {
             throw DriverError("no provider \"\(spec.provider.rawValue)\" is registered")
         }
         try self.init(kit: kit, fixture: spec.fixture, now: { clock.now }, advanceClock: { clock.advance(by: $0) })

@@ -102,7 +102,7 @@ struct FlowExecution: Sendable {
                     var values: [String: String] = [:]
                     for argument in arguments { values[argument.name] = argument.value.render(variables) }
                     actor = .browser
-                    if operation == "tamper" { events.append(.note(step: step.number, text: "the redirect is tampered with")) }
+                    if operation == .tamper { events.append(.note(step: step.number, text: "the redirect is tampered with")) }
                     try await browser.perform(operation, values, transforms: transforms.map { ScriptedBrowser.Rewrite($0, variables: variables) })
                 case .send(let request)?:
                     actor = .client
@@ -127,7 +127,7 @@ struct FlowExecution: Sendable {
                 }
                 events += news.opened.map { .opened(step: step.number, path: $0.path) }
                 if news.dismissed { events.append(.dismissed(step: step.number)) }
-                if case .browser(let operation, _, _)? = step.action, operation != "tamper", let redirect = browser.redirect,
+                if case .browser(let operation, _, _)? = step.action, operation != .tamper, let redirect = browser.redirect,
                    let components = URLComponents(string: redirect) {
                     events.append(.redirect(step: step.number, target: "\(components.scheme ?? ""):\(components.host.map { "//\($0)" } ?? "")\(components.path)"))
                 }
@@ -216,7 +216,7 @@ struct FlowExecution: Sendable {
 
     private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, elapsed: Duration) -> FlowResult {
         var redactor = Redactor(secrets: spec.fixture.secrets + issuedSecrets + state.secrets)
-        let kit = providers.first { $0.id == spec.provider }
+        let kit = providers.kit(for: spec.provider)
         if let origin { redactor.addOrigin(origin, as: "{\(spec.provider.rawValue)}") }
         let steps = spec.steps.enumerated().map { index, step in
             StepResult(

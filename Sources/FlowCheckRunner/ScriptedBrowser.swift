@@ -82,36 +82,34 @@ final class ScriptedBrowser: @unchecked Sendable {
     /// Performs a browser operation from a spec.
     /// - Throws: ``DriverError`` when there is nothing to act on (no page was opened), or a
     ///   transform names a parameter the captured redirect lacks or would change nothing.
-    func perform(_ operation: String, _ arguments: [String: String], transforms: [Rewrite] = []) async throws {
+    func perform(_ operation: BrowserOperation, _ arguments: [String: String], transforms: [Rewrite] = []) async throws {
         if let last = window.opened.last, window.opened.count > seenOpened { current = last }
+        // No default: a new operation must be played here.
         switch operation {
-        case "open":
+        case .open:
             guard let url = URL(string: arguments["url"] ?? ""), url.scheme != nil else {
                 throw DriverError("browser open: \"\(arguments["url"] ?? "")\" is not a URL")
             }
             current = url
             redirect = nil
             try await load(url)
-        case "login", "deny":
+        case .login, .deny:
             guard let url = current else { throw DriverError("browser \(operation): the SDK opened no page") }
             redirect = nil
             try await load(url)
             guard let page, page.status == 200, let form = HTMLForm.first(in: page.body) else { return }
             var fields = form.hiddenFields
-            if operation == "login" {
+            if operation == .login {
                 fields.append(("email", arguments["email"] ?? ""))
                 fields.append(("password", arguments["password"] ?? ""))
-            } else {
-                if let email = arguments["email"] { fields.append(("email", email)) }
-                if let password = arguments["password"] { fields.append(("password", password)) }
             }
-            if let button = form.buttons.first(where: { $0.value == operation }) { fields.append((button.name, button.value)) }
+            if let button = form.buttons.first(where: { $0.value == operation.rawValue }) { fields.append((button.name, button.value)) }
             guard let target = URL(string: form.action, relativeTo: page.url)?.absoluteURL else {
                 throw DriverError("browser \(operation): the form's action \(form.action) is not a URL")
             }
             let body = Array(HarnessFormEncoding.encode(fields).utf8)
             try await send(HarnessHTTPRequest(method: form.method, url: target, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body))
-        case "tamper":
+        case .tamper:
             guard let redirect, var components = URLComponents(string: redirect) else {
                 throw DriverError("browser tamper: there is no captured redirect to tamper with")
             }
@@ -134,8 +132,6 @@ final class ScriptedBrowser: @unchecked Sendable {
             }
             components.queryItems = items.isEmpty ? nil : items
             self.redirect = components.string
-        default:
-            throw DriverError("unknown browser operation \(operation)")
         }
     }
 

@@ -25,7 +25,7 @@ enum StepNarrative {
         case .server(let operation):
             return "The server performs `\(operation)`."
         case .browser(let operation, let arguments, let transforms):
-            let summary = Vocabulary.browserOperations.first { $0.name == operation }?.summary ?? operation
+            let summary = operation.signature.summary
             var sentence = "The browser: \(summary)" + describeArguments(arguments)
             if !transforms.isEmpty {
                 sentence += (arguments.isEmpty ? " with " : "; ") + transforms.map(describe).joined(separator: ", ")

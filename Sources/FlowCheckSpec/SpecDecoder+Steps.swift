@@ -29,7 +29,7 @@ extension SpecDecoder {
                 }
             case .browser:
                 if let (name, arguments, transforms) = decodeCall(member, members["with"], actionPath, stepPath: path, signatures: Vocabulary.browserOperations, what: "browser operation", listName: "browser operations", forProvider: nil) {
-                    action = .browser(operation: name, arguments: arguments, transforms: transforms)
+                    if let operation = BrowserOperation(rawValue: name) { action = .browser(operation: operation, arguments: arguments, transforms: transforms) }
                 }
             case .send: action = decodeSend(member.value, actionPath)
             case .advanceClock:

@@ -111,7 +111,7 @@ public final class SpecReader {
             missing(key, in: node, path, example: example)
             return []
         }
-        return (array(member, path + "." + key, example: example) ?? []).enumerated().map { ($1, path + ".\(key)[\($0)]") }
+        return (array(member, path + JSONPath.key(key), example: example) ?? []).enumerated().map { ($1, path + JSONPath.key(key) + "[\($0)]") }
     }
 
     /// Fixture secrets are masked in every report by their text; one too short to mask without

@@ -23,6 +23,29 @@ public enum ActionKind: String, CaseIterable, Sendable {
     case app, browser, advanceClock, fault, clearFaults, server, send
 }
 
+/// What the scripted browser does when a step says `"browser": "..."`. The decoder, the
+/// browser, the narrative and the schema switch over it with no `default:`, so a new operation
+/// is handled everywhere or nothing compiles.
+public enum BrowserOperation: String, CaseIterable, Sendable {
+    case login, deny, open, tamper
+
+    /// Its arguments and what it stands for, as the loader checks and reports say it.
+    public var signature: Vocabulary.ActionSignature {
+        switch self {
+        case .login:
+            return .init(name: rawValue, required: ["email", "password"], optional: [], summary: "the user loads the page the SDK opened and logs in")
+        case .deny:
+            return .init(name: rawValue, required: [], optional: [], summary: "the user loads the page the SDK opened and declines")
+        case .open:
+            return .init(name: rawValue, required: ["url"], optional: [], summary: "the user's browser opens a URL the app built itself")
+        case .tamper:
+            var tamper = Vocabulary.ActionSignature(name: rawValue, required: [], optional: Vocabulary.tamperParameters + ["remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove")
+            tamper.transformable = Vocabulary.tamperParameters
+            return tamper
+        }
+    }
+}
+
 /// What a step does before its expectations are checked.
 public enum Action: Sendable, Equatable {
     /// The key that wrote it.
@@ -50,7 +73,7 @@ public enum Action: Sendable, Equatable {
     case server(operation: String)
     /// The scripted browser acts as the user: `login`, `deny`, `open`, `tamper`. `transforms`
     /// (a `tamper` only) rewrite parameters of the captured redirect from their own values.
-    case browser(operation: String, arguments: [Argument], transforms: [ParameterTransform] = [])
+    case browser(operation: BrowserOperation, arguments: [Argument], transforms: [ParameterTransform] = [])
     /// The harness itself sends a request to the fake, as any HTTP client would.
     case send(SendSpec)
 }

@@ -25,17 +25,9 @@ public enum Vocabulary {
         }
     }
 
-    /// What the scripted browser can do, and its arguments.
-    public static let browserOperations: [ActionSignature] = [
-        ActionSignature(name: "login", required: ["email", "password"], optional: [], summary: "the user loads the page the SDK opened and logs in"),
-        ActionSignature(name: "deny", required: [], optional: [], summary: "the user loads the page the SDK opened and declines"),
-        ActionSignature(name: "open", required: ["url"], optional: [], summary: "the user's browser opens a URL the app built itself"),
-        {
-            var tamper = ActionSignature(name: "tamper", required: [], optional: tamperParameters + ["remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove")
-            tamper.transformable = tamperParameters
-            return tamper
-        }(),
-    ]
+    /// What the scripted browser can do, and its arguments: one signature per
+    /// ``BrowserOperation``, in its order.
+    public static let browserOperations: [ActionSignature] = BrowserOperation.allCases.map(\.signature)
 
     /// The redirect parameters a `tamper` may set or transform.
     public static let tamperParameters = ["state", "code", "client_id", "merchant_id", "error"]

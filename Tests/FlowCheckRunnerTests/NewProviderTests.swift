@@ -100,7 +100,7 @@ struct NewProviderTests {
 
     @Test("a spec naming the new provider loads and runs with no other change")
     func aNewProviderRunsEndToEnd() async throws {
-        let loader = SpecLoader(providers: ProviderCatalog(Self.providers.map { $0 as any ProviderDescription }))
+        let loader = SpecLoader(kits: Self.providers)
         guard case .valid(let spec) = loader.decode(Array(Self.spec.utf8), file: "echo.json") else {
             Issue.record("the echo spec did not load: \(loader.decode(Array(Self.spec.utf8), file: "echo.json"))")
             return
@@ -115,7 +115,7 @@ struct NewProviderTests {
 
     @Test("its fixture errors keep file, line:column and path, and its words are checked")
     func itsFixtureAndWordsAreChecked() {
-        let loader = SpecLoader(providers: ProviderCatalog(Self.providers.map { $0 as any ProviderDescription }))
+        let loader = SpecLoader(kits: Self.providers)
         let broken = Self.spec.replacingOccurrences(of: #""apiKey": "echo-key-123"}"#, with: #""apiKey": "short"}"#)
             .replacingOccurrences(of: #"{"app": "hello", "expect": {"error""#, with: #"{"app": "helo", "expect": {"error""#)
         guard case .invalid(let problems) = loader.decode(Array(broken.utf8), file: "echo.json") else {

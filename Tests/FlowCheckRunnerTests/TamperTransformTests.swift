@@ -37,13 +37,13 @@ struct TamperTransformTests {
         let browser = ScriptedBrowser(window: BrowserWindow())
         // No redirect captured yet: the existing message.
         await #expect(throws: DriverError.self) {
-            try await browser.perform("tamper", [:], transforms: [Self.rewrite(.flipCase)])
+            try await browser.perform(.tamper, [:], transforms: [Self.rewrite(.flipCase)])
         }
     }
 
     @Test("the report says what the transform did")
     func narrative() {
-        let action = Action.browser(operation: "tamper", arguments: [], transforms: [
+        let action = Action.browser(operation: .tamper, arguments: [], transforms: [
             ParameterTransform(parameter: "state", transform: .flipCase, location: Self.here),
             ParameterTransform(parameter: "code", transform: .append(Template("x")), location: Self.here),
         ])
