@@ -38,14 +38,15 @@ struct FlowExecution: Sendable {
         var world: FakeWorld?
         var storage: URL?
         var session: (any FlowSession)?
+        let background = BackgroundCalls()
         do {
-            world = try FakeWorld(spec: spec, providers: providers, clock: clock)
+            world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() })
             storage = try Self.makeStorageDirectory()
             let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!, browser: window)
             session = try await driver.makeSession(for: context)
             let limit = timeLimit
             await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
-                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, progress: progress)
+                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress)
             } onTimeout: {
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
@@ -54,6 +55,16 @@ struct FlowExecution: Sendable {
             }
         } catch {
             progress.state.withLock { $0.errorMessage = "\(error)" }
+        }
+        // A background call still running now was never joined (the flow stopped early, or
+        // hung): cancelled, never waited for; the server's stop below ends any request it holds.
+        let unjoined = background.cancelAll()
+        if !unjoined.isEmpty {
+            progress.state.withLock { state in
+                if state.errorMessage == nil, state.failures.isEmpty {
+                    state.errorMessage = "the background call\(unjoined.count == 1 ? "" : "s") \(unjoined.map { "\"\($0)\"" }.joined(separator: ", ")) had not ended when the flow ended, and \(unjoined.count == 1 ? "was" : "were") cancelled"
+                }
+            }
         }
         await session?.close()
         browser.close()
@@ -68,7 +79,7 @@ struct FlowExecution: Sendable {
         return buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, elapsed: elapsed)
     }
 
-    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, progress: Progress) async {
+    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress) async {
         let baseURL = world.server.baseURL
         var variables: [String: String] = ["baseURL": baseURL.absoluteString]
         var cursor = 0
@@ -85,7 +96,17 @@ struct FlowExecution: Sendable {
                     let sensitive = arguments.filter { Redactor.isSensitive(field: $0.name) }.compactMap { values[$0.name] }
                     progress.state.withLock { $0.secrets += sensitive }
                     events.append(.call(step: step.number, name: name))
-                    outcome = try await session.perform(AppCall(name: name, arguments: values))
+                    let call = AppCall(name: name, arguments: values)
+                    if let label = step.background {
+                        // Left running; the step's checks see what happened until it was under way.
+                        await background.start(label, waitForHold: world.server.holdArmed) { try await session.perform(call) }
+                    } else {
+                        outcome = try await session.perform(call)
+                    }
+                case .await(let label)?:
+                    outcome = try await background.join(label)
+                    // Cancelled by the watchdog: the flow is already reported as hung in this step.
+                    if outcome == nil { return }
                 case .advanceClock(let seconds, let written)?:
                     clock.advance(by: TimeInterval(seconds))
                     events.append(.note(step: step.number, text: "clock +\(written)"))
@@ -222,8 +243,8 @@ struct FlowExecution: Sendable {
             StepResult(
                 number: step.number,
                 line: step.location.line,
-                action: StepNarrative.action(step.action, actions: kit?.actions ?? []).map(redactor.scrub),
-                checks: StepNarrative.checks(step.expect, isAppStep: { if case .app? = step.action { return true } else { return false } }()).map(redactor.scrub),
+                action: StepNarrative.action(step.action, actions: kit?.actions ?? [], background: step.background).map(redactor.scrub),
+                checks: StepNarrative.checks(step.expect, isAppStep: step.endsACall).map(redactor.scrub),
                 note: step.note.map(redactor.scrub),
                 status: state.stepStatuses[index]
             )

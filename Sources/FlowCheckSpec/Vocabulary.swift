@@ -45,6 +45,6 @@ public enum Vocabulary {
     /// Faults the fake server can be told to produce.
     public static let faultKinds = [
         "unreachable", "serverError", "nonJSONBody", "tokenNotValid",
-        "connectionReset", "stall", "htmlServerError", "truncatedJSON", "redirectLoop",
+        "connectionReset", "stall", "htmlServerError", "truncatedJSON", "redirectLoop", "hold",
     ]
 }

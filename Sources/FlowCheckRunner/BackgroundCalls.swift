@@ -1,0 +1,106 @@
+import Foundation
+import FlowCheckFakeServer
+
+/// The app calls a flow started with `"async": LABEL` and has not yet joined with `"await"`.
+///
+/// Every wait here ends when its condition holds or the waiting task is cancelled (the
+/// flow's real-time watchdog cancels the steps), never on a timer: a call that never ends is
+/// reported by the watchdog with the step that waited for it.
+final class BackgroundCalls: @unchecked Sendable {
+    private struct Call {
+        var task: Task<Void, Never>?
+        var started = false
+        var outcome: Result<CallOutcome, any Error>?
+    }
+
+    private struct State {
+        var calls: [String: Call] = [:]
+        /// Requests a `hold` fault has started holding, over the whole flow.
+        var held = 0
+        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Locked(State())
+
+    /// Told by the fake server each time a `hold` fault starts holding a request.
+    func requestHeld() {
+        poke { $0.held += 1 }
+    }
+
+    /// Starts `perform` in the background under `label`, and returns once it is under way:
+    /// when `waitForHold` (a `hold` fault is armed), once the call has ended or the server
+    /// holds a request it did not hold before; otherwise once the call has started.
+    func start(_ label: String, waitForHold: Bool, _ perform: @escaping @Sendable () async throws -> CallOutcome) async {
+        // Registered before the task exists, so the task always finds its entry.
+        let heldBefore = state.withLock { state -> Int in
+            state.calls[label] = Call()
+            return state.held
+        }
+        let task = Task { [self] in
+            poke { $0.calls[label]?.started = true }
+            let result: Result<CallOutcome, any Error>
+            do { result = .success(try await perform()) } catch { result = .failure(error) }
+            poke { $0.calls[label]?.outcome = result }
+        }
+        state.withLock { $0.calls[label]?.task = task }
+        await wait { state in
+            guard let call = state.calls[label] else { return true }
+            if call.outcome != nil { return true }
+            return waitForHold ? state.held > heldBefore : call.started
+        }
+    }
+
+    /// Waits for the call started under `label` to end, and forgets it; nil when the wait
+    /// was cancelled (the flow ran out of time) or no such call runs.
+    func join(_ label: String) async throws -> CallOutcome? {
+        await wait { state in state.calls[label]?.outcome != nil || state.calls[label] == nil }
+        let outcome = state.withLock { state -> Result<CallOutcome, any Error>? in
+            guard let outcome = state.calls[label]?.outcome else { return nil }
+            state.calls[label] = nil
+            return outcome
+        }
+        return try outcome?.get()
+    }
+
+    /// Cancels every call; returns the labels of those that had not ended (sorted).
+    func cancelAll() -> [String] {
+        let calls = state.withLock { state -> [String: Call] in
+            defer { state.calls.removeAll() }
+            return state.calls
+        }
+        for call in calls.values { call.task?.cancel() }
+        return calls.filter { $0.value.outcome == nil }.keys.sorted()
+    }
+
+    // MARK: - Signalling
+
+    private func poke(_ change: (inout State) -> Void) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            change(&state)
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once `condition` holds, or the waiting task is cancelled.
+    private func wait(_ condition: @escaping @Sendable (State) -> Bool) async {
+        while !Task.isCancelled {
+            if state.withLock({ condition($0) }) { return }
+            let id = UUID()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = state.withLock { state -> Bool in
+                        if condition(state) || Task.isCancelled { return true }
+                        state.waiters[id] = continuation
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            } onCancel: {
+                let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+                waiter?.resume()
+            }
+        }
+    }
+}
