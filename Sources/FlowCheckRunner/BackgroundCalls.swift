@@ -17,6 +17,8 @@ final class BackgroundCalls: @unchecked Sendable {
         var calls: [String: Call] = [:]
         /// Requests a `hold` fault has started holding, over the whole flow.
         var held = 0
+        /// Held requests the server is done with (answered, or their connection ended).
+        var heldEnded = 0
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
     }
 
@@ -25,6 +27,17 @@ final class BackgroundCalls: @unchecked Sendable {
     /// Told by the fake server each time a `hold` fault starts holding a request.
     func requestHeld() {
         poke { $0.held += 1 }
+    }
+
+    /// Told by the fake server each time it is done with a held request.
+    func holdEnded() {
+        poke { $0.heldEnded += 1 }
+    }
+
+    /// Returns once every request a `hold` fault held has been answered or ended (after
+    /// `clearFaults`, whose release makes the server answer them).
+    func holdsSettled() async {
+        await wait { $0.heldEnded >= $0.held }
     }
 
     /// Starts `perform` in the background under `label`, and returns once it is under way:

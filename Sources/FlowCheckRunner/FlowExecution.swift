@@ -40,7 +40,7 @@ struct FlowExecution: Sendable {
         var session: (any FlowSession)?
         let background = BackgroundCalls()
         do {
-            world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() })
+            world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() }, onHoldEnd: { background.holdEnded() })
             storage = try Self.makeStorageDirectory()
             let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!, browser: window)
             session = try await driver.makeSession(for: context)
@@ -115,6 +115,9 @@ struct FlowExecution: Sendable {
                     events.append(.note(step: step.number, text: "fault \(fault.kind)" + (fault.path.map { " on \($0)" } ?? "")))
                 case .clearFaults?:
                     try world.clearFaults()
+                    // Released holds are answered on the server's threads: wait until each is
+                    // recorded, so this step's requests are the same on every run.
+                    await background.holdsSettled()
                     events.append(.note(step: step.number, text: "faults cleared"))
                 case .server(let operation)?:
                     try world.perform(operation)

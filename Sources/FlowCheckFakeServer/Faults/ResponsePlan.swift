@@ -20,7 +20,8 @@ enum ResponseDelivery: Sendable {
     /// Writes nothing until `gate` is released, then writes `answer()` (the provider's answer,
     /// recorded when it is made) and closes; if the peer closes or the server stops first,
     /// nothing is answered.
-    case hold(StallGate, answer: @Sendable () -> HTTPResponse)
+    /// `finished` is called once the connection is done with the hold, however it ended.
+    case hold(StallGate, answer: @Sendable () -> HTTPResponse, finished: @Sendable () -> Void)
 }
 
 /// A responder the connection consults for delivery and tells about rejected requests.

@@ -25,8 +25,9 @@ extension HTTPConnection {
         case .stall(let gate):
             stall(gate)
             return false
-        case .hold(let gate, let answer):
+        case .hold(let gate, let answer, let finished):
             hold(gate, answer: answer, omitBody: omitBody)
+            finished()
             return false
         }
     }

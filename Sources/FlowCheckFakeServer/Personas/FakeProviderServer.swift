@@ -26,16 +26,19 @@ public final class FakeProviderServer: @unchecked Sendable {
     ///     which never stall.
     ///   - holdObserver: told, on the connection's thread, once a ``FaultKind/hold`` starts
     ///     holding a request (before anything is recorded for it).
+    ///   - holdEndObserver: told once the connection is done with a held request (answered and
+    ///     recorded after a release, or ended by the peer or `stop()`).
     public init(
         provider: any FakeProvider,
         now: @escaping @Sendable () -> Date,
         limits: HTTPServerLimits = .init(),
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
         stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
-        holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil
+        holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
+        holdEndObserver: (@Sendable () -> Void)? = nil
     ) {
         self.provider = provider
-        self.chain = ProviderResponder(provider: provider, now: now, observer: observer, stallObserver: stallObserver, holdObserver: holdObserver)
+        self.chain = ProviderResponder(provider: provider, now: now, observer: observer, stallObserver: stallObserver, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
         self.server = HTTPServer(responder: chain, limits: limits)
     }
 

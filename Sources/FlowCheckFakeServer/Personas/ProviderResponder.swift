@@ -47,14 +47,18 @@ final class ProviderResponder: TransportAwareResponder {
     private let stallObserver: (@Sendable (HTTPRequest) -> Void)?
     /// Told of every request that a `hold` fault starts holding.
     private let holdObserver: (@Sendable (HTTPRequest) -> Void)?
+    /// Told each time a held request is done with: answered, or its connection ended.
+    private let holdEndObserver: (@Sendable () -> Void)?
 
     init(
         provider: any FakeProvider,
         now: @escaping @Sendable () -> Date,
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
         stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
-        holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil
+        holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
+        holdEndObserver: (@Sendable () -> Void)? = nil
     ) {
+        self.holdEndObserver = holdEndObserver
         self.provider = provider
         self.now = now
         self.observer = observer
@@ -113,7 +117,7 @@ final class ProviderResponder: TransportAwareResponder {
             holdObserver?(request)
             // Nothing recorded yet: the exchange is recorded with the provider's answer, once
             // the hold is released.
-            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request) }))
+            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request) }, finished: { [holdEndObserver] in holdEndObserver?() }))
         }
         let time = now()
         let (plan, exchange) = state.withLock { state -> (ResponsePlan, RecordedExchange) in
