@@ -10,6 +10,8 @@ final class BackgroundCalls: @unchecked Sendable {
     private struct Call {
         var task: Task<Void, Never>?
         var started = false
+        /// How many exchanges the server had recorded when the call started.
+        var firstExchange = 0
         var outcome: Result<CallOutcome, any Error>?
     }
 
@@ -43,10 +45,10 @@ final class BackgroundCalls: @unchecked Sendable {
     /// Starts `perform` in the background under `label`, and returns once it is under way:
     /// when `waitForHold` (a `hold` fault is armed), once the call has ended or the server
     /// holds a request it did not hold before; otherwise once the call has started.
-    func start(_ label: String, waitForHold: Bool, _ perform: @escaping @Sendable () async throws -> CallOutcome) async {
+    func start(_ label: String, firstExchange: Int, waitForHold: Bool, _ perform: @escaping @Sendable () async throws -> CallOutcome) async {
         // Registered before the task exists, so the task always finds its entry.
         let heldBefore = state.withLock { state -> Int in
-            state.calls[label] = Call()
+            state.calls[label] = Call(firstExchange: firstExchange)
             return state.held
         }
         let task = Task { [self] in
@@ -65,14 +67,15 @@ final class BackgroundCalls: @unchecked Sendable {
 
     /// Waits for the call started under `label` to end, and forgets it; nil when the wait
     /// was cancelled (the flow ran out of time) or no such call runs.
-    func join(_ label: String) async throws -> CallOutcome? {
+    /// Also returns how many exchanges the server had recorded when the call started.
+    func join(_ label: String) async throws -> (outcome: CallOutcome, firstExchange: Int)? {
         await wait { state in state.calls[label]?.outcome != nil || state.calls[label] == nil }
-        let outcome = state.withLock { state -> Result<CallOutcome, any Error>? in
-            guard let outcome = state.calls[label]?.outcome else { return nil }
-            state.calls[label] = nil
-            return outcome
+        let call = state.withLock { state -> Call? in
+            guard state.calls[label]?.outcome != nil else { return nil }
+            return state.calls.removeValue(forKey: label)
         }
-        return try outcome?.get()
+        guard let call, let outcome = call.outcome else { return nil }
+        return (try outcome.get(), call.firstExchange)
     }
 
     /// Cancels every call; returns the labels of those that had not ended (sorted).

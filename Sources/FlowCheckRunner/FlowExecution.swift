@@ -88,6 +88,7 @@ struct FlowExecution: Sendable {
             var outcome: CallOutcome?
             var events: [FlowEvent] = []
             var actor = FlowEvent.Actor.sdk
+            var windowStart: Int?
             do {
                 switch step.action {
                 case .app(let name, let arguments)?:
@@ -99,14 +100,17 @@ struct FlowExecution: Sendable {
                     let call = AppCall(name: name, arguments: values)
                     if let label = step.background {
                         // Left running; the step's checks see what happened until it was under way.
-                        await background.start(label, waitForHold: world.server.holdArmed) { try await session.perform(call) }
+                        await background.start(label, firstExchange: world.server.exchanges.count, waitForHold: world.server.holdArmed) { try await session.perform(call) }
                     } else {
                         outcome = try await session.perform(call)
                     }
                 case .await(let label)?:
-                    outcome = try await background.join(label)
                     // Cancelled by the watchdog: the flow is already reported as hung in this step.
-                    if outcome == nil { return }
+                    guard let joined = try await background.join(label) else { return }
+                    outcome = joined.outcome
+                    // What the server saw while the call ran, from its start: its requests
+                    // and any other call's meanwhile.
+                    windowStart = joined.firstExchange
                 case .advanceClock(let seconds, let written)?:
                     clock.advance(by: TimeInterval(seconds))
                     events.append(.note(step: step.number, text: "clock +\(written)"))
@@ -145,6 +149,7 @@ struct FlowExecution: Sendable {
                 let news = browser.takeNews()
                 let all = world.server.exchanges
                 let fresh = Array(all[min(cursor, all.count)...])
+                let window = windowStart.map { Array(all[min($0, all.count)...]) } ?? fresh
                 cursor = all.count
                 for exchange in fresh {
                     events.append(.request(step: step.number, actor: actor, method: exchange.request.method, path: exchange.request.path, status: exchange.response.status))
@@ -164,7 +169,7 @@ struct FlowExecution: Sendable {
                 var checker = ExpectationChecker(step: step, variables: variables)
                 let readsStore = step.expect?.checks.contains(where: ExpectationChecker.readsStore) ?? false
                 let store = readsStore ? try await session.storeContents() : nil
-                checker.check(step.expect, StepObservation(call: outcome, exchanges: fresh, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store))
+                checker.check(step.expect, StepObservation(call: outcome, exchanges: window, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store))
                 variables = checker.variables
                 let failures = checker.failures
                 let captured = checker.capturedSecrets

@@ -97,6 +97,9 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "a failed token call clears the store", driver: FaultBrokenVariants.failedTokenCallClearsStore, mustFail: ["FLT-RESET", "FLT-STALL", "FLT-HTML5XX", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
         Variant(name: "every error reported as a server error", driver: FaultBrokenVariants.oneErrorKind("serverError"), mustFail: ["FLT-RESET", "FLT-STALL", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
         Variant(name: "every error reported as a transport error", driver: FaultBrokenVariants.oneErrorKind("transport"), mustFail: ["FLT-HTML5XX", "FLT-TRUNCATED", "FLT-REDIRECT-LOOP"]),
+        // i11d: concurrent app steps
+        Variant(name: "a refresh in flight survives a logout", driver: ConcurrencyBrokenVariants.refreshSurvivesLogout, mustFail: ["CLV-FULL-20", "CLV-FULL-21"]),
+        Variant(name: "a renewal per call, not shared", driver: ConcurrencyBrokenVariants.renewalPerCall, mustFail: ["MLT-SHARED-RENEWAL"]),
     ]
 
     @Test(arguments: variants)
