@@ -78,6 +78,9 @@ final class BackgroundCalls: @unchecked Sendable {
         return (try outcome.get(), call.firstExchange)
     }
 
+    /// Whether any background call has not been joined yet.
+    var anyRunning: Bool { state.withLock { !$0.calls.isEmpty } }
+
     /// Cancels every call; returns the labels of those that had not ended (sorted).
     func cancelAll() -> [String] {
         let calls = state.withLock { state -> [String: Call] in

@@ -83,6 +83,9 @@ struct FlowExecution: Sendable {
         let baseURL = world.server.baseURL
         var variables: [String: String] = ["baseURL": baseURL.absoluteString]
         var cursor = 0
+        // Requests seen while background calls run: which step's window they fall in depends
+        // on timing, so the diagram shows them together once every call is joined.
+        var concurrentRequests: [FlowEvent] = []
         for (index, step) in spec.steps.enumerated() {
             progress.state.withLock { $0.current = step.number }
             var outcome: CallOutcome?
@@ -151,8 +154,12 @@ struct FlowExecution: Sendable {
                 let fresh = Array(all[min(cursor, all.count)...])
                 let window = windowStart.map { Array(all[min($0, all.count)...]) } ?? fresh
                 cursor = all.count
-                for exchange in fresh {
-                    events.append(.request(step: step.number, actor: actor, method: exchange.request.method, path: exchange.request.path, status: exchange.response.status))
+                let requestEvents = fresh.map { FlowEvent.request(step: step.number, actor: actor, method: $0.request.method, path: $0.request.path, status: $0.response.status) }
+                if background.anyRunning {
+                    concurrentRequests += requestEvents
+                } else {
+                    events += concurrentRequests + requestEvents
+                    concurrentRequests = []
                 }
                 events += news.opened.map { .opened(step: step.number, path: $0.path) }
                 if news.dismissed { events.append(.dismissed(step: step.number)) }

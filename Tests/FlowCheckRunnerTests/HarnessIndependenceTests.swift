@@ -50,6 +50,6 @@ struct HarnessIndependenceTests {
         let printed = lines.withLock { $0 }
         #expect(code == .failed, "\(printed.suffix(5))")
         #expect(printed.contains { $0.hasPrefix("✘ FLT-REDIRECT-LOOP") })
-        #expect(printed.last == "42 passed, 1 failed")
+        #expect(printed.last == "45 passed, 1 failed")
     }
 }
