@@ -11,11 +11,11 @@ final class FakeWorld: @unchecked Sendable {
 
     /// Builds the fake for the spec's provider from its fixture and starts it.
     /// - Throws: when the provider is not registered or the server cannot listen.
-    convenience init(spec: FlowSpec, providers: [any ProviderKit], clock: ManualClock) throws {
+    convenience init(spec: FlowSpec, providers: [any ProviderKit], clock: ManualClock, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
         guard let kit = providers.kit(for: spec.provider) else {
             throw DriverError("no provider \"\(spec.provider.rawValue)\" is registered")
         }
-        try self.init(kit: kit, fixture: spec.fixture, now: { clock.now }, advanceClock: { clock.advance(by: $0) })
+        try self.init(kit: kit, fixture: spec.fixture, now: { clock.now }, advanceClock: { clock.advance(by: $0) }, onHold: onHold, onHoldEnd: onHoldEnd)
     }
 
     /// How far the virtual clock moves while the server stalls a request (a `stall` fault's
@@ -27,14 +27,14 @@ final class FakeWorld: @unchecked Sendable {
     ///   - now: the fake's time (a flow's virtual clock; the wall clock for `flowcheck serve`).
     ///   - port: 0 for an ephemeral port.
     ///   - observer: told of every exchange.
-    init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, port: Int = 0, observer: (@Sendable (RecordedExchange) -> Void)? = nil) throws {
+    init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, port: Int = 0, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
         let advance = Locked<TimeInterval?>(nil)
         stallAdvance = advance
         let stallObserver: @Sendable (HTTPRequest) -> Void = { _ in
             if let seconds = advance.withLock({ $0 }) { advanceClock?(seconds) }
         }
         persona = try kit.makeFake(for: fixture)
-        server = FakeProviderServer(provider: persona.provider, now: now, observer: observer, stallObserver: stallObserver)
+        server = FakeProviderServer(provider: persona.provider, now: now, observer: observer, stallObserver: stallObserver, holdObserver: { _ in onHold?() }, holdEndObserver: onHoldEnd)
         try server.start(port: port)
     }
 

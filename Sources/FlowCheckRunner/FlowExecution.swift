@@ -38,14 +38,15 @@ struct FlowExecution: Sendable {
         var world: FakeWorld?
         var storage: URL?
         var session: (any FlowSession)?
+        let background = BackgroundCalls()
         do {
-            world = try FakeWorld(spec: spec, providers: providers, clock: clock)
+            world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() }, onHoldEnd: { background.holdEnded() })
             storage = try Self.makeStorageDirectory()
             let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!, browser: window)
             session = try await driver.makeSession(for: context)
             let limit = timeLimit
             await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
-                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, progress: progress)
+                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress)
             } onTimeout: {
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
@@ -54,6 +55,16 @@ struct FlowExecution: Sendable {
             }
         } catch {
             progress.state.withLock { $0.errorMessage = "\(error)" }
+        }
+        // A background call still running now was never joined (the flow stopped early, or
+        // hung): cancelled, never waited for; the server's stop below ends any request it holds.
+        let unjoined = background.cancelAll()
+        if !unjoined.isEmpty {
+            progress.state.withLock { state in
+                if state.errorMessage == nil, state.failures.isEmpty {
+                    state.errorMessage = "the background call\(unjoined.count == 1 ? "" : "s") \(unjoined.map { "\"\($0)\"" }.joined(separator: ", ")) had not ended when the flow ended, and \(unjoined.count == 1 ? "was" : "were") cancelled"
+                }
+            }
         }
         await session?.close()
         browser.close()
@@ -68,15 +79,19 @@ struct FlowExecution: Sendable {
         return buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, elapsed: elapsed)
     }
 
-    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, progress: Progress) async {
+    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress) async {
         let baseURL = world.server.baseURL
         var variables: [String: String] = ["baseURL": baseURL.absoluteString]
         var cursor = 0
+        // Requests seen while background calls run: which step's window they fall in depends
+        // on timing, so the diagram shows them together once every call is joined.
+        var concurrentRequests: [FlowEvent] = []
         for (index, step) in spec.steps.enumerated() {
             progress.state.withLock { $0.current = step.number }
             var outcome: CallOutcome?
             var events: [FlowEvent] = []
             var actor = FlowEvent.Actor.sdk
+            var windowStart: Int?
             do {
                 switch step.action {
                 case .app(let name, let arguments)?:
@@ -85,7 +100,20 @@ struct FlowExecution: Sendable {
                     let sensitive = arguments.filter { Redactor.isSensitive(field: $0.name) }.compactMap { values[$0.name] }
                     progress.state.withLock { $0.secrets += sensitive }
                     events.append(.call(step: step.number, name: name))
-                    outcome = try await session.perform(AppCall(name: name, arguments: values))
+                    let call = AppCall(name: name, arguments: values)
+                    if let label = step.background {
+                        // Left running; the step's checks see what happened until it was under way.
+                        await background.start(label, firstExchange: world.server.exchanges.count, waitForHold: world.server.holdArmed) { try await session.perform(call) }
+                    } else {
+                        outcome = try await session.perform(call)
+                    }
+                case .await(let label)?:
+                    // Cancelled by the watchdog: the flow is already reported as hung in this step.
+                    guard let joined = try await background.join(label) else { return }
+                    outcome = joined.outcome
+                    // What the server saw while the call ran, from its start: its requests
+                    // and any other call's meanwhile.
+                    windowStart = joined.firstExchange
                 case .advanceClock(let seconds, let written)?:
                     clock.advance(by: TimeInterval(seconds))
                     events.append(.note(step: step.number, text: "clock +\(written)"))
@@ -94,6 +122,9 @@ struct FlowExecution: Sendable {
                     events.append(.note(step: step.number, text: "fault \(fault.kind)" + (fault.path.map { " on \($0)" } ?? "")))
                 case .clearFaults?:
                     try world.clearFaults()
+                    // Released holds are answered on the server's threads: wait until each is
+                    // recorded, so this step's requests are the same on every run.
+                    await background.holdsSettled()
                     events.append(.note(step: step.number, text: "faults cleared"))
                 case .server(let operation)?:
                     try world.perform(operation)
@@ -121,9 +152,14 @@ struct FlowExecution: Sendable {
                 let news = browser.takeNews()
                 let all = world.server.exchanges
                 let fresh = Array(all[min(cursor, all.count)...])
+                let window = windowStart.map { Array(all[min($0, all.count)...]) } ?? fresh
                 cursor = all.count
-                for exchange in fresh {
-                    events.append(.request(step: step.number, actor: actor, method: exchange.request.method, path: exchange.request.path, status: exchange.response.status))
+                let requestEvents = fresh.map { FlowEvent.request(step: step.number, actor: actor, method: $0.request.method, path: $0.request.path, status: $0.response.status) }
+                if background.anyRunning {
+                    concurrentRequests += requestEvents
+                } else {
+                    events += concurrentRequests + requestEvents
+                    concurrentRequests = []
                 }
                 events += news.opened.map { .opened(step: step.number, path: $0.path) }
                 if news.dismissed { events.append(.dismissed(step: step.number)) }
@@ -140,7 +176,7 @@ struct FlowExecution: Sendable {
                 var checker = ExpectationChecker(step: step, variables: variables)
                 let readsStore = step.expect?.checks.contains(where: ExpectationChecker.readsStore) ?? false
                 let store = readsStore ? try await session.storeContents() : nil
-                checker.check(step.expect, StepObservation(call: outcome, exchanges: fresh, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store))
+                checker.check(step.expect, StepObservation(call: outcome, exchanges: window, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store))
                 variables = checker.variables
                 let failures = checker.failures
                 let captured = checker.capturedSecrets
@@ -222,8 +258,8 @@ struct FlowExecution: Sendable {
             StepResult(
                 number: step.number,
                 line: step.location.line,
-                action: StepNarrative.action(step.action, actions: kit?.actions ?? []).map(redactor.scrub),
-                checks: StepNarrative.checks(step.expect, isAppStep: { if case .app? = step.action { return true } else { return false } }()).map(redactor.scrub),
+                action: StepNarrative.action(step.action, actions: kit?.actions ?? [], background: step.background).map(redactor.scrub),
+                checks: StepNarrative.checks(step.expect, isAppStep: step.endsACall).map(redactor.scrub),
                 note: step.note.map(redactor.scrub),
                 status: state.stepStatuses[index]
             )

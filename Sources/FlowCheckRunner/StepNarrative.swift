@@ -4,15 +4,19 @@ import FlowCheckSpec
 enum StepNarrative {
     /// The action in words, or nil for a step that only checks.
     /// - Parameter actions: the provider's app actions, whose summaries the sentence quotes.
-    static func action(_ action: Action?, actions: [Vocabulary.ActionSignature]) -> String? {
+    /// - Parameter background: the label of an app call started with `async`.
+    static func action(_ action: Action?, actions: [Vocabulary.ActionSignature], background: String? = nil) -> String? {
         guard let action else { return nil }
         switch action {
         case .app(let name, let arguments):
             let summary = actions.first { $0.name == name }?.summary
-            var sentence = "The app calls `\(name)`"
+            var sentence = background == nil ? "The app calls `\(name)`" : "The app starts `\(name)` in the background"
             sentence += describeArguments(arguments)
             if let summary { sentence += " (\(summary))" }
+            if let background { sentence += " as `\(background)`, and goes on without waiting for it" }
             return sentence + "."
+        case .await(let label):
+            return "The app waits for the background call `\(label)` to end."
         case .advanceClock(let seconds, let written):
             return "The clock moves forward \(written) (\(seconds) s)."
         case .fault(let fault):

@@ -54,6 +54,9 @@ extension SpecDecoder {
         } else {
             missing("steps", in: root, path, example: "[ ... ]")
         }
+        for (label, call) in running.sorted(by: { $0.value.step < $1.value.step }) {
+            report(call.node, call.path, "the background call \"\(label)\" (step \(call.step)) is never awaited", fix: "add a step {\"await\": \"\(label)\"} after it, so its end is checked")
+        }
         guard let id, let title, let source, let provider, let fixture else { return nil }
         return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider.id, fixture: fixture, decisions: decisions, steps: steps, location: root.location)
     }

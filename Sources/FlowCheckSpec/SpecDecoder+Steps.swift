@@ -46,6 +46,8 @@ extension SpecDecoder {
                 if bool(member, actionPath) == true { action = .clearFaults } else if case .bool(false) = member.value.value {
                     report(member.value, actionPath, "\"clearFaults\": false does nothing", fix: "write \"clearFaults\": true, or remove the key")
                 }
+            case .await:
+                action = decodeAwait(member, actionPath, number: number)
             case .server:
                 if case .string(let op) = member.value.value {
                     let operations = provider?.serverOperations ?? []
@@ -61,15 +63,22 @@ extension SpecDecoder {
         if let member = members["note"] {
             if case .string(let s) = member.value.value { note = s } else { typeMismatch(member.value, path + ".note", expected: "a string", example: "\"why this step matters\"") }
         }
+        let background = decodeAsync(members["async"], members["app"] != nil, action, path, number: number)
         var appAction: Vocabulary.ActionSignature?
         if let provider, case .app(let name, _)? = action { appAction = provider.actions.first { $0.name == name } }
+        if let provider, case .await(let label)? = action, let call = awaitedCall(label) { appAction = provider.actions.first { $0.name == call } }
         let expect = members["expect"].flatMap { decodeExpect($0.value, path + ".expect", provider: provider, appAction: appAction) }
-        if members["app"] == nil, let expectMember = members["expect"], let fields = expectMember.value.members {
+        if let expectMember = members["expect"], let fields = expectMember.value.members {
             for field in fields where CheckKind(rawValue: field.key)?.isAboutTheCall == true {
-                report(at: field.keyLocation, path + ".expect" + JSONPath.key(field.key), "\"\(field.key)\" checks an app call, and this step makes none", fix: "move it to the step with the \"app\" call it is about")
+                let fieldPath = path + ".expect" + JSONPath.key(field.key)
+                if let label = members["async"].flatMap({ $0.value.scalarText }), members["app"] != nil {
+                    report(at: field.keyLocation, fieldPath, "\"\(field.key)\" checks how a call ended, and this step leaves its call running in the background", fix: "move it to the step {\"await\": \"\(label)\"} that joins the call")
+                } else if members["app"] == nil, members["await"] == nil {
+                    report(at: field.keyLocation, fieldPath, "\"\(field.key)\" checks an app call, and this step makes none", fix: "move it to the step with the \"app\" call it is about")
+                }
             }
         }
-        return Step(number: number, location: node.location, note: note, action: action, expect: expect)
+        return Step(number: number, location: node.location, note: note, action: action, expect: expect, background: background)
     }
 
     /// An app action or browser operation with its `with` arguments, checked against `signatures`;
@@ -255,4 +264,58 @@ extension SpecDecoder {
         return .fault(FaultSpec(kind: kind, path: faultPath, times: times, clockAdvance: advance?.0, clockAdvanceWritten: advance?.1))
     }
 
+
+    // MARK: - Background calls
+
+    /// A label as `async` and `await` write it.
+    static let labelPattern = "\\A[A-Za-z][A-Za-z0-9_-]*\\z"
+
+    /// `"async": LABEL` next to `"app"`: the label, after checking it is new.
+    mutating func decodeAsync(_ member: JSONNode.Member?, _ isApp: Bool, _ action: Action?, _ path: String, number: Int) -> String? {
+        guard let member else { return nil }
+        let asyncPath = path + ".async"
+        guard isApp else {
+            report(at: member.keyLocation, asyncPath, "\"async\" belongs to an \"app\" step", fix: "put it next to the \"app\" call to start in the background, or remove it")
+            return nil
+        }
+        guard case .string(let label) = member.value.value else {
+            typeMismatch(member.value, asyncPath, expected: "a label", example: "\"refresh\"")
+            return nil
+        }
+        guard label.range(of: Self.labelPattern, options: .regularExpression) != nil else {
+            report(member.value, asyncPath, "\"\(label)\" is not a label", fix: "start with a letter and use letters, digits, \"-\" and \"_\", e.g. \"refresh\"")
+            return nil
+        }
+        if let earlier = running[label] {
+            report(member.value, asyncPath, "the background call \"\(label)\" is already running (started in step \(earlier.step))", fix: "await it with {\"await\": \"\(label)\"} before this step, or use another label")
+            return nil
+        }
+        guard case .app(let name, _)? = action else { return label }
+        running[label] = BackgroundCall(step: number, action: name, node: member.value, path: asyncPath)
+        return label
+    }
+
+    /// `"await": LABEL`: a call started earlier and not awaited yet.
+    mutating func decodeAwait(_ member: JSONNode.Member, _ path: String, number: Int) -> Action? {
+        guard case .string(let label) = member.value.value else {
+            typeMismatch(member.value, path, expected: "the label of a background call", example: "\"refresh\"")
+            return nil
+        }
+        if running[label] != nil {
+            awaitedLabels[label] = running[label]?.action
+            running[label] = nil
+            awaited[label] = number
+            return .await(label: label)
+        }
+        if let step = awaited[label] {
+            report(member.value, path, "the background call \"\(label)\" was already awaited in step \(step)", fix: "remove this step, or start the call again with \"async\": \"\(label)\" before it")
+        } else {
+            let hint = Suggestion.closest(to: label, in: running.keys.sorted()).map { "did you mean \"\($0)\"? " } ?? ""
+            report(member.value, path, "no background call \"\(label)\" was started before this step", fix: "\(hint)start it on an earlier app step with \"async\": \"\(label)\"")
+        }
+        return nil
+    }
+
+    /// The app action a label awaited in this step was started with.
+    func awaitedCall(_ label: String) -> String? { awaitedLabels[label] }
 }

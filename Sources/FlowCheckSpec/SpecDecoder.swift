@@ -10,6 +10,20 @@ struct SpecDecoder {
     /// Variables captured by earlier steps; a reference to any other is an error.
     var defined: Set<String> = Set(Vocabulary.builtinVariables)
     var capturedThisStep: Set<String> = []
+    /// Background calls started with `"async"` and not yet awaited, by label.
+    var running: [String: BackgroundCall] = [:]
+    /// Labels already awaited, with the step that awaited them.
+    var awaited: [String: Int] = [:]
+    /// The app action of each awaited label (its results are what the await may check).
+    var awaitedLabels: [String: String] = [:]
+
+    /// A call started with `"async": LABEL`, as the decoder tracks it until its `await`.
+    struct BackgroundCall {
+        var step: Int
+        var action: String
+        var node: JSONNode
+        var path: String
+    }
 
     init(file: String, providers: ProviderCatalog) {
         self.file = file
@@ -24,7 +38,7 @@ struct SpecDecoder {
 
     static let topKeys = TopLevelKey.allCases.map(\.rawValue)
     static let sourceKeys = ["seed", "passage"]
-    static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with"] + actionKeys.dropFirst(2) + ["expect"]
+    static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with", "async"] + actionKeys.dropFirst(2) + ["expect"]
     static let actionKeys = ActionKind.allCases.map(\.rawValue)
     static let faultKeys = ["kind", "path", "times", "clockAdvance"]
     static let sendKeys = ["method", "path", "headers", "json", "form"]

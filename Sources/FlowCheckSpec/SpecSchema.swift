@@ -67,6 +67,9 @@ public enum SpecSchema {
     /// A scalar as specs write argument values (the loader reads numbers and booleans as text).
     static let scalar = SchemaNode.object([SchemaNode.Member("type", .array([.string("string"), .string("number"), .string("boolean")]))])
 
+    /// The label of a background call (`async`, `await`).
+    static let label = SchemaNode.pattern("^[A-Za-z][A-Za-z0-9_-]*$", description: "the label of a background call")
+
     /// "1h", "61m", "90s", "1h30m".
     static let duration = SchemaNode.object([
         SchemaNode.Member("type", .string("string")),
@@ -78,9 +81,13 @@ public enum SpecSchema {
     private static func step(_ provider: any ProviderDescription) -> SchemaNode {
         typealias M = SchemaNode.Member
         var variants: [SchemaNode] = []
-        func variant(_ key: String, _ value: SchemaNode, with signature: Vocabulary.ActionSignature? = nil, results: [String]? = nil) {
+        func variant(_ key: String, _ value: SchemaNode, with signature: Vocabulary.ActionSignature? = nil, results: [String]? = nil, background: Bool = false) {
             var properties: [(String, SchemaNode)] = [(key, value), ("note", .anyString), ("expect", expectRef(provider, appResults: results))]
             var required = [key]
+            if background {
+                properties.insert(("async", label), at: 1)
+                required.append("async")
+            }
             if let signature, !(signature.required + signature.optional).isEmpty {
                 properties.append(("with", .closedObject((signature.required + signature.optional).map { name in
                     (name, signature.transformable.contains(name) ? .object([M("anyOf", .array([scalar, .ref("tamperTransform")]))]) : scalar)
@@ -94,7 +101,11 @@ public enum SpecSchema {
             case .app:
                 for signature in provider.actions {
                     variant(kind.rawValue, .object([M("const", .string(signature.name))]), with: signature, results: signature.results)
+                    // Started in the background: its end is checked by the `await` step.
+                    variant(kind.rawValue, .object([M("const", .string(signature.name))]), with: signature, background: true)
                 }
+            case .await:
+                variant(kind.rawValue, label, results: Array(Set(provider.actions.flatMap(\.results))).sorted())
             case .browser:
                 for signature in Vocabulary.browserOperations {
                     variant(kind.rawValue, .object([M("const", .string(signature.name))]), with: signature)

@@ -6,13 +6,27 @@ public struct Step: Sendable {
     public var note: String?
     public var action: Action?
     public var expect: Expectation?
+    /// `"async": LABEL` on an app step: the call is started in the background under this
+    /// label and left running; a later `{"await": LABEL}` step joins it and checks its end.
+    public var background: String?
 
-    public init(number: Int, location: SourceLocation, note: String? = nil, action: Action? = nil, expect: Expectation? = nil) {
+    public init(number: Int, location: SourceLocation, note: String? = nil, action: Action? = nil, expect: Expectation? = nil, background: String? = nil) {
         self.number = number
         self.location = location
         self.note = note
         self.action = action
         self.expect = expect
+        self.background = background
+    }
+
+    /// Whether the step's `expect` judges an SDK call's end (outcome, error, result): an app
+    /// call made in the foreground, or the join of a background one.
+    public var endsACall: Bool {
+        switch action {
+        case .app?: return background == nil
+        case .await?: return true
+        case .browser?, .advanceClock?, .fault?, .clearFaults?, .server?, .send?, nil: return false
+        }
     }
 }
 
@@ -21,6 +35,8 @@ public struct Step: Sendable {
 /// nothing compiles.
 public enum ActionKind: String, CaseIterable, Sendable {
     case app, browser, advanceClock, fault, clearFaults, server, send
+    /// Joins a call started earlier with `"async": LABEL`.
+    case await
 }
 
 /// What the scripted browser does when a step says `"browser": "..."`. The decoder, the
@@ -58,6 +74,7 @@ public enum Action: Sendable, Equatable {
         case .server: return .server
         case .browser: return .browser
         case .send: return .send
+        case .await: return .await
         }
     }
 
@@ -76,6 +93,9 @@ public enum Action: Sendable, Equatable {
     case browser(operation: BrowserOperation, arguments: [Argument], transforms: [ParameterTransform] = [])
     /// The harness itself sends a request to the fake, as any HTTP client would.
     case send(SendSpec)
+    /// Waits for the background call started under `label` and checks how it ended, as an
+    /// app step checks its call.
+    case await(label: String)
 }
 
 /// A request the harness sends to the fake server itself.

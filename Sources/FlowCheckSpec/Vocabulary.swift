@@ -47,6 +47,6 @@ public enum Vocabulary {
     public static let faultKinds = [
         "unreachable", "serverError", "nonJSONBody", "tokenNotValid",
         "connectionReset", "stall", "htmlServerError", "truncatedJSON", "redirectLoop",
-        "rateLimited", "invalidGrant", "serviceUnavailable",
+        "rateLimited", "invalidGrant", "serviceUnavailable", "hold",
     ]
 }

@@ -133,6 +133,9 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "redirect URI matched by prefix", driver: RedirectBrokenVariants.redirectPrefix, mustFail: ["CLV-FULL-17"]),
         Variant(name: "logout with nothing stored keeps the pending login", driver: RedirectBrokenVariants.logoutKeepsPendingLogin, mustFail: ["CLV-API-5"]),
         Variant(name: "browser dismissed only on success", driver: RedirectBrokenVariants.dismissOnlyOnSuccess, mustFail: ["CLV-FULL-18", "CLE-DISMISS"]),
+        // i11d: concurrent app steps
+        Variant(name: "a refresh in flight survives a logout", driver: ConcurrencyBrokenVariants.refreshSurvivesLogout, mustFail: ["CLV-FULL-19", "CLV-FULL-20"]),
+        Variant(name: "a renewal per call, not shared", driver: ConcurrencyBrokenVariants.renewalPerCall, mustFail: ["MLT-SHARED-RENEWAL"]),
     ]
 
     @Test(arguments: variants)

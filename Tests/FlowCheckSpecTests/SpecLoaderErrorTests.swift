@@ -50,7 +50,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:12: error: a flow needs at least one step at $.steps\n  fix: add a step, e.g. {\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}",
         ]),
         Case(name: "unknown key, near miss", json: spec(steps: #"[{"app": "products", "expcet": {"outcome": "ok"}}]"#), expected: [
-            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, advanceClock, fault, clearFaults, server, send, expect",
+            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, async, advanceClock, fault, clearFaults, server, send, await, expect",
         ]),
         Case(name: "unknown step action", json: spec(steps: #"[{"app": "prodcts"}]"#), expected: [
             "t.json:7:21: error: unknown app action \"prodcts\" for provider \"moltin\" at $.steps[0].app\n  fix: did you mean \"products\"? actions for moltin: auth, refreshToken, deleteToken, products, relaunch",
@@ -86,10 +86,10 @@ struct SpecLoaderErrorTests {
             "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),
         Case(name: "unknown fault", json: spec(steps: #"[{"fault": {"kind": "serverErorr"}}]"#), expected: [
-            "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable",
+            "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable, hold",
         ]),
         Case(name: "misspelt rate-limit fault", json: spec(steps: #"[{"fault": {"kind": "rateLimit"}}]"#), expected: [
-            "t.json:7:32: error: unknown fault \"rateLimit\" at $.steps[0].fault.kind\n  fix: did you mean \"rateLimited\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable",
+            "t.json:7:32: error: unknown fault \"rateLimit\" at $.steps[0].fault.kind\n  fix: did you mean \"rateLimited\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable, hold",
         ]),
         Case(name: "clockAdvance on an invalid_grant fault", json: spec(steps: #"[{"fault": {"kind": "invalidGrant", "clockAdvance": "31s"}}]"#), expected: [
             "t.json:7:48: error: \"clockAdvance\" belongs to a \"stall\" fault at $.steps[0].fault.clockAdvance\n  fix: remove it, or use \"kind\": \"stall\"",
@@ -185,6 +185,16 @@ struct SpecLoaderErrorTests {
         Case(name: "braintree backendConnectURLs not a list", json: braintree(#""http://connect.example.com/x""#), expected: [
             "t.json:6:149: error: expected an array, found a string at $.fixture.backendConnectURLs\n  fix: write it as [\"http://connect.example.com/braintree/oauth/connect\"]",
         ]),
+        // Background calls (issue 11, concurrent app steps)
+        Case(name: "await of an unknown label", json: spec(steps: #"[{"app": "products", "async": "first"}, {"await": "frist"}, {"await": "first"}]"#), expected: ["t.json:7:62: error: no background call \"frist\" was started before this step at $.steps[1].await\n  fix: did you mean \"first\"? start it on an earlier app step with \"async\": \"frist\""]),
+        Case(name: "await of a label already awaited", json: spec(steps: #"[{"app": "products", "async": "first"}, {"await": "first"}, {"await": "first"}]"#), expected: ["t.json:7:82: error: the background call \"first\" was already awaited in step 2 at $.steps[2].await\n  fix: remove this step, or start the call again with \"async\": \"first\" before it"]),
+        Case(name: "a label started twice while running", json: spec(steps: #"[{"app": "products", "async": "first"}, {"app": "products", "async": "first"}, {"await": "first"}]"#), expected: ["t.json:7:81: error: the background call \"first\" is already running (started in step 1) at $.steps[1].async\n  fix: await it with {\"await\": \"first\"} before this step, or use another label"]),
+        Case(name: "a background call never awaited", json: spec(steps: #"[{"app": "products", "async": "first"}]"#), expected: ["t.json:7:42: error: the background call \"first\" (step 1) is never awaited at $.steps[0].async\n  fix: add a step {\"await\": \"first\"} after it, so its end is checked"]),
+        Case(name: "await together with another action", json: spec(steps: #"[{"app": "products", "async": "first"}, {"await": "first", "clearFaults": true}]"#), expected: ["t.json:7:53: error: a step takes one action, found \"clearFaults\" and \"await\" at $.steps[1].await\n  fix: split this into two steps", "t.json:7:42: error: the background call \"first\" (step 1) is never awaited at $.steps[0].async\n  fix: add a step {\"await\": \"first\"} after it, so its end is checked"]),
+        Case(name: "async without an app call", json: spec(steps: #"[{"clearFaults": true, "async": "first"}]"#), expected: ["t.json:7:35: error: \"async\" belongs to an \"app\" step at $.steps[0].async\n  fix: put it next to the \"app\" call to start in the background, or remove it"]),
+        Case(name: "async step checking the call's end", json: spec(steps: #"[{"app": "products", "async": "first", "expect": {"outcome": "ok"}}, {"await": "first"}]"#), expected: ["t.json:7:62: error: \"outcome\" checks how a call ended, and this step leaves its call running in the background at $.steps[0].expect.outcome\n  fix: move it to the step {\"await\": \"first\"} that joins the call"]),
+        Case(name: "async label that is not a label", json: spec(steps: #"[{"app": "products", "async": "1 st"}]"#), expected: ["t.json:7:42: error: \"1 st\" is not a label at $.steps[0].async\n  fix: start with a letter and use letters, digits, \"-\" and \"_\", e.g. \"refresh\""]),
+        Case(name: "await result not of the awaited action", json: spec(steps: #"[{"app": "products", "async": "first"}, {"await": "first", "expect": {"result": {"isLoggedIn": "true"}}}]"#), expected: ["t.json:7:93: error: unknown field \"isLoggedIn\" at $.steps[1].expect.result.isLoggedIn\n  fix: results of products: productCount, productIds, productTitles"]),
     ]
 
     /// A Braintree spec whose fixture's backendConnectURLs is `value`.

@@ -46,6 +46,13 @@ public enum FaultKind: String, Sendable, CaseIterable {
     /// 503 with `Retry-After: 120` and `{"error":"temporarily_unavailable",...}`: the server is
     /// down, not refusing anything, so a client must keep its session.
     case serviceUnavailable
+    /// The request is read and held, unanswered, until faults are cleared; then the provider
+    /// answers it as it would have (at the clock's time of release) and the exchange is
+    /// recorded with that answer. Unlike `stall`, the request does reach the provider: it lets
+    /// a flow hold an SDK's refresh in flight while the app does something else (a logout),
+    /// then let it complete. A harness learns the hold began through `holdObserver`. Over the
+    /// socket-free responder it holds nothing and is answered at once.
+    case hold
 
     /// The body `connectionReset` announces: Moltin-shaped products, about 2 KB, so that
     /// half of it is a real partial read rather than a few bytes.
@@ -73,7 +80,8 @@ public enum FaultKind: String, Sendable, CaseIterable {
     }
 
     /// The response this fault gives `request`: what is recorded and what a socket-free
-    /// caller receives. Nil only for `unreachable`.
+    /// caller receives. Nil for `unreachable` (no response at all) and `hold` (the provider's
+    /// own answer, later).
     public func response(for request: HTTPRequest) -> HTTPResponse? {
         switch self {
         case .unreachable:
@@ -106,6 +114,9 @@ public enum FaultKind: String, Sendable, CaseIterable {
             var response = HTTPResponse.json(503, ["error": "temporarily_unavailable", "error_description": "The service is down for maintenance"])
             response.headers.set("Retry-After", "120")
             return response
+        case .hold:
+            // No canned answer: the provider answers, once the hold ends.
+            return nil
         }
     }
 }

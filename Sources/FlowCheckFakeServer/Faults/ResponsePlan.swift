@@ -17,6 +17,11 @@ enum ResponseDelivery: Sendable {
     /// Writes nothing and holds the connection until the peer closes, `gate` is released or
     /// the server stops; then closes.
     case stall(StallGate)
+    /// Writes nothing until `gate` is released, then writes `answer()` (the provider's answer,
+    /// recorded when it is made) and closes; if the peer closes or the server stops first,
+    /// nothing is answered.
+    /// `finished` is called once the connection is done with the hold, however it ended.
+    case hold(StallGate, answer: @Sendable () -> HTTPResponse, finished: @Sendable () -> Void)
 }
 
 /// A responder the connection consults for delivery and tells about rejected requests.

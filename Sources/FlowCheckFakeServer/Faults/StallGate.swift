@@ -29,6 +29,17 @@ final class StallGate: Sendable {
         state.withLock { $0 = .ended }
     }
 
+    /// Ends the gate like ``end()`` and says whether it had been released (rather than the
+    /// peer closing or the server stopping).
+    func endReportingRelease() -> Bool {
+        state.withLock { state in
+            let released: Bool
+            if case .released = state { released = true } else { released = false }
+            state = .ended
+            return released
+        }
+    }
+
     /// Whether the connection has finished with this gate.
     var hasEnded: Bool {
         state.withLock { state in

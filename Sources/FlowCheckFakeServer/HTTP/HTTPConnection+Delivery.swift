@@ -25,6 +25,10 @@ extension HTTPConnection {
         case .stall(let gate):
             stall(gate)
             return false
+        case .hold(let gate, let answer, let finished):
+            hold(gate, answer: answer, omitBody: omitBody)
+            finished()
+            return false
         }
     }
 
@@ -64,6 +68,25 @@ extension HTTPConnection {
             case .endOfStream, .failed: return
             }
         }
+    }
+
+    /// Holds the connection like a stall, but a release (its wake-up shuts only our read side
+    /// down) ends in the provider's answer, written whole before the connection closes.
+    private func hold(_ gate: StallGate, answer: @Sendable () -> HTTPResponse, omitBody: Bool) {
+        if gate.hold(wake: { [fd] in Socket.shutdownRead(fd) }) {
+            var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+            waiting: while true {
+                switch Socket.receive(fd, into: &scratch, waitingAtMost: nil) {
+                case .data, .timedOut: continue
+                case .endOfStream, .failed: break waiting
+                }
+            }
+        }
+        // Released before the hold began counts as released: clearFaults came first.
+        guard gate.endReportingRelease() else { return }
+        let response = answer()
+        guard Socket.sendAll(fd, Self.serialize(response, keepAlive: false, omitBody: omitBody)) else { return }
+        Socket.shutdownWrite(fd)
     }
 
     /// Half-closes, then reads and discards what the peer still sends until it closes too,

@@ -147,6 +147,12 @@ enum Socket {
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
     }
 
+    /// Stops receiving: a thread blocked in `recv` on `fd` sees end of stream, and the write
+    /// side stays open for an answer.
+    static func shutdownRead(_ fd: Int32) {
+        _ = shutdown(fd, Int32(SHUT_RD))
+    }
+
     /// Half-closes our side so the peer sees EOF after the last response.
     static func shutdownWrite(_ fd: Int32) {
         _ = shutdown(fd, Int32(SHUT_WR))

@@ -24,15 +24,21 @@ public final class FakeProviderServer: @unchecked Sendable {
     ///     under ``FaultKind/stall`` (after it is recorded), so a harness can move its virtual
     ///     clock past the client's timeout. Not called for socket-free `responder` calls,
     ///     which never stall.
+    ///   - holdObserver: told, on the connection's thread, once a ``FaultKind/hold`` starts
+    ///     holding a request (before anything is recorded for it).
+    ///   - holdEndObserver: told once the connection is done with a held request (answered and
+    ///     recorded after a release, or ended by the peer or `stop()`).
     public init(
         provider: any FakeProvider,
         now: @escaping @Sendable () -> Date,
         limits: HTTPServerLimits = .init(),
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
-        stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil
+        stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
+        holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
+        holdEndObserver: (@Sendable () -> Void)? = nil
     ) {
         self.provider = provider
-        self.chain = ProviderResponder(provider: provider, now: now, observer: observer, stallObserver: stallObserver)
+        self.chain = ProviderResponder(provider: provider, now: now, observer: observer, stallObserver: stallObserver, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
         self.server = HTTPServer(responder: chain, limits: limits)
     }
 
@@ -90,6 +96,9 @@ public final class FakeProviderServer: @unchecked Sendable {
             server.refuseConnections()
         }
     }
+
+    /// Whether a ``FaultKind/hold`` fault is armed with requests left to hold.
+    public var holdArmed: Bool { chain.holdArmed }
 
     /// Disarms every fault, closes connections held by a stall and, if unreachable, listens
     /// again on the same port.

@@ -45,17 +45,30 @@ final class ProviderResponder: TransportAwareResponder {
     private let observer: (@Sendable (RecordedExchange) -> Void)?
     /// Told of every request that starts stalling on a connection.
     private let stallObserver: (@Sendable (HTTPRequest) -> Void)?
+    /// Told of every request that a `hold` fault starts holding.
+    private let holdObserver: (@Sendable (HTTPRequest) -> Void)?
+    /// Told each time a held request is done with: answered, or its connection ended.
+    private let holdEndObserver: (@Sendable () -> Void)?
 
     init(
         provider: any FakeProvider,
         now: @escaping @Sendable () -> Date,
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
-        stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil
+        stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
+        holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
+        holdEndObserver: (@Sendable () -> Void)? = nil
     ) {
+        self.holdEndObserver = holdEndObserver
         self.provider = provider
         self.now = now
         self.observer = observer
         self.stallObserver = stallObserver
+        self.holdObserver = holdObserver
+    }
+
+    /// Whether a `hold` fault is armed with requests left to hold.
+    var holdArmed: Bool {
+        state.withLock { state in state.faults.contains { $0.kind == .hold && ($0.times ?? 1) > 0 } }
     }
 
     var exchanges: [RecordedExchange] {
@@ -100,6 +113,12 @@ final class ProviderResponder: TransportAwareResponder {
     }
 
     private func handle(_ request: HTTPRequest, overSocket: Bool) -> ResponsePlan {
+        if overSocket, let gate = holdGate(for: request) {
+            holdObserver?(request)
+            // Nothing recorded yet: the exchange is recorded with the provider's answer, once
+            // the hold is released.
+            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request) }, finished: { [holdEndObserver] in holdEndObserver?() }))
+        }
         let time = now()
         let (plan, exchange) = state.withLock { state -> (ResponsePlan, RecordedExchange) in
             let fault = state.takeFault(for: request)
@@ -127,5 +146,28 @@ final class ProviderResponder: TransportAwareResponder {
             stallObserver?(request)
         }
         return plan
+    }
+
+    /// A gate for `request` when the fault it meets first is a `hold` (which is then taken).
+    private func holdGate(for request: HTTPRequest) -> StallGate? {
+        state.withLock { state -> StallGate? in
+            guard let fault = state.faults.first(where: { $0.matches(request) }), fault.kind == .hold else { return nil }
+            _ = state.takeFault(for: request)
+            let gate = StallGate()
+            state.stalls.removeAll { $0.hasEnded }
+            state.stalls.append(gate)
+            return gate
+        }
+    }
+
+    /// The provider's answer to a held request, at release time, recorded as it is made.
+    private func answerHeld(_ request: HTTPRequest) -> HTTPResponse {
+        let time = now()
+        let (answer, exchange) = state.withLock { state -> (HTTPResponse, RecordedExchange) in
+            let answer = provider.handle(request, now: time)
+            return (answer, state.record(request, answer, fault: .hold, at: time))
+        }
+        observer?(exchange)
+        return answer
     }
 }

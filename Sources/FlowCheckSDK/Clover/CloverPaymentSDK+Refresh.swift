@@ -50,7 +50,8 @@ extension CloverPaymentSDK {
     /// used) ends the session: deleted, callbacks fired, `.tokenEndpoint` thrown. Any other
     /// failure (transport, a deadline, 5xx, a bad or truncated body, a redirect) is transient and
     /// keeps the session, refresh token included. If the session was
-    /// changed meanwhile (logout, a new login) the result is not stored.
+    /// changed meanwhile (logout, a new login, by this instance or another over the same
+    /// store) the result is not stored.
     private func performRefresh() async throws -> CloverStoredSession {
         guard let configuration else {
             throw OAuthError.configuration("call setup before making API calls")
@@ -78,9 +79,13 @@ extension CloverPaymentSDK {
             refreshed.refreshToken = current.refreshToken
             refreshed.refreshTokenExpiration = current.refreshTokenExpiration
         }
-        guard generation == startGeneration else {
+        // The store is shared (another SDK instance, e.g. after a relaunch, may have logged
+        // out or logged in meanwhile): only the session this refresh started from may be
+        // replaced, so this instance's generation alone is not enough.
+        let stored = try persistence.load()
+        guard generation == startGeneration, stored?.refreshToken == refreshToken else {
             // Logged out or logged in anew meanwhile: that session wins.
-            guard let latest = try persistence.load() else {
+            guard let latest = stored else {
                 throw OAuthError.notLoggedIn("the Clover session ended while it was being refreshed")
             }
             return latest
