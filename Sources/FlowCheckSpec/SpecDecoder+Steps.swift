@@ -134,6 +134,7 @@ extension SpecDecoder {
                 }
                 let template = Template(text)
                 checkVariables(template, argument.value, argumentPath)
+                if template.variables.isEmpty { checkArgument(template.render([:]), signature.type(of: argument.key), argument.value, argumentPath) }
                 arguments.append(Argument(name: argument.key, value: template))
             }
             // A parameter dropped and rewritten in one step: which wins would be the browser's
@@ -318,4 +319,27 @@ extension SpecDecoder {
 
     /// The app action a label awaited in this step was started with.
     func awaitedCall(_ label: String) -> String? { awaitedLabels[label] }
+
+    /// A literal argument value against its type. No default: a new type must be checked here.
+    func checkArgument(_ value: String, _ type: Vocabulary.ArgumentType, _ node: JSONNode, _ path: String) {
+        switch type {
+        case .text:
+            return
+        case .url:
+            if value.range(of: Self.urlPattern, options: .regularExpression) == nil {
+                report(node, path, "\"\(value)\" is not an absolute URL", fix: "write it with a scheme, e.g. \"https://pos.example.com/oauth/callback\" or \"com.example.app:/callback\"")
+            }
+        case .count(let range):
+            if Int(value).map(range.contains) != true {
+                report(node, path, "\"\(value)\" is not a whole number from \(range.lowerBound) to \(range.upperBound)", fix: "write a number such as \"\(range.lowerBound)\"")
+            }
+        case .oneOf(let words):
+            if !words.contains(value) {
+                report(node, path, "unknown value \"\(value)\"", fix: Suggestion.fix(for: value, in: words, listName: "values"))
+            }
+        }
+    }
+
+    /// A scheme (RFC 3986 §3.1) and a colon, then at least one more character.
+    static let urlPattern = "\\A[A-Za-z][A-Za-z0-9+.-]*:\\S+\\z"
 }

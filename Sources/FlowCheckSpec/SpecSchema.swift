@@ -90,7 +90,7 @@ public enum SpecSchema {
             }
             if let signature, !(signature.required + signature.optional).isEmpty {
                 properties.append(("with", .closedObject((signature.required + signature.optional).map { name in
-                    (name, signature.transformable.contains(name) ? .object([M("anyOf", .array([scalar, .ref("tamperTransform")]))]) : scalar)
+                    (name, signature.transformable.contains(name) ? .object([M("anyOf", .array([scalar, .ref("tamperTransform")]))]) : argument(signature.type(of: name)))
                 }, required: signature.required, minProperties: 1)))
                 if !signature.required.isEmpty { required.append("with") }
             }
@@ -158,5 +158,22 @@ public enum SpecSchema {
             options.append(.object([M("pattern", .string("^" + prefix.replacingOccurrences(of: ".", with: "\\.") + ".+$"))]))
         }
         return options.count == 1 ? options[0] : .object([M("anyOf", .array(options))])
+    }
+
+    /// An argument of `type`: a literal of that type, or a value with `${variables}` (checked
+    /// once rendered). No default: a new type must be published here.
+    static func argument(_ type: Vocabulary.ArgumentType) -> SchemaNode {
+        typealias M = SchemaNode.Member
+        let templated = SchemaNode.object([M("type", .string("string")), M("pattern", .string("\\$\\{"))])
+        switch type {
+        case .text:
+            return scalar
+        case .url:
+            return .object([M("anyOf", .array([.pattern("^[A-Za-z][A-Za-z0-9+.-]*:\\S+$"), templated]))])
+        case .count(let range):
+            return .object([M("anyOf", .array([.integer(in: range), .pattern("^[0-9]+$"), templated]))])
+        case .oneOf(let words):
+            return .object([M("anyOf", .array([.oneOf(words), templated]))])
+        }
     }
 }

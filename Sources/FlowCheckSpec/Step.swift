@@ -53,7 +53,7 @@ public enum BrowserOperation: String, CaseIterable, Sendable {
         case .deny:
             return .init(name: rawValue, required: [], optional: [], summary: "the user loads the page the SDK opened and declines")
         case .open:
-            return .init(name: rawValue, required: ["url"], optional: [], summary: "the user's browser opens a URL the app built itself")
+            return .init(name: rawValue, required: ["url"], optional: [], summary: "the user's browser opens a URL the app built itself", types: ["url": .url])
         case .tamper:
             var tamper = Vocabulary.ActionSignature(name: rawValue, required: [], optional: Vocabulary.tamperParameters + ["remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove")
             tamper.transformable = Vocabulary.tamperParameters

@@ -15,14 +15,33 @@ public enum Vocabulary {
         public var results: [String] = []
         /// The arguments that may be a ``TamperTransform`` object instead of a value.
         public var transformable: [String] = []
+        /// Each argument's type; one not listed is ``ArgumentType/text``.
+        public var types: [String: ArgumentType] = [:]
 
-        public init(name: String, required: [String], optional: [String], summary: String, results: [String] = []) {
+        public init(name: String, required: [String], optional: [String], summary: String, results: [String] = [], types: [String: ArgumentType] = [:]) {
             self.name = name
             self.required = required
             self.optional = optional
             self.summary = summary
             self.results = results
+            self.types = types
         }
+
+        /// The type of the argument `name`.
+        public func type(of name: String) -> ArgumentType { types[name] ?? .text }
+    }
+
+    /// What an action's argument must be. The loader checks a literal value against it (a value
+    /// with `${variables}` is checked once rendered, by the driver), and the schema says it.
+    public enum ArgumentType: Sendable, Equatable {
+        /// Any text.
+        case text
+        /// An absolute URL: a scheme, then the rest (`https://...`, `com.example.app:/cb`).
+        case url
+        /// A whole number in the range.
+        case count(ClosedRange<Int>)
+        /// One of the listed words.
+        case oneOf([String])
     }
 
     /// What the scripted browser can do, and its arguments: one signature per

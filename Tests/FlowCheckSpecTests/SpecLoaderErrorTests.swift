@@ -172,6 +172,14 @@ struct SpecLoaderErrorTests {
         Case(name: "an empty browser expectation", json: spec(steps: #"[{"advanceClock": "1m", "expect": {"browser": {}}}]"#), expected: [
             "t.json:7:58: error: an empty object checks nothing at $.steps[0].expect.browser\n  fix: check at least one of opened, pageStatus, pageContains, redirect, noRedirect, dismissed, or remove the key",
         ]),
+        // Arguments have types (a kit's ActionSignature.types): a literal is checked against its type.
+        Case(name: "an argument that is not a URL", json: spec(steps: #"[{"browser": "open", "with": {"url": "pos.example.com/login"}}]"#), expected: [
+            "t.json:7:49: error: \"pos.example.com/login\" is not an absolute URL at $.steps[0].with.url\n  fix: write it with a scheme, e.g. \"https://pos.example.com/oauth/callback\" or \"com.example.app:/callback\"",
+        ]),
+        Case(name: "arguments that are not a count or not one of the words", json: spec(steps: #"[{"app": "merchant", "with": {"concurrent": "lots"}}, {"app": "environment", "with": {"name": "sandbx"}}]"#, fixture: #"{"apps": [{"id": "APP1", "secret": "clv-app-secret-7Yq2", "siteURL": "https://pos.example.com/"}], "merchants": [], "employees": []}"#).replacingOccurrences(of: "\"provider\": \"moltin\"", with: "\"provider\": \"clover\""), expected: [
+            "t.json:7:56: error: \"lots\" is not a whole number from 1 to 64 at $.steps[0].with.concurrent\n  fix: write a number such as \"1\"",
+            "t.json:7:106: error: unknown value \"sandbx\" at $.steps[1].with.name\n  fix: did you mean \"sandbox\"? values: sandbox, production, custom",
+        ]),
         Case(name: "id with a trailing newline", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"MLT-AUTH\\n\""), expected: [
             "t.json:2:9: error: id \"MLT-AUTH\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),

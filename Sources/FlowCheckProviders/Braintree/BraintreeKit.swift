@@ -17,8 +17,8 @@ public struct BraintreeKit: ProviderKit {
 
     public var actions: [Vocabulary.ActionSignature] {
         [
-            .init(name: "connect", required: ["returnURL"], optional: [], summary: "the Connect with Braintree button: the connect URL from the merchant's server, opened in the in-app browser", results: []),
-            .init(name: "openURL", required: ["url", "returnURL"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"]),
+            .init(name: "connect", required: ["returnURL"], optional: [], summary: "the Connect with Braintree button: the connect URL from the merchant's server, opened in the in-app browser", results: [], types: ["returnURL": .url]),
+            .init(name: "openURL", required: ["url", "returnURL"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"], types: ["url": .url, "returnURL": .url]),
             .init(name: "status", required: [], optional: [], summary: "reads the notifications posted so far", results: ["connected", "failed", "lastMerchant", "lastError"]),
         ]
     }

@@ -16,8 +16,8 @@ public struct CleverKit: ProviderKit {
 
     public var actions: [Vocabulary.ActionSignature] {
         [
-            .init(name: "startLogin", required: ["clientId", "redirectURI"], optional: [], summary: "steps 2 and 3: a fresh state, then the authorize URL in the browser", results: []),
-            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "step 4: the custom redirect URL the app was opened with", results: ["tokenType"]),
+            .init(name: "startLogin", required: ["clientId", "redirectURI"], optional: [], summary: "steps 2 and 3: a fresh state, then the authorize URL in the browser", results: [], types: ["redirectURI": .url]),
+            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "step 4: the custom redirect URL the app was opened with", results: ["tokenType"], types: ["url": .url]),
             .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
         ]
     }

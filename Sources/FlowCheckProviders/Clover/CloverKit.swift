@@ -18,16 +18,16 @@ public struct CloverKit: ProviderKit {
         [
             .init(name: "addTokenCallback", required: ["label"], optional: [], summary: "addOnTokenChangeCallback; the driver counts its calls under the label", results: ["id"]),
             .init(name: "removeTokenCallback", required: ["label"], optional: [], summary: "removeOnTokenChangeCallback with the id the label was given (an unknown label passes an unknown id)", results: ["removed"]),
-            .init(name: "setupFull", required: ["appId", "appSecret", "redirectURI"], optional: [], summary: "setup with FullOAuth(redirectURI)", results: ["outcome", "merchantId", "merchantName"]),
+            .init(name: "setupFull", required: ["appId", "appSecret", "redirectURI"], optional: [], summary: "setup with FullOAuth(redirectURI)", results: ["outcome", "merchantId", "merchantName"], types: ["redirectURI": .url]),
             .init(name: "setupPartial", required: ["appId", "appSecret"], optional: ["code", "codeVerifier", "merchantId"], summary: "setup with PartialOAuth(codeResponse), nil when no code is given", results: ["outcome", "merchantId", "merchantName"]),
             .init(name: "setupNone", required: ["appId", "appSecret", "token", "merchantId"], optional: [], summary: "setup with NoOAuth(token)", results: ["outcome", "merchantId", "merchantName"]),
-            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "receivedOAuthCodeOrToken with the URL the app was opened with"),
+            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "receivedOAuthCodeOrToken with the URL the app was opened with", types: ["url": .url]),
             .init(name: "updateToken", required: ["token"], optional: [], summary: "updateToken in No OAuth"),
             .init(name: "logout", required: [], optional: [], summary: "logout"),
             .init(name: "status", required: [], optional: [], summary: "reads isLoggedIn and how often each callback fired", results: ["isLoggedIn", "fired."]),
-            .init(name: "merchant", required: [], optional: ["concurrent"], summary: "an API call that needs the token: the merchant, by several callers at once when concurrent is given", results: ["merchantId", "merchantName", "calls"]),
+            .init(name: "merchant", required: [], optional: ["concurrent"], summary: "an API call that needs the token: the merchant, by several callers at once when concurrent is given", results: ["merchantId", "merchantName", "calls"], types: ["concurrent": .count(1...64)]),
             .init(name: "codeChallenge", required: [], optional: [], summary: "the SDK's code-challenge helper for Partial OAuth apps", results: ["codeVerifier", "codeChallenge", "codeChallengeMethod"]),
-            .init(name: "environment", required: ["name"], optional: ["baseURL"], summary: "resolves an environment (sandbox, production, or custom with a base URL) to its hosts", results: ["webHost", "apiHost"]),
+            .init(name: "environment", required: ["name"], optional: ["baseURL"], summary: "resolves an environment (sandbox, production, or custom with a base URL) to its hosts", results: ["webHost", "apiHost"], types: ["name": .oneOf(["sandbox", "production", "custom"]), "baseURL": .url]),
             .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
         ]
     }
