@@ -47,7 +47,7 @@ let package = Package(
 
         .testTarget(name: "FlowCheckSDKTests", dependencies: ["FlowCheckSDK", "FlowCheckTestSupport", "FlowCheckFakeServer"]),
         .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckFakeServer"]),
-        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders"]),
+        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
             dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI"]

@@ -15,10 +15,10 @@ enum HarnessRequest {
             var object: [String: String] = [:]
             for field in spec.json { object[field.name] = field.value.render(variables) }
             body = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
-            headers.append(("Content-Type", "application/json"))
+            if !headers.contains(where: { $0.0.lowercased() == "content-type" }) { headers.append(("Content-Type", "application/json")) }
         } else if !spec.form.isEmpty {
             body = Array(HarnessFormEncoding.encode(spec.form.map { ($0.name, $0.value.render(variables)) }).utf8)
-            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+            if !headers.contains(where: { $0.0.lowercased() == "content-type" }) { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
         }
         return HarnessHTTPRequest(method: spec.method, url: url, headers: headers, body: body)
     }

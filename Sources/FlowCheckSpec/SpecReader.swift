@@ -70,7 +70,7 @@ public final class SpecReader {
 
     public func integer(_ member: JSONNode.Member?, _ path: String, range: ClosedRange<Int>, example: String) -> Int? {
         guard let member else { return nil }
-        guard case .number(let text) = member.value.value, let value = Int(text) else {
+        guard case .number(let text) = member.value.value, let value = Int(text) ?? Self.integral(text) else {
             if case .number(let text) = member.value.value, text.allSatisfy({ $0.isNumber || $0 == "-" }) {
                 report(member.value, path, "\(text) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
             } else if case .number = member.value.value {
@@ -123,5 +123,12 @@ public final class SpecReader {
         if secret.count < Self.minimumSecretLength {
             report(node, path, "a secret shorter than \(Self.minimumSecretLength) characters cannot be masked in reports", fix: "use at least \(Self.minimumSecretLength) characters, as a real secret would have")
         }
+    }
+
+    /// `1.0` or `1e3` as a whole number: JSON Schema's `integer` (and so every editor) accepts
+    /// them, so the loader does too. Nil for a fraction or a number too large for Int.
+    static func integral(_ text: String) -> Int? {
+        guard let double = Double(text), double.isFinite, double == double.rounded(), abs(double) < 9e15 else { return nil }
+        return Int(double)
     }
 }

@@ -180,6 +180,10 @@ struct SpecLoaderErrorTests {
             "t.json:7:56: error: \"lots\" is not a whole number from 1 to 64 at $.steps[0].with.concurrent\n  fix: write a number such as \"1\"",
             "t.json:7:106: error: unknown value \"sandbx\" at $.steps[1].with.name\n  fix: did you mean \"sandbox\"? values: sandbox, production, custom",
         ]),
+        // 3.6e3 and 3600.0 are whole numbers (JSON Schema's integer accepts them, so editors do); 1.5 is not.
+        Case(name: "a fraction where a whole number belongs", json: spec(steps: #"[{"app": "products"}]"#, fixture: #"{"clients": [{"id": "store-1", "secret": "sk-abcdef"}], "tokenLifetime": 1.5}"#), expected: [
+            "t.json:6:87: error: expected a whole number at $.fixture.tokenLifetime\n  fix: write it as 3600",
+        ]),
         Case(name: "id with a trailing newline", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"MLT-AUTH\\n\""), expected: [
             "t.json:2:9: error: id \"MLT-AUTH\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowCheckFakeServer
 import FlowCheckProviders
 @testable import FlowCheckSpec
 
@@ -59,5 +60,16 @@ struct SpecLoaderTests {
         let result = try SpecLoader.standard.load(paths: [specs])
         #expect(result.diagnostics.map(\.description) == [])
         #expect(result.specs.count >= 8)
+    }
+
+    @Test func wholeNumbersWrittenAsDecimalsAreWhole() throws {
+        let json = SpecLoaderErrorTests.spec(steps: #"[{"app": "products"}]"#, fixture: #"{"clients": [{"id": "store-1", "secret": "sk-abcdef"}], "tokenLifetime": 3.6e3, "products": [{"id": "p", "title": "T", "price": 2000.0}]}"#)
+        guard case .valid(let spec) = SpecLoader.standard.decode(Array(json.utf8), file: "t.json") else {
+            Issue.record("3.6e3 and 2000.0 should load as whole numbers")
+            return
+        }
+        let fixture = try #require(spec.fixture as? MoltinFixture)
+        #expect(fixture.tokenLifetime == 3600)
+        #expect(fixture.products.first?.price == 2000)
     }
 }
