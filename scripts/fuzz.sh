@@ -74,7 +74,8 @@ seeds="$root/scripts/fuzz/corpus/$target"
 dict="$root/scripts/fuzz/$target.dict"
 mkdir -p "$build_dir" "$corpus" "$crashes"
 
-sources=(Sources/"$module"/*.swift)
+# Every source of the module, sub-folders included (the fake server keeps one per provider).
+mapfile -t sources < <(find "Sources/$module" -name '*.swift' | LC_ALL=C sort)
 
 # Rebuild when the binary is missing or older than any module source, the harness or this script.
 if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" "$harness" "${BASH_SOURCE[0]}" -newer "$binary" -print -quit) ]]; then

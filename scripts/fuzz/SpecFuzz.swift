@@ -3,11 +3,48 @@
 // Compiled into the same module as Sources/FlowCheckSpec/*.swift (see scripts/fuzz.sh), so it
 // reaches the loader without `import FlowCheckSpec`. The loader must turn any bytes into a spec
 // or diagnostics, never trap: spec files come from users and from other teams' repositories.
+//
+// The real provider kits live in another module (FlowCheckProviders, over the fake server), so
+// the loader here knows one provider of the fuzzer's own, "moltin", with actions of every
+// argument type and a fixture read through the same SpecReader the kits use.
+
+struct FuzzFixture: ProviderFixture {
+    var secrets: [String]
+}
+
+struct FuzzProvider: ProviderDescription {
+    var id: Provider { Provider("moltin") }
+    var title: String { "Fuzz" }
+    var actions: [Vocabulary.ActionSignature] {
+        [
+            .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "auth", results: ["accessToken"]),
+            .init(name: "products", required: [], optional: ["concurrent", "url", "name"], summary: "products", results: ["productCount", "fired."], types: ["concurrent": .count(1...64), "url": .url, "name": .oneOf(["a", "b"])]),
+        ]
+    }
+    var storeFields: [String] { ["accessToken", "refreshToken"] }
+    var serverOperations: [String] { ["revokeTokens"] }
+    var fixtureSchema: SchemaNode { .closedObject([("clients", .array(of: .anyString))]) }
+
+    func decodeFixture(_ node: JSONNode, at path: String, reader: SpecReader) -> (any ProviderFixture)? {
+        guard let members = reader.object(node, path, allowed: ["clients", "tokenLifetime"]) else { return nil }
+        var secrets: [String] = []
+        for (item, itemPath) in reader.elements(members, "clients", in: node, path, example: "[]") {
+            guard let fields = reader.object(item, itemPath, allowed: ["id", "secret"]) else { continue }
+            _ = reader.string(fields, "id", in: item, itemPath, required: true)
+            if let secret = reader.string(fields, "secret", in: item, itemPath, required: true), let member = fields["secret"] {
+                reader.checkSecretLength(secret, member.value, itemPath + ".secret")
+                secrets.append(secret)
+            }
+        }
+        _ = reader.integer(members["tokenLifetime"], path + ".tokenLifetime", range: 1...86_400, example: "3600")
+        return FuzzFixture(secrets: secrets)
+    }
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func specFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
-    let loader = SpecLoader()
+    let loader = SpecLoader(providers: ProviderCatalog([FuzzProvider()]))
     switch loader.decode(bytes, file: "fuzz.json") {
     case .valid(let spec):
         // Rendering touches every decoded value, as the runner and reports do.
@@ -19,7 +56,7 @@ public func specFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
         let fixtures = try loader.decodeFixtures(bytes, file: "fixtures.json")
         _ = String(describing: fixtures)
     } catch {
-        _ = error.description
+        _ = "\(error)"
     }
     return 0
 }
