@@ -198,7 +198,10 @@ public struct FlowCheckCommand: Sendable {
             for line in GitHubAnnotations.render(run) { console.out(line) }
         }
         let failed = run.failed + run.errors + invalid.count
-        let closing = "\(run.passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
+        // A flow that passed with checks skipped (a store with no files) counts as skipped,
+        // never as passed: its console line names what was not checked.
+        let skippedFlows = skipped + run.passedWithSkips
+        let closing = "\(run.passed) passed, \(failed) failed" + (skippedFlows > 0 ? ", \(skippedFlows) skipped" : "")
         if json {
             console.out(JSONReport.render(run, skipped: skipped))
             console.err(closing)
@@ -253,6 +256,8 @@ public struct FlowCheckCommand: Sendable {
         switch flow.status {
         case .passed:
             line = paint("32", "✔") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))"
+        case .passedWithSkips:
+            line = ([paint("36", "⏭") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))"] + flow.skips.map { "    " + ControlCharacters.escaped($0.message) }).joined(separator: "\n")
         case .failed:
             line = ([paint("31", "✘") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))"] + flow.failures.map { "    " + ControlCharacters.escaped($0.message) }).joined(separator: "\n")
         case .error:

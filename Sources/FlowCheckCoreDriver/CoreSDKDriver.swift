@@ -65,11 +65,11 @@ public struct CoreSDKDriver: FlowDriver {
         let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
         switch context.provider {
         case .moltin:
-            return try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, onClose: { base.invalidate() })
+            return FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, onClose: { base.invalidate() }), store: fileStore)
         case .clover:
-            return CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() })
+            return FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() }), store: fileStore)
         case .clever:
-            return CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() })
+            return FileBackedSession(CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() }), store: fileStore)
         case .braintree:
             return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, onClose: { base.invalidate() })
         default:
@@ -78,6 +78,29 @@ public struct CoreSDKDriver: FlowDriver {
             base.invalidate()
             throw DriverError("the \(name) driver has no session for the provider \"\(context.provider.rawValue)\"")
         }
+    }
+}
+
+/// A session whose SDK keeps its tokens in a ``FileTokenStore``: it tells the runner where the
+/// store's files are (the runner measures them itself). Braintree's session has no store and
+/// is not wrapped, so its `storeFiles` checks would be skipped.
+final class FileBackedSession: FlowSession {
+    private let inner: any FlowSession
+    private let store: FileTokenStore
+
+    init(_ inner: any FlowSession, store: FileTokenStore) {
+        self.inner = inner
+        self.store = store
+    }
+
+    func perform(_ call: AppCall) async throws -> CallOutcome { try await inner.perform(call) }
+    func storeContents() async throws -> [String: String] { try await inner.storeContents() }
+    func close() async { await inner.close() }
+
+    func storeLocation() async throws -> StoreLocation? {
+        // The items the store lists, by the file each is kept in: whatever else lies in the
+        // folder is not the store's, and the runner judges it.
+        StoreLocation(directory: store.directory, files: try store.keys().map { try store.fileURL(forKey: $0).lastPathComponent })
     }
 }
 

@@ -10,6 +10,10 @@ public enum GitHubAnnotations {
             switch flow.status {
             case .passed:
                 continue
+            case .passedWithSkips:
+                // Not a failure, and not a silent pass either: a warning on the skipped check.
+                let line = flow.skips.first?.line ?? 1
+                lines.append(command(file: flow.file, line: line, title: "\(flow.id): checks skipped", message: flow.skips.map(\.message).joined(separator: "\n"), level: "warning"))
             case .failed:
                 let line = flow.failures.first?.line ?? 1
                 let message = "\(flow.id) failed: " + flow.failures.map(\.message).joined(separator: "\n")
@@ -29,8 +33,8 @@ public enum GitHubAnnotations {
         render(RunResult(flows: [], invalidSpecs: invalid, driverName: ""))
     }
 
-    static func command(file: String, line: Int, title: String, message: String) -> String {
-        "::error file=\(property(file)),line=\(line),title=\(property(title))::\(data(message))"
+    static func command(file: String, line: Int, title: String, message: String, level: String = "error") -> String {
+        "::\(level) file=\(property(file)),line=\(line),title=\(property(title))::\(data(message))"
     }
 
     /// Escaping of a command's message (GitHub's toolkit `escapeData`).

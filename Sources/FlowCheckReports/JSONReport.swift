@@ -12,6 +12,7 @@ public enum JSONReport {
                 "failures": flow.failures.map { ["step": $0.step, "line": $0.line, "check": $0.check, "expected": $0.expected, "actual": $0.actual] as [String: Any] },
             ]
             if let error = flow.errorMessage { object["error"] = error }
+            if !flow.skips.isEmpty { object["skipped"] = flow.skips.map { ["step": $0.step, "line": $0.line, "check": $0.check, "reason": $0.reason] as [String: Any] } }
             return object
         }
         let invalid: [[String: Any]] = run.invalidSpecs.map { ["file": $0.file, "line": $0.line, "messages": $0.messages] }

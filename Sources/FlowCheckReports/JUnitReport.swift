@@ -17,11 +17,16 @@ public enum JUnitReport {
         for flow in run.flows {
             let failures = flow.status == .failed ? 1 : 0
             let flowErrors = flow.status == .error ? 1 : 0
-            out += "  <testsuite name=\"\(attr("\(flow.provider).\(flow.id)"))\" tests=\"1\" failures=\"\(failures)\" errors=\"\(flowErrors)\" skipped=\"0\" time=\"\(seconds(flow.duration))\" file=\"\(attr(flow.file))\">\n"
+            let flowSkipped = flow.status == .passedWithSkips ? 1 : 0
+            out += "  <testsuite name=\"\(attr("\(flow.provider).\(flow.id)"))\" tests=\"1\" failures=\"\(failures)\" errors=\"\(flowErrors)\" skipped=\"\(flowSkipped)\" time=\"\(seconds(flow.duration))\" file=\"\(attr(flow.file))\">\n"
             out += "    <testcase name=\"\(attr("\(flow.id): \(flow.title)"))\" classname=\"\(attr("flowcheck.\(flow.provider)"))\" time=\"\(seconds(flow.duration))\">\n"
             switch flow.status {
             case .passed:
                 break
+            case .passedWithSkips:
+                // Every check that could be made held; the others are named, with why.
+                let detail = flow.skips.map(\.message).joined(separator: "\n")
+                out += "      <skipped message=\"\(attr(flow.skips.first?.message ?? "checks skipped"))\">\(text(detail))</skipped>\n"
             case .failed:
                 let first = flow.failures.first?.message ?? "failed"
                 let detail = flow.failures.map(\.message).joined(separator: "\n")

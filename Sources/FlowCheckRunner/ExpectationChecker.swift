@@ -19,6 +19,9 @@ struct StepObservation {
     var redirect: String?
     /// The SDK's store; nil: not read, because no check of the step needs it.
     var store: [String: String]?
+    /// The store's files as the harness measured them; nil: not measured, because no check of
+    /// the step needs them.
+    var storeFiles: StoreFilesObservation?
 }
 
 /// Checks one step's expectations against what happened, capturing variables as it goes.
@@ -29,6 +32,11 @@ struct ExpectationChecker {
     let step: Step
     var variables: [String: String]
     private(set) var failures: [CheckFailure] = []
+    /// Checks that could not be made, with why (a store with no files): skipped, not passed.
+    private(set) var skips: [CheckSkip] = []
+    /// The inode of each store file at the flow's previous `storeFiles` check (nil: none yet),
+    /// carried from step to step like the variables; `replacedByRename` compares with it.
+    var storeInodes: [String: UInt64]?
     /// Whether the verdict on the call's outcome failed: the error and result checks then have
     /// nothing to add (a failed call has no result, a successful one no error).
     private var outcomeFailed = false
@@ -44,7 +52,15 @@ struct ExpectationChecker {
         // `"store": {}` asks nothing.
         case .store(let fields): return !fields.isEmpty
         case .storeEmpty: return true
-        case .outcome, .error, .result, .requests, .browser, .neverSent: return false
+        case .outcome, .error, .result, .requests, .browser, .neverSent, .storeFiles: return false
+        }
+    }
+
+    /// Whether a check needs the store's files measured.
+    static func readsStoreFiles(_ check: Check) -> Bool {
+        switch check {
+        case .storeFiles(let kinds): return !kinds.isEmpty
+        case .outcome, .error, .result, .requests, .browser, .neverSent, .storeEmpty, .store: return false
         }
     }
 
@@ -61,6 +77,7 @@ struct ExpectationChecker {
             case .neverSent(let values): checkNeverSent(values, exchanges: observed.exchanges, opened: observed.opened)
             case .storeEmpty(let empty): checkStoreEmpty(empty, observed.store)
             case .store(let fields): checkStore(fields, observed.store)
+            case .storeFiles(let kinds): checkStoreFiles(kinds, observed.storeFiles)
             }
         }
     }
@@ -289,6 +306,75 @@ struct ExpectationChecker {
         for field in fields {
             apply("store.\(field.field)", field.matcher, contents[field.field], field: field.field)
         }
+    }
+
+    /// The store's files, as the harness measured them.
+    private mutating func checkStoreFiles(_ kinds: [StoreFilesCheckKind], _ observed: StoreFilesObservation?) {
+        guard !kinds.isEmpty else { return }
+        guard let observed else {
+            // A dispatch that forgot ``readsStoreFiles(_:)``: loud, never a pass.
+            return fail("storeFiles", expected: "the store's files measured", actual: "they were not measured")
+        }
+        guard case .measured(let facts) = observed else {
+            for kind in kinds {
+                skips.append(CheckSkip(step: step.number, line: step.location.line, check: "storeFiles.\(kind.rawValue)",
+                                       reason: "the driver's token store is not file-backed (it names no store files), so there are no files to judge"))
+            }
+            return
+        }
+        let previous = storeInodes
+        let byName = Dictionary(facts.entries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        storeInodes = Dictionary(facts.storeFiles.compactMap { name in byName[name].map { (name, $0.inode) } }, uniquingKeysWith: { first, _ in first })
+        // With no file to judge, every property below would hold of nothing.
+        guard !facts.storeFiles.isEmpty else {
+            return fail("storeFiles", expected: "a file holding the stored token", actual: "the store lists no item")
+        }
+        for name in facts.storeFiles where byName[name] == nil {
+            fail("storeFiles", expected: "the store's file \(quote(name)) in its directory", actual: "no such file")
+        }
+        for kind in kinds {
+            // No default: a new file check must be checked here.
+            switch kind {
+            case .ownerOnly:
+                if !facts.directoryIsDirectory || !facts.directoryOwnedByUser || facts.directoryMode != 0o700 {
+                    fail("storeFiles.ownerOnly (directory)", expected: "a directory of the user's, mode 0700", actual: facts.directoryIsDirectory ? "mode \(Self.octal(facts.directoryMode))" + (facts.directoryOwnedByUser ? "" : ", owned by another user") : "not a directory")
+                }
+                for entry in facts.entries {
+                    let isStoreFile = facts.storeFiles.contains(entry.name)
+                    // The items' files exactly 0600; anything else at least closed to others.
+                    let modeHolds = isStoreFile ? entry.mode == 0o600 : entry.mode & 0o077 == 0
+                    if !modeHolds || !entry.ownedByUser || (isStoreFile && !entry.isRegularFile) {
+                        fail("storeFiles.ownerOnly (\(entry.name))", expected: isStoreFile ? "a regular file of the user's, mode 0600" : "readable by its owner only",
+                             actual: (entry.isRegularFile ? "" : "not a regular file, ") + "mode \(Self.octal(entry.mode))" + (entry.ownedByUser ? "" : ", owned by another user"))
+                    }
+                }
+            case .noTemporaryFiles:
+                for entry in facts.entries where !facts.storeFiles.contains(entry.name) {
+                    fail("storeFiles.noTemporaryFiles", expected: "only the stored items' files (\(facts.storeFiles.map(quote).joined(separator: ", ")))", actual: "also \(quote(entry.name)), left behind")
+                }
+            case .replacedByRename:
+                guard let previous else {
+                    // The loader demands an earlier check; a hand-made spec still fails loudly.
+                    fail("storeFiles.replacedByRename", expected: "an earlier storeFiles check to compare with", actual: "none in this flow")
+                    continue
+                }
+                for name in facts.storeFiles {
+                    guard let now = byName[name] else { continue }
+                    guard let before = previous[name] else {
+                        fail("storeFiles.replacedByRename (\(name))", expected: "the file seen at the previous storeFiles check, to compare with", actual: "it was not there then: nothing to compare")
+                        continue
+                    }
+                    if before == now.inode {
+                        fail("storeFiles.replacedByRename (\(name))", expected: "a new file (another inode) renamed over the old one", actual: "the same file as at the previous storeFiles check (its inode unchanged): rewritten in place, or not written at all")
+                    }
+                }
+            }
+        }
+    }
+
+    private static func octal(_ mode: UInt32) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// A store check with no store to judge: a dispatch that forgot ``readsStore(_:)``. Loud,

@@ -54,8 +54,33 @@ public protocol FlowSession: AnyObject, Sendable {
     /// `tokenType`); empty when nothing is stored.
     func storeContents() async throws -> [String: String]
 
+    /// Where the SDK's token store keeps its files, for `storeFiles` checks; nil (the default)
+    /// when the store is not file-backed (a Keychain, memory): those checks are then reported
+    /// as skipped, with that reason, never as passed. The harness measures the files itself
+    /// (modes, inodes, what else lies in the directory); the driver only says where they are.
+    func storeLocation() async throws -> StoreLocation?
+
     /// Releases the SDK's resources (sessions, files). Called once when the flow ends.
     func close() async
+}
+
+extension FlowSession {
+    /// Not file-backed: `storeFiles` checks are skipped.
+    public func storeLocation() async throws -> StoreLocation? { nil }
+}
+
+/// Where a file-backed token store keeps its items.
+public struct StoreLocation: Sendable, Equatable {
+    /// The folder the store owns (inside the ``DriverContext/storageDirectory`` it was given).
+    public var directory: URL
+    /// The names of the files in `directory` that hold the stored items now; anything else in
+    /// the folder is a leftover (a temporary file, a backup).
+    public var files: [String]
+
+    public init(directory: URL, files: [String]) {
+        self.directory = directory
+        self.files = files
+    }
 }
 
 /// An app action with its arguments, variables already substituted.

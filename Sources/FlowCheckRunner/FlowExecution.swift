@@ -24,6 +24,7 @@ struct FlowExecution: Sendable {
             var errorMessage: String?
             var secrets: [String] = []
             var current = 0
+            var skips: [CheckSkip] = []
             var events: [FlowEvent] = []
         }
     }
@@ -82,6 +83,7 @@ struct FlowExecution: Sendable {
     private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress) async {
         let baseURL = world.server.baseURL
         var variables: [String: String] = ["baseURL": baseURL.absoluteString]
+        var storeInodes: [String: UInt64]?
         var cursor = 0
         // Requests seen while background calls run: which step's window they fall in depends
         // on timing, so the diagram shows them together once every call is joined.
@@ -174,11 +176,19 @@ struct FlowExecution: Sendable {
                 case nil: break
                 }
                 var checker = ExpectationChecker(step: step, variables: variables)
+                checker.storeInodes = storeInodes
                 let readsStore = step.expect?.checks.contains(where: ExpectationChecker.readsStore) ?? false
                 let store = readsStore ? try await session.storeContents() : nil
-                checker.check(step.expect, StepObservation(call: outcome, exchanges: window, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store))
+                var storeFiles: StoreFilesObservation?
+                if step.expect?.checks.contains(where: ExpectationChecker.readsStoreFiles) ?? false {
+                    // The driver says where; the harness measures.
+                    storeFiles = try await session.storeLocation().map { .measured(try StoreDirectoryFacts.measure($0)) } ?? .notFileBacked
+                }
+                checker.check(step.expect, StepObservation(call: outcome, exchanges: window, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store, storeFiles: storeFiles))
                 variables = checker.variables
+                storeInodes = checker.storeInodes
                 let failures = checker.failures
+                let skips = checker.skips
                 let captured = checker.capturedSecrets
                 let stopped = progress.state.withLock { state -> Bool in
                     state.secrets += captured
@@ -186,8 +196,9 @@ struct FlowExecution: Sendable {
                     // must not turn it into a pass.
                     guard state.errorMessage == nil else { return true }
                     state.events += events
-                    state.stepStatuses[index] = failures.isEmpty ? .passed : .failed
+                    state.stepStatuses[index] = !failures.isEmpty ? .failed : skips.isEmpty ? .passed : .skipped
                     state.failures += failures
+                    state.skips += skips
                     return false
                 }
                 if stopped || !failures.isEmpty { return }
@@ -267,7 +278,7 @@ struct FlowExecution: Sendable {
         let failures = state.failures.map { failure in
             CheckFailure(step: failure.step, line: failure.line, check: redactor.scrub(failure.check), expected: redactor.scrub(failure.expected), actual: redactor.scrub(failure.actual))
         }
-        let status: FlowResult.Status = state.errorMessage != nil ? .error : failures.isEmpty ? .passed : .failed
+        let status: FlowResult.Status = state.errorMessage != nil ? .error : !failures.isEmpty ? .failed : state.skips.isEmpty ? .passed : .passedWithSkips
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return FlowResult(
             id: spec.id, title: redactor.scrub(spec.title), summary: spec.summary.map(redactor.scrub), file: spec.file,
@@ -275,7 +286,8 @@ struct FlowExecution: Sendable {
             decisions: spec.decisions.map(redactor.scrub), steps: steps, status: status, failures: failures,
             errorMessage: state.errorMessage.map(redactor.scrub),
             transcript: exchanges.map { redactor.scrub(Transcript.render($0)) }, duration: seconds,
-            events: state.events.map { $0.scrubbed(redactor) }, providerTitle: kit?.title
+            events: state.events.map { $0.scrubbed(redactor) }, providerTitle: kit?.title,
+            skips: state.skips.map { CheckSkip(step: $0.step, line: $0.line, check: redactor.scrub($0.check), reason: redactor.scrub($0.reason)) }
         )
     }
 }

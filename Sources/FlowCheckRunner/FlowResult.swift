@@ -15,6 +15,8 @@ public struct RunResult: Sendable {
     }
 
     public var passed: Int { flows.filter { $0.status == .passed }.count }
+    /// Flows whose every check that could be made held, with some not made (skipped).
+    public var passedWithSkips: Int { flows.filter { $0.status == .passedWithSkips }.count }
     public var failed: Int { flows.filter { $0.status == .failed }.count }
     public var errors: Int { flows.filter { $0.status == .error }.count }
 }
@@ -39,6 +41,9 @@ public struct FlowResult: Sendable {
     public enum Status: String, Sendable {
         /// Every step's expectations held.
         case passed
+        /// Every expectation the harness could check held, and some could not be checked with
+        /// this driver (``FlowResult/skips`` says which and why): not a silent pass.
+        case passedWithSkips
         /// An expectation did not hold: the SDK does not conform.
         case failed
         /// The harness itself broke (server would not start, driver gave up, time limit hit).
@@ -61,6 +66,8 @@ public struct FlowResult: Sendable {
     public var failures: [CheckFailure]
     /// Why the harness broke (nil unless status is error).
     public var errorMessage: String?
+    /// The checks that could not be made with this driver, and why.
+    public var skips: [CheckSkip] = []
     /// Every HTTP exchange the fake server saw, redacted.
     public var transcript: [String]
     /// Wall time in seconds (JUnit only: the Markdown must be the same on every run).
@@ -71,8 +78,9 @@ public struct FlowResult: Sendable {
     public init(
         id: String, title: String, summary: String?, file: String, provider: String, seed: String, passage: String,
         decisions: [String], steps: [StepResult], status: Status, failures: [CheckFailure], errorMessage: String?,
-        transcript: [String], duration: Double, events: [FlowEvent] = [], providerTitle: String? = nil
+        transcript: [String], duration: Double, events: [FlowEvent] = [], providerTitle: String? = nil, skips: [CheckSkip] = []
     ) {
+        self.skips = skips
         self.events = events
         self.providerTitle = providerTitle ?? provider
         self.id = id
@@ -96,6 +104,8 @@ public struct FlowResult: Sendable {
 public struct StepResult: Sendable, Equatable {
     public enum Status: String, Sendable {
         case passed, failed, notRun
+        /// Its checks held, except some that could not be made (skipped, with a reason).
+        case skipped
     }
 
     public var number: Int

@@ -101,6 +101,15 @@ enum StepNarrative {
                 lines.append(empty ? "The token store is empty." : "The token store is not empty.")
             case .store(let fields):
                 for field in fields { lines.append("Stored `\(field.field)` \(describe(field)).") }
+            case .storeFiles(let kinds):
+                for kind in kinds {
+                    // No default: a new file check must be narrated.
+                    switch kind {
+                    case .ownerOnly: lines.append("The token store's files are its owner's alone: the directory is mode 0700 and each file 0600.")
+                    case .noTemporaryFiles: lines.append("The token store's directory holds only the stored items' files: no temporary file is left behind.")
+                    case .replacedByRename: lines.append("Each token store file is a new file (a new inode) since the previous file check: replaced by a rename, not rewritten in place.")
+                    }
+                }
             }
         }
         return lines

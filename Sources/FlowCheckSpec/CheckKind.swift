@@ -28,6 +28,8 @@ public enum CheckKind: String, SpecKeySet {
     case storeEmpty
     /// Fields of the token store.
     case store
+    /// The token store's files on disk: modes, leftovers, replacement by rename.
+    case storeFiles
 }
 
 /// One decoded check of a step's `expect` object, with what it needs to run.
@@ -51,6 +53,9 @@ public enum Check: Sendable, Equatable {
     case storeEmpty(Bool)
     /// Fields of the SDK's token store.
     case store([FieldMatcher])
+    /// Properties of the token store's files, measured by the harness (each at most once, in
+    /// ``StoreFilesCheckKind`` order); skipped, with the reason, for a store with no files.
+    case storeFiles([StoreFilesCheckKind])
 
     /// The key this check was written under.
     public var kind: CheckKind {
@@ -63,6 +68,28 @@ public enum Check: Sendable, Equatable {
         case .neverSent: return .neverSent
         case .storeEmpty: return .storeEmpty
         case .store: return .store
+        case .storeFiles: return .storeFiles
+        }
+    }
+}
+
+/// The keys of an `expect.storeFiles` object: each one a property of the token store's files
+/// after the step, written `true` (`false` would check nothing and is refused).
+public enum StoreFilesCheckKind: String, SpecKeySet {
+    /// The store's directory is mode 0700 and every file in it 0600, all owned by the user.
+    case ownerOnly
+    /// The directory holds only the files of the stored items: no temporary file or backup left.
+    case noTemporaryFiles
+    /// Each store file is a new file (a new inode) since the previous `storeFiles` check of the
+    /// flow: replaced by a rename, not rewritten in place, where a crash would tear the token.
+    case replacedByRename
+
+    /// What the check demands, in words (narrative and schema).
+    public var summary: String {
+        switch self {
+        case .ownerOnly: return "the store's directory is mode 0700 and each of its files 0600, owned by the user"
+        case .noTemporaryFiles: return "the store's directory holds only the stored items' files: no temporary file or backup is left behind"
+        case .replacedByRename: return "each store file is a new file (a new inode) since the previous storeFiles check: replaced by a rename, not rewritten in place"
         }
     }
 }

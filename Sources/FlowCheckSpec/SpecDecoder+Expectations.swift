@@ -94,11 +94,49 @@ extension SpecDecoder {
             return .neverSent(values)
         case .storeEmpty:
             return bool(member, path + ".storeEmpty").map(Check.storeEmpty)
+        case .storeFiles:
+            return decodeStoreFiles(member, path + ".storeFiles", provider: provider).map(Check.storeFiles)
         case .store:
             let fields = decodeFields(member.value, path + ".store")
             if let provider { checkFieldNames(member.value, path + ".store", allowed: provider.storeFields, listName: "store fields") }
             return .store(fields)
         }
+    }
+
+    /// `"storeFiles": {"ownerOnly": true, ...}`: each key `true`, at least one, on a provider
+    /// whose SDK keeps a token, and `replacedByRename` only after an earlier `storeFiles` check.
+    mutating func decodeStoreFiles(_ member: JSONNode.Member, _ path: String, provider: (any ProviderDescription)?) -> [StoreFilesCheckKind]? {
+        let example = "{\"ownerOnly\": true, \"noTemporaryFiles\": true}"
+        guard let members = object(member.value, path, allowed: StoreFilesCheckKind.keys, example: example) else { return nil }
+        if let provider, provider.storeFields.isEmpty {
+            report(at: member.keyLocation, path, "\(provider.id.rawValue) keeps no token on the device, so it has no store files", fix: "remove \"storeFiles\"")
+            return nil
+        }
+        if members.isEmpty, member.value.members?.isEmpty == true {
+            report(member.value, path, "an empty object checks nothing", fix: "check at least one of \(StoreFilesCheckKind.keys.joined(separator: ", ")), or remove the key")
+        }
+        var checks: [StoreFilesCheckKind] = []
+        for kind in StoreFilesCheckKind.allCases {
+            guard let field = members[kind.rawValue] else { continue }
+            let fieldPath = path + JSONPath.key(kind.rawValue)
+            guard let value = bool(field, fieldPath) else { continue }
+            guard value else {
+                report(field.value, fieldPath, "\"\(kind.rawValue)\": false checks nothing", fix: "write \"\(kind.rawValue)\": true, or remove the key")
+                continue
+            }
+            // No default: a new file check must say what it needs.
+            switch kind {
+            case .ownerOnly, .noTemporaryFiles: break
+            case .replacedByRename:
+                guard storeFilesSeen else {
+                    report(field.value, fieldPath, "\"replacedByRename\" compares the store's files with an earlier \"storeFiles\" check, and no earlier step has one", fix: "check \"storeFiles\" (e.g. {\"ownerOnly\": true}) in a step after the store is first written, then replace it")
+                    continue
+                }
+            }
+            checks.append(kind)
+        }
+        storeFilesSeen = true
+        return checks
     }
 
     mutating func decodeRequest(_ node: JSONNode, _ path: String) -> RequestExpectation? {

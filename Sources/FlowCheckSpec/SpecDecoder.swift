@@ -16,6 +16,9 @@ struct SpecDecoder {
     var awaited: [String: Int] = [:]
     /// The app action of each awaited label (its results are what the await may check).
     var awaitedLabels: [String: String] = [:]
+    /// Whether an earlier step checked `storeFiles`: `replacedByRename` compares with what that
+    /// check saw, and with no earlier check it would have nothing to compare.
+    var storeFilesSeen = false
 
     /// A call started with `"async": LABEL`, as the decoder tracks it until its `await`.
     struct BackgroundCall {

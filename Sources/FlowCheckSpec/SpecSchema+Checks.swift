@@ -47,6 +47,10 @@ extension SpecSchema {
             case .browser: return (kind.rawValue, .ref("browserExpectation"))
             case .neverSent: return (kind.rawValue, .array(of: .pattern("\\S"), minItems: 1))
             case .storeEmpty: return (kind.rawValue, boolean)
+            case .storeFiles:
+                // A provider whose device keeps no token has no store files to judge.
+                guard !provider.storeFields.isEmpty else { return (kind.rawValue, .bool(false)) }
+                return (kind.rawValue, storeFiles)
             case .store:
                 return (kind.rawValue, .object([
                     M("type", .string("object")),
@@ -56,6 +60,17 @@ extension SpecSchema {
                 ]))
             }
         })
+    }
+
+    /// An `expect.storeFiles` object: one `true` per ``StoreFilesCheckKind``, at least one.
+    static var storeFiles: SchemaNode {
+        .closedObject(StoreFilesCheckKind.allCases.map { kind -> (String, SchemaNode) in
+            // No default: a new file check must be published here.
+            switch kind {
+            case .ownerOnly, .noTemporaryFiles, .replacedByRename:
+                return (kind.rawValue, .object([M("const", .bool(true)), M("description", .string(kind.summary))]))
+            }
+        }, minProperties: 1)
     }
 
     static let boolean = SchemaNode.object([M("type", .string("boolean"))])
@@ -137,7 +152,7 @@ extension CheckKind {
     public var isAboutTheCall: Bool {
         switch self {
         case .outcome, .error, .result: return true
-        case .requests, .browser, .neverSent, .storeEmpty, .store: return false
+        case .requests, .browser, .neverSent, .storeEmpty, .store, .storeFiles: return false
         }
     }
 }

@@ -48,6 +48,8 @@ enum BrokenVariants {
 
         func storeContents() async throws -> [String: String] { try await inner.storeContents() }
         func close() async { await inner.close() }
+        // The store is the real one's: its files are judged as they are.
+        func storeLocation() async throws -> StoreLocation? { try await inner.storeLocation() }
     }
 
     struct OverridingDriver: FlowDriver {

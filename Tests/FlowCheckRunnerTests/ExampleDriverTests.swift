@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import FlowCheckCLI
 import FlowCheckExampleDriver
+import FlowCheckReports
 import FlowCheckRunner
 import FlowCheckSpec
 
@@ -27,8 +29,33 @@ struct ExampleDriverTests {
         #expect(specs.count >= moltin.count - 2, "only the flows with a stall or concurrent calls are left out")
         let results = await FlowRunner(driver: MiniMoltinDriver()).run(specs)
         for result in results {
-            #expect(result.status == .passed, "\(result.id): \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
+            // Its client keeps the token in memory: the store-file checks cannot be made, and
+            // say so (below); everything else must hold.
+            let wanted: FlowResult.Status = result.id == "MLT-STORE-FILES" ? .passedWithSkips : .passed
+            #expect(result.status == wanted, "\(result.id): \(result.status) \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
         }
+    }
+
+    /// A store with no files: its storeFiles checks are skipped with the reason, in every
+    /// report, and the flow is never counted as a plain pass.
+    @Test func storeFileChecksOnAnInMemoryStoreAreSkippedNotPassed() async throws {
+        let spec = try #require(try SpecsEarnTheirPlaceTests.specs().first { $0.id == "MLT-STORE-FILES" })
+        let result = await FlowRunner(driver: MiniMoltinDriver()).run(spec)
+        #expect(result.status == .passedWithSkips)
+        #expect(result.failures.isEmpty)
+        #expect(result.skips.map(\.check) == ["storeFiles.ownerOnly", "storeFiles.noTemporaryFiles", "storeFiles.ownerOnly", "storeFiles.noTemporaryFiles", "storeFiles.replacedByRename", "storeFiles.ownerOnly", "storeFiles.noTemporaryFiles", "storeFiles.replacedByRename"])
+        #expect(result.skips.allSatisfy { $0.reason.contains("not file-backed") })
+        #expect(result.steps.map(\.status) == [.skipped, .skipped, .passed, .skipped])
+        let run = RunResult(flows: [result], driverName: "MiniMoltin")
+        #expect(run.passed == 0 && run.passedWithSkips == 1 && run.failed == 0)
+        let junit = JUnitReport.render(run)
+        #expect(junit.contains("skipped=\"1\""))
+        #expect(junit.contains("<skipped message=\"step 1: storeFiles.ownerOnly skipped: the driver&apos;s token store is not file-backed") || junit.contains("<skipped message=\"step 1: storeFiles.ownerOnly skipped: the driver's token store is not file-backed"), "\(junit)")
+        let markdown = MarkdownReport.render(run)
+        #expect(markdown.contains("0 passed, 1 passed with skipped checks, 0 failed"))
+        #expect(markdown.contains("Outcome: ⏭️ passed with skipped checks"))
+        #expect(FlowCheckCommand.consoleLine(result).hasPrefix("⏭ MLT-STORE-FILES"))
+        #expect(GitHubAnnotations.render(run).first?.hasPrefix("::warning file=") == true)
     }
 
     @Test func theExampleDriverHasNoSharedRenewal() async throws {

@@ -92,10 +92,30 @@ struct ExpectationCheckerTableTests {
         var failures: [Failure]
         /// Variables the case must leave captured.
         var captured: [String: String] = [:]
+        /// Inodes seen at the flow's previous `storeFiles` check.
+        var storeInodes: [String: UInt64]? = nil
         var testDescription: String { "\(target): \(name)" }
     }
 
     static let ok = StepObservation(call: .ok([:]))
+
+    static func file(_ name: String, _ mode: UInt32, _ inode: UInt64) -> StoreDirectoryFacts.Entry {
+        StoreDirectoryFacts.Entry(name: name, mode: mode, inode: inode, isRegularFile: true, ownedByUser: true)
+    }
+
+    /// A store folder holding `entries`; its store files are those ending in `.token`.
+    static func storeDir(_ entries: [StoreDirectoryFacts.Entry], mode: UInt32 = 0o700) -> StoreDirectoryFacts {
+        StoreDirectoryFacts(directoryMode: mode, directoryIsDirectory: true, directoryOwnedByUser: true, entries: entries, storeFiles: entries.map(\.name).filter { $0.hasSuffix(".token") })
+    }
+
+    /// A store with no files: every storeFiles check is skipped, with the reason, and none fails.
+    @Test func storeFilesOfAStoreWithNoFilesAreSkipped() {
+        var checker = ExpectationChecker(step: Step(number: 3, location: SourceLocation(line: 9, column: 5)), variables: [:])
+        checker.check(Table.expect(.storeFiles([.ownerOnly, .replacedByRename])), StepObservation(storeFiles: .notFileBacked))
+        #expect(checker.failures.isEmpty)
+        #expect(checker.skips.map(\.check) == ["storeFiles.ownerOnly", "storeFiles.replacedByRename"])
+        #expect(checker.skips.allSatisfy { $0.step == 3 && $0.line == 9 && $0.reason.contains("not file-backed") })
+    }
 
     static func result(_ values: [String: String]) -> StepObservation { StepObservation(call: .ok(values)) }
 
@@ -300,6 +320,33 @@ struct ExpectationCheckerTableTests {
             Case(target: .check(.store), name: "an absent matcher never passes on a store not read", expect: T.expect(.store([T.field("refreshToken", T.m(.absent))])), observed: StepObservation(), failures: [
                 Failure("store", "the store's contents", "the store was not read"),
             ]),
+            // storeFiles
+            Case(target: .check(.storeFiles), name: "owner-only, nothing left over", expect: T.expect(.storeFiles([.ownerOnly, .noTemporaryFiles])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 11)]))), failures: []),
+            Case(target: .check(.storeFiles), name: "a file others can read", expect: T.expect(.storeFiles([.ownerOnly])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o644, 11)]))), failures: [
+                Failure("storeFiles.ownerOnly (auth.token)", "a regular file of the user's, mode 0600", "mode 0644"),
+            ]),
+            Case(target: .check(.storeFiles), name: "a directory others can list", expect: T.expect(.storeFiles([.ownerOnly])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 11)], mode: 0o755))), failures: [
+                Failure("storeFiles.ownerOnly (directory)", "a directory of the user's, mode 0700", "mode 0755"),
+            ]),
+            Case(target: .check(.storeFiles), name: "a temporary file left", expect: T.expect(.storeFiles([.noTemporaryFiles])), observed: StepObservation(storeFiles: .measured(storeDir([file(".tmp-1", 0o600, 12), file("auth.token", 0o600, 11)]))), failures: [
+                Failure("storeFiles.noTemporaryFiles", "only the stored items' files (\"auth.token\")", "also \".tmp-1\", left behind"),
+            ]),
+            Case(target: .check(.storeFiles), name: "replaced: a new inode", expect: T.expect(.storeFiles([.replacedByRename])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 12)]))), failures: [], storeInodes: ["auth.token": 11]),
+            Case(target: .check(.storeFiles), name: "rewritten in place: the same inode", expect: T.expect(.storeFiles([.replacedByRename])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 11)]))), failures: [
+                Failure("storeFiles.replacedByRename (auth.token)", "a new file (another inode) renamed over the old one", "the same file as at the previous storeFiles check (its inode unchanged): rewritten in place, or not written at all"),
+            ], storeInodes: ["auth.token": 11]),
+            Case(target: .check(.storeFiles), name: "no earlier check: never a vacuous pass", expect: T.expect(.storeFiles([.replacedByRename])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 12)]))), failures: [
+                Failure("storeFiles.replacedByRename", "an earlier storeFiles check to compare with", "none in this flow"),
+            ]),
+            Case(target: .check(.storeFiles), name: "the file was not there at the earlier check", expect: T.expect(.storeFiles([.replacedByRename])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 12)]))), failures: [
+                Failure("storeFiles.replacedByRename (auth.token)", "the file seen at the previous storeFiles check, to compare with", "it was not there then: nothing to compare"),
+            ], storeInodes: [:]),
+            Case(target: .check(.storeFiles), name: "a store with no item: nothing to judge fails", expect: T.expect(.storeFiles([.ownerOnly, .noTemporaryFiles])), observed: StepObservation(storeFiles: .measured(storeDir([]))), failures: [
+                Failure("storeFiles", "a file holding the stored token", "the store lists no item"),
+            ]),
+            Case(target: .check(.storeFiles), name: "not measured: loud", expect: T.expect(.storeFiles([.ownerOnly])), observed: StepObservation(), failures: [
+                Failure("storeFiles", "the store's files measured", "they were not measured"),
+            ]),
             // matchers, on a result field
             Case(target: .matcher(.equals), name: "equal", expect: T.expect(.result([T.field("title", "Tea")])), observed: result(["title": "Tea"]), failures: []),
             Case(target: .matcher(.equals), name: "a variable, shown filled in", expect: T.expect(.result([T.field("title", "${first}")])), observed: result(["title": "Coffee"]), variables: ["first": "Tea"], failures: [
@@ -346,6 +393,7 @@ struct ExpectationCheckerTableTests {
     @Test(arguments: cases)
     func checksAsTheTableSays(_ testCase: Case) {
         var checker = ExpectationChecker(step: Step(number: 1, location: SourceLocation(line: 7, column: 13)), variables: testCase.variables)
+        checker.storeInodes = testCase.storeInodes
         checker.check(testCase.expect, testCase.observed)
         #expect(checker.failures.map { Failure($0.check, $0.expected, $0.actual) } == testCase.failures)
         for (name, value) in testCase.captured {

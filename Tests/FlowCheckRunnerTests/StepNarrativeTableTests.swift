@@ -93,6 +93,11 @@ struct StepNarrativeTableTests {
             ]),
             Case(target: .check(.neverSent), name: "none, nothing said", expect: T.expect(.neverSent([])), lines: []),
             // store
+            Case(target: .check(.storeFiles), name: "every file check", expect: T.expect(.storeFiles([.ownerOnly, .noTemporaryFiles, .replacedByRename])), lines: [
+                "The token store's files are its owner's alone: the directory is mode 0700 and each file 0600.",
+                "The token store's directory holds only the stored items' files: no temporary file is left behind.",
+                "Each token store file is a new file (a new inode) since the previous file check: replaced by a rename, not rewritten in place.",
+            ]),
             Case(target: .check(.storeEmpty), name: "empty", expect: T.expect(.storeEmpty(true)), lines: ["The token store is empty."]),
             Case(target: .check(.storeEmpty), name: "not empty", expect: T.expect(.storeEmpty(false)), lines: ["The token store is not empty."]),
             Case(target: .check(.store), name: "fields", expect: T.expect(.store([T.field("tokenType", "Bearer"), T.field("accessToken", "${token}")])), lines: [

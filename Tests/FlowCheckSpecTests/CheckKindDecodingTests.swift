@@ -10,6 +10,7 @@ struct CheckKindDecodingTests {
     static let expectSamples: [CheckKind: String] = [
         .outcome: #""error""#, .error: #"{"kind": "transport"}"#, .result: #"{"productCount": "2"}"#, .requests: "[]",
         .browser: #"{"dismissed": true}"#, .neverSent: #"["sk-abcdef"]"#, .storeEmpty: "true", .store: #"{"accessToken": {"present": true}}"#,
+        .storeFiles: #"{"ownerOnly": true, "noTemporaryFiles": true}"#,
     ]
     static let errorSamples: [ErrorCheckKind: String] = [.kind: #""transport""#, .message: #"{"contains": "down"}"#]
     static let requestSamples: [RequestCheckKind: String] = [

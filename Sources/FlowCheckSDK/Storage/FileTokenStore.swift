@@ -129,6 +129,13 @@ public final class FileTokenStore: TokenStore {
         return names.compactMap(Self.key(forFileName:)).sorted()
     }
 
+    /// The file that holds (or would hold) the item under `key`: for tools that inspect the
+    /// store's files, such as a conformance harness checking their modes.
+    /// - Throws: `OAuthError` `.storage` when `key` cannot name a file.
+    public func fileURL(forKey key: String) throws -> URL {
+        directory.appendingPathComponent(try Self.fileName(forKey: key))
+    }
+
     // MARK: - Private
 
     /// Temporary files start with a dot, which no encoded key file name does.

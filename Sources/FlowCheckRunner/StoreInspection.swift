@@ -1,0 +1,89 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the harness saw of a token store's files, measured with its own `lstat` calls: the
+/// driver only says where the store is (``StoreLocation``), never what its files are like.
+enum StoreFilesObservation: Sendable, Equatable {
+    /// The driver's store keeps no files (a Keychain, memory): `storeFiles` checks are skipped.
+    case notFileBacked
+    /// The store's folder as it stands.
+    case measured(StoreDirectoryFacts)
+}
+
+/// A store folder's facts.
+struct StoreDirectoryFacts: Sendable, Equatable {
+    /// One entry of the folder.
+    struct Entry: Sendable, Equatable {
+        var name: String
+        /// Permission bits (`st_mode & 0o7777`).
+        var mode: UInt32
+        var inode: UInt64
+        var isRegularFile: Bool
+        var ownedByUser: Bool
+    }
+
+    var directoryMode: UInt32
+    var directoryIsDirectory: Bool
+    var directoryOwnedByUser: Bool
+    /// Every entry but `.` and `..`, sorted by name.
+    var entries: [Entry]
+    /// The files the driver says hold the stored items.
+    var storeFiles: [String]
+
+    /// Measures `location` now.
+    /// - Throws: ``DriverError`` when the folder cannot be inspected (the harness cannot judge).
+    static func measure(_ location: StoreLocation) throws -> StoreDirectoryFacts {
+        let path = location.directory.path
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw DriverError("storeFiles: the store directory the driver named cannot be inspected (errno \(errno))")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+        } catch {
+            throw DriverError("storeFiles: the store directory the driver named cannot be listed")
+        }
+        let user = geteuid()
+        var entries: [Entry] = []
+        for name in names {
+            var entry = stat()
+            // Gone between the listing and now: the store was still writing, so nothing to judge.
+            guard lstat(path + "/" + name, &entry) == 0 else { continue }
+            entries.append(Entry(
+                name: name, mode: UInt32(entry.st_mode) & 0o7777, inode: UInt64(entry.st_ino),
+                isRegularFile: (entry.st_mode & S_IFMT) == S_IFREG, ownedByUser: entry.st_uid == user
+            ))
+        }
+        return StoreDirectoryFacts(
+            directoryMode: UInt32(info.st_mode) & 0o7777, directoryIsDirectory: (info.st_mode & S_IFMT) == S_IFDIR,
+            directoryOwnedByUser: info.st_uid == user, entries: entries, storeFiles: location.files.sorted()
+        )
+    }
+}
+
+/// A check the harness could not make, and why: reported as skipped, never as passed.
+public struct CheckSkip: Sendable, Equatable {
+    public var step: Int
+    public var line: Int
+    /// What was not checked, e.g. `storeFiles.ownerOnly`.
+    public var check: String
+    public var reason: String
+
+    public init(step: Int, line: Int, check: String, reason: String) {
+        self.step = step
+        self.line = line
+        self.check = check
+        self.reason = reason
+    }
+
+    /// One line: `step 2: storeFiles.ownerOnly skipped: the store is not file-backed`.
+    public var message: String { "step \(step): \(check) skipped: \(reason)" }
+}
