@@ -13,7 +13,7 @@ struct URLSessionRoundTripTests {
     /// timeouts, and an independent deadline in case its callback never comes. Generous:
     /// FoundationNetworking serves every URLSession in the process from one internal queue, and
     /// during a full `swift test` the runner suites drive hundreds of flows through it at once
-    /// (20 s was seen to pass on a loaded machine, once).
+    /// (20 s ran out in one full run on a loaded machine).
     static let patience: Double = 60
 
     private func makeWorld() throws -> (FakeProviderServer, URLSession) {
