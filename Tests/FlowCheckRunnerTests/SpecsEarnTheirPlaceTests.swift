@@ -136,6 +136,9 @@ struct SpecsEarnTheirPlaceTests {
         // i11d: concurrent app steps
         Variant(name: "a refresh in flight survives a logout", driver: ConcurrencyBrokenVariants.refreshSurvivesLogout, mustFail: ["CLV-FULL-19", "CLV-FULL-20"]),
         Variant(name: "a renewal per call, not shared", driver: ConcurrencyBrokenVariants.renewalPerCall, mustFail: ["MLT-SHARED-RENEWAL"]),
+        // Issue 11, part i11e: distinct web and API origins for Clover
+        Variant(name: "custom environment uses the web URL for the API", driver: OriginBrokenVariants.apiCallsToWebHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
+        Variant(name: "custom environment opens the login page on the API host", driver: OriginBrokenVariants.authorizeOnAPIHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
     ]
 
     @Test(arguments: variants)

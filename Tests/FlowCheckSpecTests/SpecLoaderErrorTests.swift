@@ -195,6 +195,16 @@ struct SpecLoaderErrorTests {
         Case(name: "async step checking the call's end", json: spec(steps: #"[{"app": "products", "async": "first", "expect": {"outcome": "ok"}}, {"await": "first"}]"#), expected: ["t.json:7:62: error: \"outcome\" checks how a call ended, and this step leaves its call running in the background at $.steps[0].expect.outcome\n  fix: move it to the step {\"await\": \"first\"} that joins the call"]),
         Case(name: "async label that is not a label", json: spec(steps: #"[{"app": "products", "async": "1 st"}]"#), expected: ["t.json:7:42: error: \"1 st\" is not a label at $.steps[0].async\n  fix: start with a letter and use letters, digits, \"-\" and \"_\", e.g. \"refresh\""]),
         Case(name: "await result not of the awaited action", json: spec(steps: #"[{"app": "products", "async": "first"}, {"await": "first", "expect": {"result": {"isLoggedIn": "true"}}}]"#), expected: ["t.json:7:93: error: unknown field \"isLoggedIn\" at $.steps[1].expect.result.isLoggedIn\n  fix: results of products: productCount, productIds, productTitles"]),
+        // Issue 11, part i11e: a request's origin
+        Case(name: "request origin, near miss", json: spec(steps: #"[{"app": "status", "expect": {"requests": [{"path": "/oauth/v2/token", "origin": "apii"}]}}]"#, fixture: #"{"apps": [], "merchants": [], "employees": []}"#).replacingOccurrences(of: "\"moltin\"", with: "\"clover\""), expected: [
+            "t.json:7:93: error: \"apii\" is not an origin of the clover fake at $.steps[0].expect.requests[0].origin\n  fix: did you mean \"api\"? origins of clover: api, web",
+        ]),
+        Case(name: "request origin on a one-origin provider", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"path": "/v2/products", "origin": "main"}]}}]"#), expected: [
+            "t.json:7:92: error: the moltin fake serves everything on one origin, so \"origin\" checks nothing at $.steps[0].expect.requests[0].origin\n  fix: remove the key",
+        ]),
+        Case(name: "request origin not a string", json: spec(steps: #"[{"app": "status", "expect": {"requests": [{"origin": ["web"]}]}}]"#, fixture: #"{"apps": [], "merchants": [], "employees": []}"#).replacingOccurrences(of: "\"moltin\"", with: "\"clover\""), expected: [
+            "t.json:7:66: error: expected a string, found an array at $.steps[0].expect.requests[0].origin\n  fix: write it as \"web\"",
+        ]),
     ]
 
     /// A Braintree spec whose fixture's backendConnectURLs is `value`.

@@ -150,6 +150,7 @@ public final class FakeProviderServer: @unchecked Sendable {
     public var issuedSecrets: [String] { provider.issuedSecrets }
 
     /// The recording + fault + provider chain, callable without sockets. Transport faults
-    /// (`connectionReset`, `stall`) give their planned response here and hold nothing.
+    /// (`connectionReset`, `stall`) give their planned response here and hold nothing. It
+    /// serves every origin's paths, each recorded under the origin that serves it.
     public var responder: any HTTPResponder { chain }
 }

@@ -98,15 +98,17 @@ final class ProviderResponder: TransportAwareResponder {
         }
     }
 
-    /// The provider's primary origin: where socket-free calls arrive.
+    /// The provider's primary origin.
     var primaryOrigin: String { type(of: provider).origins[0] }
 
+    /// Socket-free callers (and a server put directly over this chain) reach every origin:
+    /// each request is taken as arriving on the origin that serves its path.
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        handle(request, overSocket: false, origin: primaryOrigin).response
+        handle(request, overSocket: false, origin: provider.origin(serving: request.path)).response
     }
 
     func plan(for request: HTTPRequest) -> ResponsePlan {
-        handle(request, overSocket: true, origin: primaryOrigin)
+        handle(request, overSocket: true, origin: provider.origin(serving: request.path))
     }
 
     func recordRejection(_ request: HTTPRequest, response: HTTPResponse) {
