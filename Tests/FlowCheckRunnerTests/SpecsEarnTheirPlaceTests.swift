@@ -138,6 +138,7 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "a renewal per call, not shared", driver: ConcurrencyBrokenVariants.renewalPerCall, mustFail: ["MLT-SHARED-RENEWAL"]),
         // Issue 11, part i11e: distinct web and API origins for Clover
         Variant(name: "custom environment uses the web URL for the API", driver: OriginBrokenVariants.apiCallsToWebHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
+        Variant(name: "merchant call built on the web base URL", driver: OriginBrokenVariants.merchantCallToWebHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
         Variant(name: "custom environment opens the login page on the API host", driver: OriginBrokenVariants.authorizeOnAPIHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
     ]
 
