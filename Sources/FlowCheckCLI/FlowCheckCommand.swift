@@ -294,6 +294,10 @@ public struct FlowCheckCommand: Sendable {
         }
         for endpoint in endpoints {
             console.out("\(endpoint.provider.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(endpoint.baseURL.absoluteString)")
+            // A provider's other origins (Clover's login pages), one line each.
+            for (name, url) in endpoint.baseURLs.sorted(by: { $0.key < $1.key }) where url != endpoint.baseURL {
+                console.out("\("  \(name)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(url.absoluteString)")
+            }
         }
         console.out("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on loopback; Ctrl-C stops.")
         await environment.waitForStop()

@@ -9,7 +9,9 @@ import FlowCheckSpec
 /// "fired exactly once". A relaunch is a new SDK instance over the same store: callbacks and any
 /// login in progress are gone, as in a real app restart.
 public final class CloverSession: FlowSession, @unchecked Sendable {
-    private let baseURL: URL
+    /// The fake's web host (login pages) and API host (token endpoints, merchants).
+    private let webBaseURL: URL
+    private let apiBaseURL: URL
     private let transport: any HTTPTransport
     private let store: any TokenStore
     private let userAgent: any ExternalUserAgent
@@ -33,7 +35,8 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
     }
 
     public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, userAgent: any ExternalUserAgent, clock: any TimeSource, random: any RandomSource = SystemRandomSource(), refreshMargin: TimeInterval = 60, onClose: @escaping @Sendable () -> Void = {}) {
-        self.baseURL = context.baseURL
+        self.webBaseURL = context.baseURLs["web"] ?? context.baseURL
+        self.apiBaseURL = context.baseURLs["api"] ?? context.baseURL
         self.transport = transport
         self.store = store
         self.userAgent = userAgent
@@ -57,7 +60,7 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
 
     private func configuration(_ arguments: [String: String], _ flow: any OAuthFlowType) throws -> CloverConfiguration {
         try CloverConfiguration(
-            environment: .custom(web: baseURL, api: baseURL), appID: arguments["appId"] ?? "", appSecret: arguments["appSecret"] ?? "",
+            environment: .custom(web: webBaseURL, api: apiBaseURL), appID: arguments["appId"] ?? "", appSecret: arguments["appSecret"] ?? "",
             apiKey: "flowcheck-api-key", apiSecret: "flowcheck-api-secret", oauthFlowType: flow
         )
     }

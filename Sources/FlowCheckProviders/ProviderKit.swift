@@ -27,6 +27,10 @@ public protocol ProviderKit: ProviderDescription {
 }
 
 extension ProviderKit {
+    /// The persona's origins: what a request expectation's `origin` may name is what the fake
+    /// really listens on.
+    public var origins: [String] { Persona.origins }
+
     public func decodeFixture(_ node: JSONNode, at path: String, reader: SpecReader) -> (any ProviderFixture)? {
         decode(node, at: path, reader: reader)
     }

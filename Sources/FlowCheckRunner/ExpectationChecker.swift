@@ -201,6 +201,8 @@ struct ExpectationChecker {
                 if method != request.method { fail("\(label).method", expected: quote(method), actual: quote(request.method)) }
             case .path(let matcher):
                 apply("\(label).path", matcher, request.path)
+            case .origin(let origin):
+                if origin != exchange.origin { fail("\(label).origin", expected: quote(origin), actual: quote(exchange.origin)) }
             case .query(let fields):
                 checkFields(fields, query, "\(label).query")
             case .headers(let fields):
@@ -244,7 +246,7 @@ struct ExpectationChecker {
             case .query(let fields): listed.query += fields
             case .form(let fields): listed.form += fields
             case .json(let fields): listed.json += fields
-            case .method, .path, .headers, .strict, .status, .responseJson: break
+            case .method, .path, .origin, .headers, .strict, .status, .responseJson: break
             }
         }
         checkNoOthers(listed.query, query, "\(label).query")

@@ -9,7 +9,10 @@ public final class FakeProviderHost: @unchecked Sendable {
     /// A running provider and where it listens.
     public struct Endpoint: Sendable {
         public var provider: Provider
+        /// The primary origin's.
         public var baseURL: URL
+        /// Every origin by name (Clover: `api`, the primary, and `web`, its login pages).
+        public var baseURLs: [String: URL] = [:]
     }
 
     private let fixtures: [(Provider, any ProviderFixture)]
@@ -30,20 +33,23 @@ public final class FakeProviderHost: @unchecked Sendable {
         self.log = log
     }
 
-    /// Starts every provider: on `firstPort`, `firstPort + 1`, ... in order, or on ephemeral
-    /// ports when `firstPort` is 0.
+    /// Starts every provider: on `firstPort`, `firstPort + 1`, ... in order (a provider with
+    /// two origins takes two ports), or on ephemeral ports when `firstPort` is 0.
     /// - Throws: when a port cannot be bound (the ones already started are stopped).
     public func start(firstPort: Int = 0) throws -> [Endpoint] {
         var endpoints: [Endpoint] = []
         do {
-            for (offset, (provider, fixture)) in fixtures.enumerated() {
+            var offset = 0
+            for (provider, fixture) in fixtures {
                 let box = WorldBox()
                 let log = self.log
                 let secrets = fixture.secrets
                 guard let kit = providers.kit(for: provider) else {
                     throw DriverError("no provider \"\(provider.rawValue)\" is registered")
                 }
-                let world = try FakeWorld(kit: kit, fixture: fixture, now: now, port: firstPort == 0 ? 0 : firstPort + offset) { exchange in
+                let port = firstPort == 0 ? 0 : firstPort + offset
+                offset += kit.origins.count
+                let world = try FakeWorld(kit: kit, fixture: fixture, now: now, port: port) { exchange in
                     // Structure first (bodies, Authorization, query), then every secret known now.
                     let redactor = Redactor(secrets: secrets + (box.world?.server.issuedSecrets ?? []))
                     let head = Transcript.render(exchange).split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
@@ -51,7 +57,7 @@ public final class FakeProviderHost: @unchecked Sendable {
                 }
                 box.world = world
                 worlds.append(world)
-                endpoints.append(Endpoint(provider: provider, baseURL: world.server.baseURL))
+                endpoints.append(Endpoint(provider: provider, baseURL: world.server.baseURL, baseURLs: world.server.baseURLs))
             }
         } catch {
             stop()

@@ -21,8 +21,13 @@ public struct DriverContext: Sendable {
     /// The flow's catalogue id, for the driver's own diagnostics.
     public var flowID: String
     public var provider: Provider
-    /// The fake provider's base URL, e.g. `http://127.0.0.1:54321`.
+    /// The fake provider's base URL, e.g. `http://127.0.0.1:54321`: its primary origin's.
     public var baseURL: URL
+    /// Every origin of the fake provider by name, `baseURL` among them. Most providers serve
+    /// everything on one origin (`["main": baseURL]`); Clover serves its login pages on
+    /// `baseURLs["web"]` and its token endpoints and API on `baseURLs["api"]` (= `baseURL`),
+    /// each refusing the other's paths with 404, as Clover's real hosts do.
+    public var baseURLs: [String: URL]
     /// The virtual clock the fake server also reads: give it to the SDK as its time source.
     public var clock: ManualClock
     /// A fresh, empty, owner-only folder for the SDK's token store; removed after the flow.
@@ -31,10 +36,12 @@ public struct DriverContext: Sendable {
     /// runner's scripted browser plays the user on what the SDK opened.
     public var browser: BrowserWindow
 
-    public init(flowID: String, provider: Provider, baseURL: URL, clock: ManualClock, storageDirectory: URL, browser: BrowserWindow = BrowserWindow()) {
+    /// - Parameter baseURLs: every origin by name; by default `baseURL` alone, as `main`.
+    public init(flowID: String, provider: Provider, baseURL: URL, baseURLs: [String: URL]? = nil, clock: ManualClock, storageDirectory: URL, browser: BrowserWindow = BrowserWindow()) {
         self.flowID = flowID
         self.provider = provider
         self.baseURL = baseURL
+        self.baseURLs = baseURLs ?? ["main": baseURL]
         self.clock = clock
         self.storageDirectory = storageDirectory
         self.browser = browser

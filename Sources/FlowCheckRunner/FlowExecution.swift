@@ -43,7 +43,7 @@ struct FlowExecution: Sendable {
         do {
             world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() }, onHoldEnd: { background.holdEnded() })
             storage = try Self.makeStorageDirectory()
-            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, clock: clock, storageDirectory: storage!, browser: window)
+            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, baseURLs: world!.server.baseURLs, clock: clock, storageDirectory: storage!, browser: window)
             session = try await driver.makeSession(for: context)
             let limit = timeLimit
             await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
@@ -73,17 +73,23 @@ struct FlowExecution: Sendable {
         let issued = world?.server.issuedSecrets ?? []
         issuedSecretsObserver?(issued)
         let origin = world?.server.baseURL.absoluteString
+        // The other origins (Clover's web host), for the report's placeholders.
+        let otherOrigins = (world?.server.origins.dropFirst() ?? []).compactMap { name in world?.server.baseURLs[name].map { (name, $0.absoluteString) } }
         world?.stop()
         if let storage { try? FileManager.default.removeItem(at: storage) }
         let elapsed = ContinuousClock.now - started
         let state = progress.state.withLock { $0 }
-        return buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, elapsed: elapsed)
+        return buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, otherOrigins: otherOrigins, elapsed: elapsed)
     }
 
     private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress) async {
         let baseURL = world.server.baseURL
         var variables: [String: String] = ["baseURL": baseURL.absoluteString]
         var storeInodes: [String: UInt64]?
+        for name in Vocabulary.originVariables(world.server.origins) {
+            let origin = String(name.dropFirst("baseURL.".count))
+            variables[name] = world.server.baseURLs[origin]?.absoluteString
+        }
         var cursor = 0
         // Requests seen while background calls run: which step's window they fall in depends
         // on timing, so the diagram shows them together once every call is joined.
@@ -261,10 +267,11 @@ struct FlowExecution: Sendable {
         return FileManager.default.temporaryDirectory
     }()
 
-    private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, elapsed: Duration) -> FlowResult {
+    private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, otherOrigins: [(String, String)] = [], elapsed: Duration) -> FlowResult {
         var redactor = Redactor(secrets: spec.fixture.secrets + issuedSecrets + state.secrets)
         let kit = providers.kit(for: spec.provider)
         if let origin { redactor.addOrigin(origin, as: "{\(spec.provider.rawValue)}") }
+        for (name, other) in otherOrigins { redactor.addOrigin(other, as: "{\(spec.provider.rawValue)-\(name)}") }
         let steps = spec.steps.enumerated().map { index, step in
             StepResult(
                 number: step.number,

@@ -151,6 +151,7 @@ enum StepNarrative {
     static func describe(_ request: RequestExpectation) -> String {
         var method: String?
         var path: Matcher?
+        var origin: String?
         var parts: [String] = []
         func section(_ name: String, _ fields: [FieldMatcher]) {
             guard !fields.isEmpty else { return }
@@ -160,6 +161,7 @@ enum StepNarrative {
             switch check {
             case .method(let written): method = written
             case .path(let matcher): path = matcher
+            case .origin(let name): origin = name
             case .query(let fields): section("query", fields)
             case .headers(let fields): section("headers", fields)
             case .form(let fields): section("form", fields)
@@ -175,6 +177,7 @@ enum StepNarrative {
         } else {
             head += "` to any path"
         }
+        if let origin { head += " on the \(origin) origin" }
         return parts.isEmpty ? head : head + ": " + parts.joined(separator: "; ")
     }
 

@@ -12,6 +12,8 @@ enum Transcript {
         let response = exchange.response
         var lines: [String] = []
         var head = "#\(exchange.index + 1) \(request.method) \(maskQuery(request.target)) → \(response.status)"
+        // A provider with several origins (Clover's web and API hosts): which one it came in on.
+        if exchange.origin != FakeOrigin.main { head += " (on \(exchange.origin))" }
         if let fault = exchange.fault { head += " (fault: \(fault))" }
         lines.append(head)
         for (name, value) in request.headers.pairs {

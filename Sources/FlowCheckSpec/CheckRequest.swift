@@ -4,6 +4,8 @@ public enum RequestCheckKind: String, SpecKeySet {
     case method
     /// The path, without the query.
     case path
+    /// Which of the provider's origins (hosts) the request came in on.
+    case origin
     /// Query parameters, by name.
     case query
     /// Header fields, by name in any case.
@@ -24,6 +26,8 @@ public enum RequestCheck: Sendable, Equatable {
     case method(String)
     /// The decoded path matches.
     case path(Matcher)
+    /// The request came in on this origin of the provider's (e.g. Clover's `web` or `api`).
+    case origin(String)
     /// Query parameters, by name.
     case query([FieldMatcher])
     /// Header fields, by name in any case.
@@ -44,6 +48,7 @@ public enum RequestCheck: Sendable, Equatable {
         switch self {
         case .method: return .method
         case .path: return .path
+        case .origin: return .origin
         case .query: return .query
         case .headers: return .headers
         case .form: return .form

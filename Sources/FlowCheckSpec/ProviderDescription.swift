@@ -19,6 +19,14 @@ public protocol ProviderDescription: Sendable {
     func decodeFixture(_ node: JSONNode, at path: String, reader: SpecReader) -> (any ProviderFixture)?
     /// The JSON Schema of the fixture object, for the generated spec schema.
     var fixtureSchema: SchemaNode { get }
+    /// The origins (hosts) its fake serves on, primary first, that a request expectation's
+    /// `origin` may name: Clover's `api` and `web`; one for most providers.
+    var origins: [String] { get }
+}
+
+extension ProviderDescription {
+    /// One origin, named `main`: nothing for a request's `origin` to tell apart.
+    public var origins: [String] { ["main"] }
 }
 
 /// A decoded fixture: the provider fake's own data (one model, decoded straight from the spec).

@@ -67,7 +67,7 @@ extension SpecDecoder {
             return .result(fields)
         case .requests:
             guard let items = array(member, path + ".requests", example: "[{\"method\": \"POST\", \"path\": \"/oauth/access_token\"}]") else { return nil }
-            return .requests(items.enumerated().compactMap { i, item in decodeRequest(item, path + ".requests[\(i)]") })
+            return .requests(items.enumerated().compactMap { i, item in decodeRequest(item, path + ".requests[\(i)]", provider: provider) })
         case .browser:
             return decodeBrowserExpectation(member.value, path + ".browser").map(Check.browser)
         case .neverSent:
@@ -139,7 +139,7 @@ extension SpecDecoder {
         return checks
     }
 
-    mutating func decodeRequest(_ node: JSONNode, _ path: String) -> RequestExpectation? {
+    mutating func decodeRequest(_ node: JSONNode, _ path: String, provider: (any ProviderDescription)?) -> RequestExpectation? {
         guard let members = object(node, path, allowed: RequestCheckKind.keys, example: "{\"method\": \"GET\", \"path\": \"/v1/products\"}") else { return nil }
         var request = RequestExpectation(location: node.location)
         for kind in RequestCheckKind.allCases {
@@ -153,6 +153,8 @@ extension SpecDecoder {
                 }
             case .path:
                 if let matcher = decodeMatcher(member.value, memberPath) { request.checks.append(.path(matcher)) }
+            case .origin:
+                if let origin = decodeOrigin(members, in: node, path, provider: provider) { request.checks.append(.origin(origin)) }
             case .query: request.checks.append(.query(decodeFields(member.value, memberPath)))
             case .headers: request.checks.append(.headers(decodeFields(member.value, memberPath)))
             case .form: request.checks.append(.form(decodeFields(member.value, memberPath)))
@@ -165,6 +167,27 @@ extension SpecDecoder {
             }
         }
         return request
+    }
+
+    /// One of the provider's origins; refused when the provider has only one (it would check
+    /// nothing) or the name is not one of them.
+    mutating func decodeOrigin(_ members: [String: JSONNode.Member], in node: JSONNode, _ requestPath: String, provider: (any ProviderDescription)?) -> String? {
+        guard let member = members["origin"],
+              let name = string(members, "origin", in: node, requestPath, required: false, example: "\"web\"") else { return nil }
+        let path = requestPath + JSONPath.key("origin")
+        // Without a known provider there is nothing to check the name against; the provider
+        // itself is reported elsewhere.
+        guard let provider else { return name }
+        let origins = provider.origins
+        guard origins.count > 1 else {
+            report(member.value, path, "the \(provider.id.rawValue) fake serves everything on one origin, so \"origin\" checks nothing", fix: "remove the key")
+            return nil
+        }
+        guard origins.contains(name) else {
+            report(member.value, path, "\"\(name)\" is not an origin of the \(provider.id.rawValue) fake", fix: Suggestion.fix(for: name, in: origins, listName: "origins of \(provider.id.rawValue)"))
+            return nil
+        }
+        return name
     }
 
     mutating func decodeBrowserExpectation(_ node: JSONNode, _ path: String) -> [BrowserCheck]? {

@@ -27,6 +27,7 @@ extension SpecDecoder {
         }
         var fixture: (any ProviderFixture)?
         if let provider {
+            defined.formUnion(Vocabulary.originVariables(provider.origins))
             if let member = members["fixture"] {
                 fixture = provider.decodeFixture(member.value, at: "$.fixture", reader: reader)
             } else {

@@ -36,14 +36,21 @@ extension SpecSchema {
         CheckKind.allCases.filter(\.isAboutTheCall).map(\.rawValue)
     }
 
-    /// A provider's `expect` object: its store fields are its own.
+    /// A request expectation for a provider with these origins: `origin` names one of them,
+    /// and is refused for a provider with one (it would check nothing).
+    static func request(origins: [String]) -> SchemaNode {
+        let origin: SchemaNode = origins.count > 1 ? .oneOf(origins) : .bool(false)
+        return .object([M("allOf", .array([.ref("request"), .object([M("properties", .object([M("origin", origin)]))])]))])
+    }
+
+    /// A provider's `expect` object: its store fields and origins are its own.
     static func expect(_ provider: any ProviderDescription) -> SchemaNode {
         .closedObject(CheckKind.allCases.map { kind -> (String, SchemaNode) in
             switch kind {
             case .outcome: return (kind.rawValue, .oneOf(Expectation.Outcome.allCases.map(\.rawValue)))
             case .error: return (kind.rawValue, .ref("error"))
             case .result: return (kind.rawValue, .ref("fields"))
-            case .requests: return (kind.rawValue, .array(of: .ref("request")))
+            case .requests: return (kind.rawValue, .array(of: request(origins: provider.origins)))
             case .browser: return (kind.rawValue, .ref("browserExpectation"))
             case .neverSent: return (kind.rawValue, .array(of: .pattern("\\S"), minItems: 1))
             case .storeEmpty: return (kind.rawValue, boolean)
@@ -91,6 +98,8 @@ extension SpecSchema {
             switch kind {
             case .method: return (kind.rawValue, .pattern("^[A-Z]+$"))
             case .path: return (kind.rawValue, .ref("matcher"))
+            // Which names a provider has is its `expect` object's business (see `expect(_:)`).
+            case .origin: return (kind.rawValue, .nonEmptyString)
             case .query, .headers, .form, .json, .responseJson: return (kind.rawValue, .ref("fields"))
             case .strict: return (kind.rawValue, justTrue)
             case .status: return (kind.rawValue, status)

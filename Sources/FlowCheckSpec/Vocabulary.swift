@@ -55,6 +55,12 @@ public enum Vocabulary {
     /// redirect the browser last captured.
     public static let builtinVariables = ["baseURL", "redirect"]
 
+    /// `baseURL.ORIGIN` for every origin of a provider with more than one (Clover's
+    /// `${baseURL.web}`, its login host); `baseURL` is the first (primary) origin's.
+    public static func originVariables(_ origins: [String]) -> [String] {
+        origins.count > 1 ? origins.map { "baseURL.\($0)" } : []
+    }
+
     /// Error kinds an SDK call can end in, as drivers report them. The RFC each comes from is in
     /// the README's spec-format section.
     public static let errorKinds = [

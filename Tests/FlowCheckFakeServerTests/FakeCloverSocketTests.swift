@@ -21,10 +21,13 @@ struct FakeCloverSocketTests {
         let env = CloverWorld()
         try env.world.start()
         defer { env.world.stop() }
+        // The login pages on the web origin, the token endpoint and the API on the api origin.
+        let web = try RawClient(port: try #require(env.world.baseURLs["web"]?.port))
         let client = try RawClient(port: env.world.port)
+        #expect(env.world.baseURLs["api"] == env.world.baseURL)
 
-        client.send(request("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverWorld.authorizeParameters())))
-        let page = try #require(client.readResponse())
+        web.send(request("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverWorld.authorizeParameters())))
+        let page = try #require(web.readResponse())
         #expect(page.status == 200)
         #expect(page.header("Content-Type") == "text/html; charset=utf-8")
         let requestID = try env.requestID(in: HTTPResponse(status: page.status, body: Data(page.body)))
@@ -32,8 +35,8 @@ struct FakeCloverSocketTests {
         let form = FormBody.encode([
             ("request_id", requestID), ("email", "alice@example.com"), ("password", "pw-alice"), ("action", "login"),
         ])
-        client.send(request("POST", "/oauth/v2/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
-        let redirect = try #require(client.readResponse())
+        web.send(request("POST", "/oauth/v2/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
+        let redirect = try #require(web.readResponse())
         #expect(redirect.status == 302)
         let location = try #require(redirect.header("Location"))
         let query = try #require(URLComponents(string: location)?.queryItems)
@@ -57,7 +60,28 @@ struct FakeCloverSocketTests {
         #expect(merchant.bodyText == #"{"id":"M1","name":"Cafe One"}"#)
 
         #expect(env.world.exchanges.map(\.response.status) == [200, 302, 200, 200])
+        #expect(env.world.exchanges.map(\.origin) == ["web", "web", "api", "api"])
         #expect(env.world.issuedSecrets.first == code)
         #expect(env.world.issuedSecrets.contains(access))
+    }
+
+    /// Each origin refuses the other's paths with 404, as Clover's real hosts do, and records
+    /// the refusal under the origin it came in on; the persona never sees it.
+    @Test func eachOriginRefusesTheOthersPaths() throws {
+        let env = CloverWorld()
+        try env.world.start()
+        defer { env.world.stop() }
+        let web = try RawClient(port: try #require(env.world.baseURLs["web"]?.port))
+        let api = try RawClient(port: env.world.port)
+
+        api.send(request("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverWorld.authorizeParameters())))
+        #expect(try #require(api.readResponse()).status == 404)
+        web.send(request("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: "{}"))
+        #expect(try #require(web.readResponse()).status == 404)
+        web.send(request("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer x")]))
+        #expect(try #require(web.readResponse()).status == 404)
+
+        #expect(env.world.exchanges.map(\.origin) == ["api", "web", "web"])
+        #expect(env.world.issuedSecrets.isEmpty)
     }
 }

@@ -44,12 +44,12 @@ enum Table {
     static func expect(_ checks: Check...) -> FlowCheckSpec.Expectation { FlowCheckSpec.Expectation(checks) }
 
     /// One request the server saw and its answer, as the fake server records it.
-    static func exchange(_ method: String, _ target: String, headers: HTTPHeaders = [:], body: String = "", status: Int = 200, answer: String = "") -> RecordedExchange {
+    static func exchange(_ method: String, _ target: String, headers: HTTPHeaders = [:], body: String = "", status: Int = 200, answer: String = "", origin: String = "main") -> RecordedExchange {
         let answerHeaders: HTTPHeaders = answer.hasPrefix("{") ? ["Content-Type": "application/json"] : [:]
         return RecordedExchange(
             index: 0, time: Date(timeIntervalSince1970: 0),
             request: HTTPRequest(method: method, target: target, headers: headers, body: Data(body.utf8)),
-            response: HTTPResponse(status: status, headers: answerHeaders, body: Data(answer.utf8)), fault: nil
+            response: HTTPResponse(status: status, headers: answerHeaders, body: Data(answer.utf8)), fault: nil, origin: origin
         )
     }
 
@@ -184,6 +184,10 @@ struct ExpectationCheckerTableTests {
             Case(target: .request(.path), name: "the path, without its query", expect: T.expect(.requests([T.request(.path(T.eq("/v1/products")))])), observed: saw(T.products), failures: []),
             Case(target: .request(.path), name: "another path", expect: T.expect(.requests([T.request(.path(T.eq("/v1/orders")))])), observed: saw(T.products), failures: [
                 Failure("\(productsLabel).path", "equals \"/v1/orders\"", "\"/v1/products\""),
+            ]),
+            Case(target: .request(.origin), name: "the origin it came in on", expect: T.expect(.requests([T.request(.origin("web"))])), observed: saw(T.exchange("GET", "/oauth/v2/authorize", origin: "web")), failures: []),
+            Case(target: .request(.origin), name: "another origin", expect: T.expect(.requests([T.request(.origin("api"))])), observed: saw(T.exchange("GET", "/oauth/v2/authorize", origin: "web")), failures: [
+                Failure("requests[0] (GET /oauth/v2/authorize).origin", "\"api\"", "\"web\""),
             ]),
             Case(target: .request(.query), name: "a query parameter", expect: T.expect(.requests([T.request(.query([T.field("page", "2")]))])), observed: saw(T.products), failures: []),
             Case(target: .request(.query), name: "another value", expect: T.expect(.requests([T.request(.query([T.field("page", "3")]))])), observed: saw(T.products), failures: [

@@ -140,6 +140,10 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "token file rewritten in place", driver: StoreBrokenVariants.rewritesInPlace, mustFail: ["MLT-STORE-FILES", "CLV-FULL-21"]),
         Variant(name: "token file mode 0644", driver: StoreBrokenVariants.worldReadable, mustFail: ["MLT-STORE-FILES", "CLV-FULL-21"]),
         Variant(name: "temporary token file left behind", driver: StoreBrokenVariants.leavesTemporaryFile, mustFail: ["MLT-STORE-FILES", "CLV-FULL-21"]),
+        // Issue 11, part i11e: distinct web and API origins for Clover
+        Variant(name: "custom environment uses the web URL for the API", driver: OriginBrokenVariants.apiCallsToWebHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
+        Variant(name: "merchant call built on the web base URL", driver: OriginBrokenVariants.merchantCallToWebHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
+        Variant(name: "custom environment opens the login page on the API host", driver: OriginBrokenVariants.authorizeOnAPIHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
     ]
 
     @Test(arguments: variants)

@@ -54,6 +54,7 @@ struct StepNarrativeTableTests {
             ]),
             Case(target: .request(.json), name: "JSON", expect: request(.method("POST"), .json([T.field("qty", "2")])), lines: ["The server sees exactly this request:", "  1. `POST` to any path: JSON `qty` equals \"2\""]),
             Case(target: .request(.strict), name: "strict", expect: request(.method("GET"), .strict), lines: ["The server sees exactly this request:", "  1. `GET` to any path: no other fields"]),
+            Case(target: .request(.origin), name: "origin follows the path", expect: request(.method("GET"), .path(T.eq("/oauth/v2/authorize")), .origin("web")), lines: ["The server sees exactly this request:", "  1. `GET /oauth/v2/authorize` on the web origin"]),
             Case(target: .request(.status), name: "status", expect: request(.method("GET"), .status(200)), lines: ["The server sees exactly this request:", "  1. `GET` to any path: answered 200"]),
             Case(target: .request(.responseJson), name: "the answer, with a capture", expect: request(.method("POST"), .responseJson([T.field("access_token", T.m(.present, capture: "token"))])), lines: [
                 "The server sees exactly this request:", "  1. `POST` to any path: answer `access_token` is present (kept as `${token}`)",

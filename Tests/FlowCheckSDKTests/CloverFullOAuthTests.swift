@@ -22,7 +22,7 @@ struct CloverFullOAuthTests {
         #expect(callbacks.value == 0)
 
         let authorize = try #require(world.browser.openedURLs.first)
-        #expect(authorize.absoluteString.hasPrefix(world.baseURL.absoluteString + "/oauth/v2/authorize?client_id=CLVAPP7Q2K&redirect_uri="
+        #expect(authorize.absoluteString.hasPrefix(world.webBaseURL.absoluteString + "/oauth/v2/authorize?client_id=CLVAPP7Q2K&redirect_uri="
             + "https%3A%2F%2Fapp.example.com%2Fclover%2Fcallback&response_type=code&code_challenge="))
         let query = try #require(world.lastAuthorizeQuery())
         #expect(query.map(\.0) == ["client_id", "redirect_uri", "response_type", "code_challenge", "code_challenge_method", "state"])

@@ -16,6 +16,7 @@ struct CheckKindDecodingTests {
     static let requestSamples: [RequestCheckKind: String] = [
         .method: #""GET""#, .path: #""/v1/products""#, .query: #"{"page": "2"}"#, .headers: #"{"Accept": "application/json"}"#,
         .form: #"{"grant_type": "client_credentials"}"#, .json: #"{"qty": "2"}"#, .strict: "true", .status: "200", .responseJson: #"{"expires_in": {"present": true}}"#,
+        .origin: #""web""#,
     ]
     static let browserSamples: [BrowserCheckKind: String] = [
         .opened: "[{}]", .pageStatus: "200", .pageContains: #""Welcome""#, .redirect: "{}", .noRedirect: "true", .dismissed: "false",
@@ -32,8 +33,11 @@ struct CheckKindDecodingTests {
     }
 
     /// The expectation of a one-step moltin spec whose step calls `products` and expects `expect`.
-    static func expectation(_ expect: String) throws -> FlowCheckSpec.Expectation {
-        let json = SpecLoaderErrorTests.spec(steps: #"[{"app": "products", "expect": "# + expect + "}]")
+    static func expectation(_ expect: String, clover: Bool = false) throws -> FlowCheckSpec.Expectation {
+        let json = clover
+            ? SpecLoaderErrorTests.spec(steps: #"[{"app": "status", "expect": "# + expect + "}]", fixture: #"{"apps": [], "merchants": [], "employees": []}"#)
+                .replacingOccurrences(of: "\"moltin\"", with: "\"clover\"")
+            : SpecLoaderErrorTests.spec(steps: #"[{"app": "products", "expect": "# + expect + "}]")
         switch SpecLoader.standard.decode(Array(json.utf8), file: "t.json") {
         case .valid(let spec): return try #require(spec.steps.first?.expect)
         case .invalid(let diagnostics): throw NotLoaded(description: "\(expect): \(diagnostics.map(\.description))")
@@ -61,7 +65,8 @@ struct CheckKindDecodingTests {
     @Test(arguments: RequestCheckKind.allCases)
     func aRequestKeyDecodesAsItsOwnKind(_ kind: RequestCheckKind) throws {
         let sample = try #require(Self.requestSamples[kind], "no sample for \(kind)")
-        let expectation = try Self.expectation(#"{"requests": [{"\#(kind.rawValue)": \#(sample)}]}"#)
+        // An origin is only a check for a provider with more than one: Clover's web and api.
+        let expectation = try Self.expectation(#"{"requests": [{"\#(kind.rawValue)": \#(sample)}]}"#, clover: kind == .origin)
         guard case .requests(let requests)? = expectation.checks.first else {
             Issue.record("no requests check")
             return

@@ -214,6 +214,16 @@ struct SpecLoaderErrorTests {
         Case(name: "storeFiles unknown check", json: spec(steps: #"[{"app": "products", "expect": {"storeFiles": {"ownerOnyl": true}}}]"#), expected: ["t.json:7:59: error: unknown key \"ownerOnyl\" at $.steps[0].expect.storeFiles.ownerOnyl\n  fix: did you mean \"ownerOnly\"? allowed keys here: ownerOnly, noTemporaryFiles, replacedByRename"]),
         Case(name: "storeFiles not an object", json: spec(steps: #"[{"app": "products", "expect": {"storeFiles": true}}]"#), expected: ["t.json:7:58: error: expected an object, found a boolean at $.steps[0].expect.storeFiles\n  fix: write it as {\"ownerOnly\": true, \"noTemporaryFiles\": true}"]),
         Case(name: "storeFiles on a provider with no token store", json: braintree(#"["http://connect.example.com/x"]"#).replacingOccurrences(of: #"{"app": "status"}"#, with: #"{"app": "status", "expect": {"storeFiles": {"ownerOnly": true}}}"#), expected: ["t.json:7:42: error: braintree keeps no token on the device, so it has no store files at $.steps[0].expect.storeFiles\n  fix: remove \"storeFiles\""]),
+        // Issue 11, part i11e: a request's origin
+        Case(name: "request origin, near miss", json: spec(steps: #"[{"app": "status", "expect": {"requests": [{"path": "/oauth/v2/token", "origin": "apii"}]}}]"#, fixture: #"{"apps": [], "merchants": [], "employees": []}"#).replacingOccurrences(of: "\"moltin\"", with: "\"clover\""), expected: [
+            "t.json:7:93: error: \"apii\" is not an origin of the clover fake at $.steps[0].expect.requests[0].origin\n  fix: did you mean \"api\"? origins of clover: api, web",
+        ]),
+        Case(name: "request origin on a one-origin provider", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"path": "/v2/products", "origin": "main"}]}}]"#), expected: [
+            "t.json:7:92: error: the moltin fake serves everything on one origin, so \"origin\" checks nothing at $.steps[0].expect.requests[0].origin\n  fix: remove the key",
+        ]),
+        Case(name: "request origin not a string", json: spec(steps: #"[{"app": "status", "expect": {"requests": [{"origin": ["web"]}]}}]"#, fixture: #"{"apps": [], "merchants": [], "employees": []}"#).replacingOccurrences(of: "\"moltin\"", with: "\"clover\""), expected: [
+            "t.json:7:66: error: expected a string, found an array at $.steps[0].expect.requests[0].origin\n  fix: write it as \"web\"",
+        ]),
     ]
 
     /// A Braintree spec whose fixture's backendConnectURLs is `value`.

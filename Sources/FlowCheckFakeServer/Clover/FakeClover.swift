@@ -50,6 +50,10 @@ import Foundation
 /// 6. Any other path is 404 and a wrong method on a known path is 405 with `Allow`, both as
 ///    JSON `{"message": ...}` in the merchant API's shape.
 ///
+/// Two origins, as Clover's real hosts: 1 and 2 are served only on the web origin, 3 to 5
+/// (and unknown paths) only on the API origin; each answers the other's paths 404
+/// (``origin(serving:)``).
+///
 /// Time is only ever the `now` passed to ``handle(_:now:)`` (the flow's virtual clock).
 /// Codes and login requests live for `[issued, issued + lifetime)`; tokens are judged against
 /// the whole-second expiration the client was told, and are dead once `now >= expiration`.
@@ -128,6 +132,18 @@ public final class FakeClover: FakeProvider {
                 book.refreshTokens[key]?.revoked = true
             }
         }
+    }
+
+    /// The API host (token endpoints, `/v3/merchants`) first, as the primary origin, and the
+    /// web host (the login pages), as Clover's real environments split them (seed 000).
+    public static let origins = [apiOrigin, webOrigin]
+    public static let apiOrigin = "api"
+    public static let webOrigin = "web"
+
+    /// The login pages (`/oauth/v2/authorize` and the login form's post) are the web host's;
+    /// everything else, unknown paths included, the API host's.
+    public func origin(serving path: String) -> String {
+        path == Self.authorizePath || path == Self.loginPath ? Self.webOrigin : Self.apiOrigin
     }
 
     public func handle(_ request: HTTPRequest, now: Date) -> HTTPResponse {

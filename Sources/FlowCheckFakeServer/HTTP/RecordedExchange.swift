@@ -16,8 +16,12 @@ public struct RecordedExchange: Sendable, Equatable {
     public let response: HTTPResponse
     /// The ``FaultKind`` raw value that produced `response`, or nil if the provider answered.
     public let fault: String?
+    /// The origin (listener) the request came in on: one of the provider's
+    /// ``FakeProvider/origins``, ``FakeOrigin/main`` for a one-origin provider.
+    public let origin: String
 
-    public init(index: Int, time: Date, request: HTTPRequest, response: HTTPResponse, fault: String?) {
+    public init(index: Int, time: Date, request: HTTPRequest, response: HTTPResponse, fault: String?, origin: String = FakeOrigin.main) {
+        self.origin = origin
         self.index = index
         self.time = time
         self.request = request

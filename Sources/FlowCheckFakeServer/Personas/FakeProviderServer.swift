@@ -9,7 +9,10 @@ public final class FakeProviderServer: @unchecked Sendable {
     /// The persona answering requests.
     public let provider: any FakeProvider
     private let chain: ProviderResponder
+    /// The primary origin's listener.
     private let server: HTTPServer
+    /// Every origin's listener, primary first (one for most providers).
+    private let servers: [(origin: String, server: HTTPServer)]
     private struct Control {
         var unreachable = false
         var listenerError: HTTPServerError?
@@ -38,32 +41,52 @@ public final class FakeProviderServer: @unchecked Sendable {
         holdEndObserver: (@Sendable () -> Void)? = nil
     ) {
         self.provider = provider
-        self.chain = ProviderResponder(provider: provider, now: now, observer: observer, stallObserver: stallObserver, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
-        self.server = HTTPServer(responder: chain, limits: limits)
+        let chain = ProviderResponder(provider: provider, now: now, observer: observer, stallObserver: stallObserver, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
+        self.chain = chain
+        self.servers = type(of: provider).origins.map { origin in
+            (origin, HTTPServer(responder: OriginResponder(origin: origin, chain: chain), limits: limits))
+        }
+        self.server = servers[0].server
     }
 
     /// Safety net for a harness that forgets `stop()`: the server's threads keep the
     /// `HTTPServer` alive, but nothing keeps this wrapper alive.
     deinit {
-        server.stop()
+        for origin in servers { origin.server.stop() }
     }
 
-    /// Starts listening on an ephemeral loopback port (refusing at once if `.unreachable`
-    /// was injected before starting).
-    /// - Parameter port: a fixed port for a standalone server; 0 (the default) for an ephemeral one.
+    /// Starts listening on an ephemeral loopback port per origin (refusing at once if
+    /// `.unreachable` was injected before starting).
+    /// - Parameter port: a fixed port for a standalone server's primary origin (any other
+    ///   origin then takes the ports after it); 0 (the default) for ephemeral ones.
     public func start(port: Int = 0) throws(HTTPServerError) {
         try control.withLock { (control: inout Control) throws(HTTPServerError) in
-            try server.start(port: port)
-            if control.unreachable { server.refuseConnections() }
+            for (offset, origin) in servers.enumerated() {
+                try origin.server.start(port: port == 0 ? 0 : port + offset)
+                if control.unreachable { origin.server.refuseConnections() }
+            }
         }
     }
 
-    /// `http://127.0.0.1:PORT` (port 0 before `start()`).
+    /// The primary origin's `http://127.0.0.1:PORT` (port 0 before `start()`).
     public var baseURL: URL {
+        Self.loopbackURL(port: server.port)
+    }
+
+    /// Every origin's base URL by name (``FakeProvider/origins``); one entry, the primary
+    /// origin's, for most providers.
+    public var baseURLs: [String: URL] {
+        Dictionary(uniqueKeysWithValues: servers.map { ($0.origin, Self.loopbackURL(port: $0.server.port)) })
+    }
+
+    /// The origin names, primary first.
+    public var origins: [String] { servers.map(\.origin) }
+
+    private static func loopbackURL(port: Int) -> URL {
         var components = URLComponents()
         components.scheme = "http"
         components.host = "127.0.0.1"
-        components.port = server.port
+        components.port = port
         // Scheme, IPv4 host and numeric port always form a valid URL.
         return components.url ?? URL(fileURLWithPath: "/")
     }
@@ -93,7 +116,7 @@ public final class FakeProviderServer: @unchecked Sendable {
         }
         control.withLock { control in
             control.unreachable = true
-            server.refuseConnections()
+            for origin in servers { origin.server.refuseConnections() }
         }
     }
 
@@ -108,7 +131,7 @@ public final class FakeProviderServer: @unchecked Sendable {
             guard control.unreachable else { return }
             control.unreachable = false
             do throws(HTTPServerError) {
-                try server.acceptConnections()
+                for origin in servers { try origin.server.acceptConnections() }
                 control.listenerError = nil
             } catch {
                 control.listenerError = error
@@ -118,13 +141,16 @@ public final class FakeProviderServer: @unchecked Sendable {
 
     /// Closes the listener and every connection; idempotent.
     public func stop() {
-        control.withLock { _ in server.stop() }
+        control.withLock { _ in
+            for origin in servers { origin.server.stop() }
+        }
     }
 
     /// Every credential the provider has issued so far (for redaction in reports).
     public var issuedSecrets: [String] { provider.issuedSecrets }
 
     /// The recording + fault + provider chain, callable without sockets. Transport faults
-    /// (`connectionReset`, `stall`) give their planned response here and hold nothing.
+    /// (`connectionReset`, `stall`) give their planned response here and hold nothing. It
+    /// serves every origin's paths, each recorded under the origin that serves it.
     public var responder: any HTTPResponder { chain }
 }

@@ -31,8 +31,8 @@ final class ProviderResponder: TransportAwareResponder {
             return fault.kind
         }
 
-        mutating func record(_ request: HTTPRequest, _ response: HTTPResponse, fault: FaultKind?, at time: Date) -> RecordedExchange {
-            let exchange = RecordedExchange(index: exchanges.count, time: time, request: request, response: response, fault: fault?.rawValue)
+        mutating func record(_ request: HTTPRequest, _ response: HTTPResponse, fault: FaultKind?, at time: Date, origin: String) -> RecordedExchange {
+            let exchange = RecordedExchange(index: exchanges.count, time: time, request: request, response: response, fault: fault?.rawValue, origin: origin)
             exchanges.append(exchange)
             return exchange
         }
@@ -98,26 +98,50 @@ final class ProviderResponder: TransportAwareResponder {
         }
     }
 
+    /// The provider's primary origin.
+    var primaryOrigin: String { type(of: provider).origins[0] }
+
+    /// Socket-free callers (and a server put directly over this chain) reach every origin:
+    /// each request is taken as arriving on the origin that serves its path.
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        handle(request, overSocket: false).response
+        handle(request, overSocket: false, origin: provider.origin(serving: request.path)).response
     }
 
     func plan(for request: HTTPRequest) -> ResponsePlan {
-        handle(request, overSocket: true)
+        handle(request, overSocket: true, origin: provider.origin(serving: request.path))
     }
 
     func recordRejection(_ request: HTTPRequest, response: HTTPResponse) {
+        recordRejection(request, response: response, origin: primaryOrigin)
+    }
+
+    /// A request that came in on `origin` (one listener of the provider).
+    func plan(for request: HTTPRequest, origin: String) -> ResponsePlan {
+        handle(request, overSocket: true, origin: origin)
+    }
+
+    func recordRejection(_ request: HTTPRequest, response: HTTPResponse, origin: String) {
         let time = now()
-        let exchange = state.withLock { $0.record(request, response, fault: nil, at: time) }
+        let exchange = state.withLock { $0.record(request, response, fault: nil, at: time, origin: origin) }
         observer?(exchange)
     }
 
-    private func handle(_ request: HTTPRequest, overSocket: Bool) -> ResponsePlan {
+    /// 404 for a path another of the provider's origins serves, as the provider's other host
+    /// would answer; recorded, and no fault is taken for it (the fault is on the other host).
+    static let wrongOrigin = HTTPResponse.json(404, ["message": "404 Not Found"])
+
+    private func handle(_ request: HTTPRequest, overSocket: Bool, origin: String) -> ResponsePlan {
+        if provider.origin(serving: request.path) != origin {
+            let time = now()
+            let exchange = state.withLock { $0.record(request, Self.wrongOrigin, fault: nil, at: time, origin: origin) }
+            observer?(exchange)
+            return ResponsePlan(response: Self.wrongOrigin)
+        }
         if overSocket, let gate = holdGate(for: request) {
             holdObserver?(request)
             // Nothing recorded yet: the exchange is recorded with the provider's answer, once
             // the hold is released.
-            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request) }, finished: { [holdEndObserver] in holdEndObserver?() }))
+            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request, origin: origin) }, finished: { [holdEndObserver] in holdEndObserver?() }))
         }
         let time = now()
         let (plan, exchange) = state.withLock { state -> (ResponsePlan, RecordedExchange) in
@@ -138,7 +162,7 @@ final class ProviderResponder: TransportAwareResponder {
                     break
                 }
             }
-            return (plan, state.record(request, answer, fault: fault, at: time))
+            return (plan, state.record(request, answer, fault: fault, at: time, origin: origin))
         }
         // Outside the lock: an observer that is slow (a terminal) must not hold up recording.
         observer?(exchange)
@@ -161,13 +185,33 @@ final class ProviderResponder: TransportAwareResponder {
     }
 
     /// The provider's answer to a held request, at release time, recorded as it is made.
-    private func answerHeld(_ request: HTTPRequest) -> HTTPResponse {
+    private func answerHeld(_ request: HTTPRequest, origin: String) -> HTTPResponse {
         let time = now()
         let (answer, exchange) = state.withLock { state -> (HTTPResponse, RecordedExchange) in
             let answer = provider.handle(request, now: time)
-            return (answer, state.record(request, answer, fault: .hold, at: time))
+            return (answer, state.record(request, answer, fault: .hold, at: time, origin: origin))
         }
         observer?(exchange)
         return answer
+    }
+}
+
+/// One origin of a provider: the listener's view of the shared chain, so every exchange is
+/// recorded with the origin it came in on and one recording, one fault list and one persona
+/// serve all of a provider's origins.
+struct OriginResponder: TransportAwareResponder {
+    let origin: String
+    let chain: ProviderResponder
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        chain.plan(for: request, origin: origin).response
+    }
+
+    func plan(for request: HTTPRequest) -> ResponsePlan {
+        chain.plan(for: request, origin: origin)
+    }
+
+    func recordRejection(_ request: HTTPRequest, response: HTTPResponse) {
+        chain.recordRejection(request, response: response, origin: origin)
     }
 }

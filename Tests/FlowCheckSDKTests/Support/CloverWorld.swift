@@ -103,10 +103,15 @@ struct CloverWorld {
     // MARK: Configurations
 
     var baseURL: URL { wiring.connection.baseURL }
+    /// The login host: the fake's web origin over loopback, or the one socket-free address
+    /// (which reaches every origin).
+    var webBaseURL: URL {
+        wiring.connection.baseURL == server.baseURL ? server.baseURLs["web"] ?? baseURL : baseURL
+    }
 
     func configuration(_ flow: any OAuthFlowType) throws -> CloverConfiguration {
         try CloverConfiguration(
-            environment: .custom(web: baseURL, api: baseURL),
+            environment: .custom(web: webBaseURL, api: baseURL),
             appID: Self.appID,
             appSecret: Self.appSecret,
             apiKey: Self.apiKey,
@@ -177,7 +182,7 @@ struct CloverWorld {
             ("client_id", Self.appID), ("redirect_uri", Self.redirectURI), ("response_type", "code"),
             ("code_challenge", challenge), ("code_challenge_method", "S256"), ("state", "app-own-state"),
         ])
-        return URL(string: baseURL.absoluteString + FakeClover.authorizePath + "?" + query)!
+        return URL(string: webBaseURL.absoluteString + FakeClover.authorizePath + "?" + query)!
     }
 
     // MARK: What the fake received and issued
