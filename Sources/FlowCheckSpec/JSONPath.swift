@@ -4,8 +4,12 @@ import Foundation
 public enum JSONPath {
     /// A path component for an object key.
     public static func key(_ key: String) -> String {
-        let isIdentifier = !key.isEmpty && key.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "$") }
-            && !(key.unicodeScalars.first.map { CharacterSet.decimalDigits.contains($0) } ?? false)
+        // ASCII by hand: CharacterSet lookups made this the loader's hottest line on Linux.
+        func isWordScalar(_ s: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || s == "_" || s == "$"
+        }
+        let isIdentifier = !key.isEmpty && key.unicodeScalars.allSatisfy(isWordScalar)
+            && !(key.unicodeScalars.first.map { ("0"..."9").contains($0) } ?? false)
         if isIdentifier { return "." + key }
         let escaped = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return "[\"\(escaped)\"]"

@@ -148,7 +148,7 @@ extension SpecDecoder {
             switch kind {
             case .method:
                 guard let method = string(members, "method", in: node, path, required: false, example: "\"POST\"") else { continue }
-                if method.range(of: "\\A[A-Z]+\\z", options: .regularExpression) != nil { request.checks.append(.method(method)) } else {
+                if SpecPattern.method.matches(method) { request.checks.append(.method(method)) } else {
                     report(member.value, memberPath, "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
                 }
             case .path:

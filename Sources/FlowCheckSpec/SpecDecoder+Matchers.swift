@@ -42,7 +42,7 @@ extension SpecDecoder {
         }
         guard matcher != nil else { return nil }
         if let capture = members[Matcher.captureKey] {
-            guard case .string(let name) = capture.value.value, name.range(of: "\\A[A-Za-z_][A-Za-z0-9_]*\\z", options: .regularExpression) != nil else {
+            guard case .string(let name) = capture.value.value, SpecPattern.variableName.matches(name) else {
                 report(capture.value, path + ".capture", "a capture names a variable", fix: "use letters, digits and underscores, e.g. \"firstToken\"")
                 return matcher
             }

@@ -7,7 +7,7 @@ extension SpecDecoder {
         let path = "$"
         guard let members = object(root, path, allowed: Self.topKeys, example: "{\"id\": \"MLT-AUTH\", \"title\": \"...\", ...}") else { return nil }
         let id = string(members, "id", in: root, path, required: true, example: "\"MLT-AUTH\"")
-        if let id, let member = members["id"], id.range(of: "\\A[A-Z][A-Z0-9]*(-[A-Z0-9]+)+\\z", options: .regularExpression) == nil {
+        if let id, let member = members["id"], !SpecPattern.catalogueID.matches(id) {
             report(member.value, "$.id", "id \"\(id)\" is not a catalogue id", fix: "use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"")
         }
         let title = string(members, "title", in: root, path, required: true, example: "\"Auth stores a token\"")
@@ -80,7 +80,7 @@ extension SpecDecoder {
     func decodeSource(_ node: JSONNode, _ path: String) -> SourceReference? {
         guard let members = object(node, path, allowed: Self.sourceKeys, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") else { return nil }
         let seed = string(members, "seed", in: node, path, required: true, example: "\"003_d427daaf6ba0e8e7.txt\"")
-        if let seed, let member = members["seed"], seed.range(of: "\\A[0-9]{3}_[0-9a-f]{16}\\.txt\\z", options: .regularExpression) == nil {
+        if let seed, let member = members["seed"], !SpecPattern.seedFile.matches(seed) {
             report(member.value, path + ".seed", "seed \"\(seed)\" is not a seed file name", fix: "name one of the seed files, e.g. \"003_d427daaf6ba0e8e7.txt\"")
         }
         let passage = string(members, "passage", in: node, path, required: true, example: "\"Obtaining a new token\"")

@@ -218,7 +218,7 @@ extension SpecDecoder {
     func decodeSend(_ node: JSONNode, _ path: String) -> Action? {
         guard let members = object(node, path, allowed: Self.sendKeys, example: "{\"method\": \"POST\", \"path\": \"/oauth/v2/refresh\", \"json\": {...}}") else { return nil }
         let method = string(members, "method", in: node, path, required: true, example: "\"POST\"")
-        if let method, method.range(of: "\\A[A-Z]+\\z", options: .regularExpression) == nil {
+        if let method, !SpecPattern.method.matches(method) {
             report(members["method"]!.value, path + ".method", "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
             return nil
         }
@@ -270,6 +270,7 @@ extension SpecDecoder {
 
     /// A label as `async` and `await` write it.
     static let labelPattern = "\\A[A-Za-z][A-Za-z0-9_-]*\\z"
+    static let label = SpecPattern(labelPattern)
 
     /// `"async": LABEL` next to `"app"`: the label, after checking it is new.
     mutating func decodeAsync(_ member: JSONNode.Member?, _ isApp: Bool, _ action: Action?, _ path: String, number: Int) -> String? {
@@ -283,7 +284,7 @@ extension SpecDecoder {
             typeMismatch(member.value, asyncPath, expected: "a label", example: "\"refresh\"")
             return nil
         }
-        guard label.range(of: Self.labelPattern, options: .regularExpression) != nil else {
+        guard Self.label.matches(label) else {
             report(member.value, asyncPath, "\"\(label)\" is not a label", fix: "start with a letter and use letters, digits, \"-\" and \"_\", e.g. \"refresh\"")
             return nil
         }
@@ -326,7 +327,7 @@ extension SpecDecoder {
         case .text:
             return
         case .url:
-            if value.range(of: Self.urlPattern, options: .regularExpression) == nil {
+            if !Self.url.matches(value) {
                 report(node, path, "\"\(value)\" is not an absolute URL", fix: "write it with a scheme, e.g. \"https://pos.example.com/oauth/callback\" or \"com.example.app:/callback\"")
             }
         case .count(let range):
@@ -342,4 +343,5 @@ extension SpecDecoder {
 
     /// A scheme (RFC 3986 §3.1) and a colon, then at least one more character.
     static let urlPattern = "\\A[A-Za-z][A-Za-z0-9+.-]*:\\S+\\z"
+    static let url = SpecPattern(urlPattern)
 }

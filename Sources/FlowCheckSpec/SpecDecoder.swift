@@ -54,7 +54,7 @@ struct SpecDecoder {
     }
 
     static func parseDuration(_ text: String) -> Int? {
-        guard !text.isEmpty, text.range(of: "\\A([0-9]+h)?([0-9]+m)?([0-9]+s)?\\z", options: .regularExpression) != nil else { return nil }
+        guard !text.isEmpty, SpecPattern.duration.matches(text) else { return nil }
         var total = 0
         var number = 0
         for character in text {
