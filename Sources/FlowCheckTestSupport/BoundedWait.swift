@@ -109,7 +109,7 @@ public func boundedWait<Value: Sendable>(
 /// - Throws: `task`'s own error; ``WaitTimedOut`` naming `what`; `CancellationError`.
 public func boundedValue<Success: Sendable, Failure: Error>(
     of task: Task<Success, Failure>,
-    within limit: Duration = .seconds(60),
+    within limit: Duration = .seconds(150),
     waitingFor what: String
 ) async throws -> Success {
     do {

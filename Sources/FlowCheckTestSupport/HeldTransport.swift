@@ -35,7 +35,7 @@ public final class HeldTransport: HTTPTransport, Sendable {
 
     /// Creates a transport that holds every send.
     /// - Parameter limit: The longest real time a send waits for its answer or cancellation.
-    public init(limit: Duration = .seconds(60)) {
+    public init(limit: Duration = .seconds(150)) {
         self.limit = limit
     }
 

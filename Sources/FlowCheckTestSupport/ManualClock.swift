@@ -163,7 +163,7 @@ public final class ManualClock: TimeSource, Sendable {
     /// - Throws: ``WaitTimedOut`` ("ManualClock.waitForSleepers(count: N): not reached within
     ///   L s") when `limit` passes first; `CancellationError` when the calling task is
     ///   cancelled first.
-    public func waitForSleepers(count: Int = 1, within limit: Duration = .seconds(60)) async throws {
+    public func waitForSleepers(count: Int = 1, within limit: Duration = .seconds(150)) async throws {
         try await boundedWait("ManualClock.waitForSleepers(count: \(count)): not reached", within: limit) { resume in
             let met = withState { state -> Bool in
                 if state.sleepers.count >= count {

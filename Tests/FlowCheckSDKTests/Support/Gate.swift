@@ -8,7 +8,7 @@ import FlowCheckTestSupport
 /// ```swift
 /// let received = Gate("received")
 /// Task { ...; received.open() }
-/// try await received.wait()      // or throws "Gate 'received': not opened within 30 s"
+/// try await received.wait()      // or throws "Gate 'received': not opened within 120 s"
 /// ```
 final class Gate: @unchecked Sendable {
     /// How a failure names this gate.
@@ -29,7 +29,7 @@ final class Gate: @unchecked Sendable {
     /// - Parameter limit: The longest real time to wait.
     /// - Throws: ``WaitTimedOut`` naming the gate when `limit` passes first;
     ///   `CancellationError` when the calling task is cancelled first.
-    func wait(within limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func wait(within limit: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation) async throws {
         do {
             try await waitUnrecorded(within: limit)
         } catch let error as WaitTimedOut {
