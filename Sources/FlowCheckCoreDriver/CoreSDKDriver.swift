@@ -56,7 +56,10 @@ public struct CoreSDKDriver: FlowDriver {
     public func makeSession(for context: DriverContext) async throws -> any FlowSession {
         let base = URLSessionTransport()
         let fileStore = try FileTokenStore(directory: context.storageDirectory.appendingPathComponent("tokens", isDirectory: true))
-        let store = wrapStore(fileStore)
+        // The runner may arm a crash of the next write (`crashStore`); a store that cannot be
+        // interrupted reports so instead.
+        let crashable = CrashableStore(wrapStore(fileStore))
+        let store: any TokenStore = crashable
         let clock = wrapClock(context.clock)
         // A request the server never answers ends on the SDK's clock, as in an app: with the
         // flow's virtual clock that costs no real time.
@@ -65,11 +68,11 @@ public struct CoreSDKDriver: FlowDriver {
         let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
         switch context.provider {
         case .moltin:
-            return FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, onClose: { base.invalidate() }), store: fileStore)
+            return FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .clover:
-            return FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() }), store: fileStore)
+            return FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .clever:
-            return FileBackedSession(CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() }), store: fileStore)
+            return FileBackedSession(CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .braintree:
             return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, onClose: { base.invalidate() })
         default:
@@ -87,11 +90,15 @@ public struct CoreSDKDriver: FlowDriver {
 final class FileBackedSession: FlowSession {
     private let inner: any FlowSession
     private let store: FileTokenStore
+    private let crashable: CrashableStore
 
-    init(_ inner: any FlowSession, store: FileTokenStore) {
+    init(_ inner: any FlowSession, store: FileTokenStore, crashable: CrashableStore) {
         self.inner = inner
         self.store = store
+        self.crashable = crashable
     }
+
+    func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport { crashable.arm(point) }
 
     func perform(_ call: AppCall) async throws -> CallOutcome { try await inner.perform(call) }
     func storeContents() async throws -> [String: String] { try await inner.storeContents() }

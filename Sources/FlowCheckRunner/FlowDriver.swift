@@ -67,6 +67,16 @@ public protocol FlowSession: AnyObject, Sendable {
     /// (modes, inodes, what else lies in the directory); the driver only says where they are.
     func storeLocation() async throws -> StoreLocation?
 
+    /// Arms a crash of the SDK's token store at `point` (a `crashStore` step): the store's next
+    /// write dies there as if the app were killed, leaving on disk whatever a real crash at that
+    /// point would leave (for a rename-replacing file store: the written temporary file, the old
+    /// file untouched), and fails, so the SDK call that made it returns. One write only.
+    ///
+    /// Return ``StoreCrashSupport/unsupported(_:)`` (the default) when the driver cannot interrupt
+    /// its store there: the step and the rest of the flow, which judges what the crash left, are
+    /// then reported as skipped with that reason, never as passed.
+    func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport
+
     /// Releases the SDK's resources (sessions, files). Called once when the flow ends.
     func close() async
 }
@@ -74,6 +84,19 @@ public protocol FlowSession: AnyObject, Sendable {
 extension FlowSession {
     /// Not file-backed: `storeFiles` checks are skipped.
     public func storeLocation() async throws -> StoreLocation? { nil }
+
+    /// Cannot interrupt its store: `crashStore` steps and the rest of their flow are skipped.
+    public func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport {
+        .unsupported("the driver cannot interrupt its token store's writes")
+    }
+}
+
+/// Whether a driver armed a store crash.
+public enum StoreCrashSupport: Sendable, Equatable {
+    /// The store's next write dies at the point asked for.
+    case armed
+    /// The driver cannot do it, and why (its store is not file-backed, or not one it can interrupt).
+    case unsupported(String)
 }
 
 /// Where a file-backed token store keeps its items.

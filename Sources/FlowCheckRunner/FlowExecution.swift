@@ -134,6 +134,23 @@ struct FlowExecution: Sendable {
                     // recorded, so this step's requests are the same on every run.
                     await background.holdsSettled()
                     events.append(.note(step: step.number, text: "faults cleared"))
+                case .crashStore(let point)?:
+                    switch try await session.armStoreCrash(point) {
+                    case .armed:
+                        events.append(.note(step: step.number, text: "store crash armed (\(point.rawValue))"))
+                    case .unsupported(let reason):
+                        // What follows judges what the crash left: without the crash it would
+                        // judge nothing, so none of it runs, and none of it passes.
+                        let rest = spec.steps[index...]
+                        let skip = CheckSkip(step: step.number, line: step.location.line, check: "crashStore.\(point.rawValue)",
+                                             reason: reason + (rest.count > 1 ? "; steps \(step.number + 1)–\(rest.last!.number), which judge what the crash left, were not run" : ""))
+                        progress.state.withLock { state in
+                            guard state.errorMessage == nil else { return }
+                            state.stepStatuses[index] = .skipped
+                            state.skips.append(skip)
+                        }
+                        return
+                    }
                 case .server(let operation)?:
                     try world.perform(operation)
                     events.append(.note(step: step.number, text: "server \(operation)"))

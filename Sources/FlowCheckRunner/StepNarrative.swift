@@ -26,6 +26,8 @@ enum StepNarrative {
             return "The server is told to fail with `\(fault.kind)` \(scope), \(count)\(clock)."
         case .clearFaults:
             return "The server stops failing (faults cleared)."
+        case .crashStore(let point):
+            return "A crash is armed: \(point.summary); the SDK call that makes that write ends there."
         case .server(let operation):
             return "The server performs `\(operation)`."
         case .browser(let operation, let arguments, let transforms):

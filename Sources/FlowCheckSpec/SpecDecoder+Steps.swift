@@ -48,6 +48,15 @@ extension SpecDecoder {
                 }
             case .await:
                 action = decodeAwait(member, actionPath, number: number)
+            case .crashStore:
+                let points = StoreCrashPoint.allCases.map(\.rawValue)
+                if case .string(let text) = member.value.value {
+                    if let point = StoreCrashPoint(rawValue: text) { action = .crashStore(point) } else {
+                        report(member.value, actionPath, "unknown store crash point \"\(text)\"", fix: Suggestion.fix(for: text, in: points, listName: "crash points"))
+                    }
+                } else {
+                    typeMismatch(member.value, actionPath, expected: "a string", example: "\"nextWrite\"")
+                }
             case .server:
                 if case .string(let op) = member.value.value {
                     let operations = provider?.serverOperations ?? []

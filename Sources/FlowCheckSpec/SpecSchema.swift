@@ -121,6 +121,8 @@ public enum SpecSchema {
                 ], required: ["kind"]))
             case .clearFaults:
                 variant(kind.rawValue, .object([M("const", .bool(true))]))
+            case .crashStore:
+                variant(kind.rawValue, .oneOf(StoreCrashPoint.allCases.map(\.rawValue)))
             case .server:
                 variant(kind.rawValue, .oneOf(provider.serverOperations))
             case .send:

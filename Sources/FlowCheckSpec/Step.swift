@@ -25,7 +25,7 @@ public struct Step: Sendable {
         switch action {
         case .app?: return background == nil
         case .await?: return true
-        case .browser?, .advanceClock?, .fault?, .clearFaults?, .server?, .send?, nil: return false
+        case .browser?, .advanceClock?, .fault?, .clearFaults?, .server?, .send?, .crashStore?, nil: return false
         }
     }
 }
@@ -37,6 +37,24 @@ public enum ActionKind: String, CaseIterable, Sendable {
     case app, browser, advanceClock, fault, clearFaults, server, send
     /// Joins a call started earlier with `"async": LABEL`.
     case await
+    /// Arms a crash of the token store's next write: `{"crashStore": "nextWrite"}`.
+    case crashStore
+}
+
+/// Where a `crashStore` step makes the store's write die. The decoder, the runner, the
+/// narrative and the schema switch over it with no `default:`.
+public enum StoreCrashPoint: String, CaseIterable, Sendable {
+    /// The store's next write dies after its data has reached the disk and before it is
+    /// committed: for a file store that replaces by rename, after the temporary file is
+    /// written and before the rename; for one that rewrites in place, part-way through.
+    case nextWrite
+
+    /// What it stands for, as the narrative and the schema say it.
+    public var summary: String {
+        switch self {
+        case .nextWrite: return "the token store's next write dies after its data reaches the disk and before it is committed (before the rename)"
+        }
+    }
 }
 
 /// What the scripted browser does when a step says `"browser": "..."`. The decoder, the
@@ -75,6 +93,7 @@ public enum Action: Sendable, Equatable {
         case .browser: return .browser
         case .send: return .send
         case .await: return .await
+        case .crashStore: return .crashStore
         }
     }
 
@@ -96,6 +115,10 @@ public enum Action: Sendable, Equatable {
     /// Waits for the background call started under `label` and checks how it ended, as an
     /// app step checks its call.
     case await(label: String)
+    /// Arms a crash of the token store at `point`: the write the SDK makes next dies there, as
+    /// if the app were killed, and the SDK call that made it ends with the store's error. A
+    /// driver that cannot interrupt its store reports so, and the rest of the flow is skipped.
+    case crashStore(StoreCrashPoint)
 }
 
 /// A request the harness sends to the fake server itself.

@@ -31,7 +31,8 @@ struct ExampleDriverTests {
         for result in results {
             // Its client keeps the token in memory: the store-file checks cannot be made, and
             // say so (below); everything else must hold.
-            let wanted: FlowResult.Status = result.id == "MLT-STORE-FILES" ? .passedWithSkips : .passed
+            // Nor can it crash its store mid-write: MLT-STORE-CRASH is skipped from its crash on.
+            let wanted: FlowResult.Status = ["MLT-STORE-FILES", "MLT-STORE-CRASH"].contains(result.id) ? .passedWithSkips : .passed
             #expect(result.status == wanted, "\(result.id): \(result.status) \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
         }
     }
@@ -56,6 +57,18 @@ struct ExampleDriverTests {
         #expect(markdown.contains("Outcome: ⏭️ passed with skipped checks"))
         #expect(FlowCheckCommand.consoleLine(result).hasPrefix("⏭ MLT-STORE-FILES"))
         #expect(GitHubAnnotations.render(run).first?.hasPrefix("::warning file=") == true)
+    }
+
+    /// A driver that cannot interrupt its store: the crash step is skipped with the reason, the
+    /// steps that judge what the crash left are not run, and the flow is never a plain pass.
+    @Test func aStoreCrashTheDriverCannotMakeIsSkippedNotPassed() async throws {
+        let spec = try #require(try SpecsEarnTheirPlaceTests.specs().first { $0.id == "MLT-STORE-CRASH" })
+        let result = await FlowRunner(driver: MiniMoltinDriver()).run(spec)
+        #expect(result.status == .passedWithSkips, "\(result.status) \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
+        #expect(result.failures.isEmpty)
+        #expect(result.skips.map(\.check) == ["crashStore.nextWrite"])
+        #expect(result.skips.first?.reason == "the driver cannot interrupt its token store's writes; steps 3–6, which judge what the crash left, were not run")
+        #expect(result.steps.map(\.status) == [.passed, .skipped, .notRun, .notRun, .notRun, .notRun])
     }
 
     @Test func theExampleDriverHasNoSharedRenewal() async throws {

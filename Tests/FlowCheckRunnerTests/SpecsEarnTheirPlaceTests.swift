@@ -144,6 +144,8 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "custom environment uses the web URL for the API", driver: OriginBrokenVariants.apiCallsToWebHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
         Variant(name: "merchant call built on the web base URL", driver: OriginBrokenVariants.merchantCallToWebHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
         Variant(name: "custom environment opens the login page on the API host", driver: OriginBrokenVariants.authorizeOnAPIHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
+        // i11g: a crash between write and rename
+        Variant(name: "token file rewritten in place, torn by a crash", driver: StoreCrashBrokenVariants.rewritesInPlace, mustFail: ["MLT-STORE-CRASH"]),
     ]
 
     @Test(arguments: variants)

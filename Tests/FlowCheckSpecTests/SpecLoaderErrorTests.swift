@@ -50,7 +50,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:12: error: a flow needs at least one step at $.steps\n  fix: add a step, e.g. {\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}",
         ]),
         Case(name: "unknown key, near miss", json: spec(steps: #"[{"app": "products", "expcet": {"outcome": "ok"}}]"#), expected: [
-            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, async, advanceClock, fault, clearFaults, server, send, await, expect",
+            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, async, advanceClock, fault, clearFaults, server, send, await, crashStore, expect",
         ]),
         Case(name: "unknown step action", json: spec(steps: #"[{"app": "prodcts"}]"#), expected: [
             "t.json:7:21: error: unknown app action \"prodcts\" for provider \"moltin\" at $.steps[0].app\n  fix: did you mean \"products\"? actions for moltin: auth, refreshToken, deleteToken, products, relaunch",
@@ -60,6 +60,12 @@ struct SpecLoaderErrorTests {
         ]),
         Case(name: "two actions in one step", json: spec(steps: #"[{"app": "products", "advanceClock": "1m"}]"#), expected: [
             "t.json:7:33: error: a step takes one action, found \"app\" and \"advanceClock\" at $.steps[0].advanceClock\n  fix: split this into two steps",
+        ]),
+        Case(name: "unknown store crash point, near miss", json: spec(steps: #"[{"crashStore": "nextWrit"}]"#), expected: [
+            "t.json:7:28: error: unknown store crash point \"nextWrit\" at $.steps[0].crashStore\n  fix: did you mean \"nextWrite\"? crash points: nextWrite",
+        ]),
+        Case(name: "store crash point not a string", json: spec(steps: #"[{"crashStore": true}]"#), expected: [
+            "t.json:7:28: error: expected a string, found a boolean at $.steps[0].crashStore\n  fix: write it as \"nextWrite\"",
         ]),
         Case(name: "bad duration", json: spec(steps: #"[{"advanceClock": "an hour"}]"#), expected: [
             "t.json:7:30: error: expected a duration such as \"61m\", found \"an hour\" at $.steps[0].advanceClock\n  fix: write hours, minutes and seconds as \"1h\", \"61m\", \"90s\" or \"1h30m\"",
