@@ -146,6 +146,8 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "custom environment opens the login page on the API host", driver: OriginBrokenVariants.authorizeOnAPIHost, mustFail: ["CLV-API-6", "CLV-FULL-1"]),
         // i11g: a crash between write and rename
         Variant(name: "token file rewritten in place, torn by a crash", driver: StoreCrashBrokenVariants.rewritesInPlace, mustFail: ["MLT-STORE-CRASH"]),
+        // review fixes
+        Variant(name: "Clever redirect reads only code and state", driver: ReviewBrokenVariants.cleverExtraCredentialsIgnored, mustFail: ["CLE-REDIRECT-HOST"]),
     ]
 
     @Test(arguments: variants)

@@ -45,6 +45,10 @@ struct CleverRedirectTests {
         Case(name: "error redirect with another state", url: "\(base)?error=access_denied&state=other", code: .stateMismatch, endsLogin: false),
         Case(name: "no code", url: "\(base)?state=\(state)", code: .authorization, endsLogin: true),
         Case(name: "empty code", url: "\(base)?code=&state=\(state)", code: .authorization, endsLogin: true),
+        Case(name: "an access token beside the code", url: "\(base)?code=C1&state=\(state)&access_token=T", code: .authorization, endsLogin: false),
+        Case(name: "an id token beside the code", url: "\(base)?code=C1&state=\(state)&id_token=T", code: .authorization, endsLogin: false),
+        Case(name: "a refresh token beside the code", url: "\(base)?code=C1&state=\(state)&refresh_token=T", code: .authorization, endsLogin: false),
+        Case(name: "a client secret beside the code", url: "\(base)?code=C1&state=\(state)&client_secret=T", code: .authorization, endsLogin: false),
     ])
     func decisions(_ testCase: Case) throws {
         let url = try #require(URL(string: testCase.url))

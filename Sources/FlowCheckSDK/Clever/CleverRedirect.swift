@@ -16,7 +16,8 @@ enum CleverRedirect {
     }
 
     /// Checks, in order: a login is pending; the URL is under its redirect URI; the query is well
-    /// formed with no repeated parameter; the `state`, compared byte for byte (seed 004 step 2:
+    /// formed with no repeated parameter and no credential-like parameter besides `code`
+    /// (`access_token`, `id_token`, `refresh_token`, `client_secret`, ...); the `state`, compared byte for byte (seed 004 step 2:
     /// "verify that it matches the original value"; RFC 6749 §10.12); an `error` (RFC 6749
     /// §4.1.2.1); the `code`.
     ///
@@ -43,6 +44,12 @@ enum CleverRedirect {
             return .reject(OAuthError.authorization("the redirect's query is malformed"), endsLogin: false)
         case .failure(.repeated):
             return .reject(OAuthError.authorization("the redirect repeats a parameter"), endsLogin: false)
+        }
+        // Seed 004 step 4: the redirect carries "a code and the state parameter", nothing more.
+        // A token or secret beside them did not come from Clever's authorization endpoint (an
+        // implicit-flow injection, RFC 6749 §10.16): refused, and the real redirect may still come.
+        if parameters.keys.contains(where: { $0 != "code" && BraintreeReturnURL.isCredentialLike($0) }) {
+            return .reject(OAuthError.authorization("the redirect carries a credential-like parameter besides its code"), endsLogin: false)
         }
         guard let state = parameters["state"] else {
             return .reject(OAuthError.stateMismatch("the redirect carries no state, but one was sent"), endsLogin: false)
