@@ -109,6 +109,7 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "credential-like parameters on a return URL ignored", driver: EdgeBrokenVariants.credentialsIgnored, mustFail: ["BT-TRUSTED-EDGES"]),
         Variant(name: "a return URL trusted by its scheme only", driver: EdgeBrokenVariants.schemeOnly, mustFail: ["BT-RDNS-HOST"]),
         Variant(name: "Clever: a redirect host checked with hasSuffix", driver: EdgeBrokenVariants.cleverHostBySuffix, mustFail: ["CLE-REDIRECT-HOST"]),
+        Variant(name: "Braintree browser dismissed only on connect", driver: ReviewBrokenVariants.braintreeDismissOnlyOnConnect, mustFail: ["BT-DENIED"]),
         Variant(name: "opens any connect URL the backend hands out", driver: EdgeBrokenVariants.opensAnyConnectURL, mustFail: ["BT-CONNECT-URL"]),
         // Issue 11, part a: renewal edges (expiry boundaries, faults during renewal, refresh-token
         // expiry, a refused updateToken, remembered credentials, refused versus down)
@@ -148,6 +149,7 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "token file rewritten in place, torn by a crash", driver: StoreCrashBrokenVariants.rewritesInPlace, mustFail: ["MLT-STORE-CRASH"]),
         // review fixes
         Variant(name: "Clever redirect reads only code and state", driver: ReviewBrokenVariants.cleverExtraCredentialsIgnored, mustFail: ["CLE-REDIRECT-HOST"]),
+        Variant(name: "Braintree browser dismissed only on connect", driver: ReviewBrokenVariants.braintreeDismissOnlyOnConnect, mustFail: ["BT-DENIED"]),
     ]
 
     @Test(arguments: variants)
