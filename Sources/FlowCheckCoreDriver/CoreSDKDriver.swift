@@ -33,24 +33,29 @@ public struct CoreSDKDriver: FlowDriver {
     private let cloverRefreshMargin: TimeInterval
     private let moltinRefreshMargin: TimeInterval
     private let requestTimeout: TimeInterval
-    private let baseURLPolicy: BaseURLPolicy
+    private let cloverBaseURLPolicy: BaseURLPolicy
+    private let braintreeURLPolicy: BaseURLPolicy
     private let moltinCredentialStore: MoltinCredentialStoreFactory
 
     /// - Parameters:
     ///   - cloverRefreshMargin: how long before expiry the Clover client refreshes.
     ///   - moltinRefreshMargin: how long before expiry the Moltin client renews.
     ///   - requestTimeout: seconds, on the SDK's clock, before an unanswered request fails.
-    ///   - baseURLPolicy: the URL policy the Clover and Braintree configurations are given.
+    ///   - cloverBaseURLPolicy: the base-URL policy the Clover configuration is given.
+    ///   - braintreeURLPolicy: the policy the Braintree configuration judges its endpoint and the
+    ///     connect URL by.
     ///   - moltinCredentialStore: where the Moltin client keeps its credentials besides memory.
     public init(
         name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 },
         userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, random: @escaping RandomFactory = { $0 },
         braintreeNotify: @escaping BraintreeNotifyFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60, moltinRefreshMargin: TimeInterval = 60,
-        requestTimeout: TimeInterval = 30, baseURLPolicy: BaseURLPolicy = .standard,
+        requestTimeout: TimeInterval = 30, cloverBaseURLPolicy: BaseURLPolicy = .standard,
+        braintreeURLPolicy: BaseURLPolicy = .standard,
         moltinCredentialStore: @escaping MoltinCredentialStoreFactory = { _ in nil }
     ) {
         self.moltinCredentialStore = moltinCredentialStore
-        self.baseURLPolicy = baseURLPolicy
+        self.cloverBaseURLPolicy = cloverBaseURLPolicy
+        self.braintreeURLPolicy = braintreeURLPolicy
         self.moltinRefreshMargin = moltinRefreshMargin
         self.requestTimeout = requestTimeout
         self.name = name
@@ -80,11 +85,11 @@ public struct CoreSDKDriver: FlowDriver {
         case .moltin:
             return FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, credentialStore: moltinCredentialStore(store), onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .clover:
-            return FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, baseURLPolicy: baseURLPolicy, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
+            return FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, baseURLPolicy: cloverBaseURLPolicy, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .clever:
             return FileBackedSession(CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .braintree:
-            return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, urlPolicy: baseURLPolicy, onClose: { base.invalidate() })
+            return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, urlPolicy: braintreeURLPolicy, onClose: { base.invalidate() })
         default:
             // Providers are an open set: one registered after this driver was written is a
             // harness error naming it, never a crash.

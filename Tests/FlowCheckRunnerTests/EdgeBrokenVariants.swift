@@ -18,7 +18,7 @@ enum EdgeBrokenVariants {
     /// 127.0.0.1.example.com or localhost.example.com passes for the device's own loopback.
     static let loopbackByPrefix: any FlowDriver = CoreSDKDriver(
         name: "loopback judged by string prefix",
-        baseURLPolicy: BaseURLPolicy { host in host.hasPrefix("127.") || host.lowercased().hasPrefix("localhost") }
+        cloverBaseURLPolicy: BaseURLPolicy { host in host.hasPrefix("127.") || host.lowercased().hasPrefix("localhost") }
     )
 
     // MARK: - Clever denials (CLE-DENIED)
@@ -191,6 +191,6 @@ enum EdgeBrokenVariants {
     /// (`isLoopback: { _ in true }`, a debug setting that shipped), so a plain-http connect URL is
     /// opened.
     static let opensAnyConnectURL: any FlowDriver = CoreSDKDriver(
-        name: "opens any connect URL", baseURLPolicy: BaseURLPolicy { _ in true }
+        name: "opens any connect URL", braintreeURLPolicy: BaseURLPolicy { _ in true }
     )
 }
