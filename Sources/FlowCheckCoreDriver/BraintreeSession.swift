@@ -20,23 +20,25 @@ public final class BraintreeSession: FlowSession, @unchecked Sendable {
     private let notify: @Sendable (BraintreeConnectEvent) -> Void
     private let notifications = Notifications()
     private let onClose: @Sendable () -> Void
+    private let urlPolicy: BaseURLPolicy
     private let lock = NSLock()
     private var client: BraintreeConnect?
 
     /// - Parameter notify: wraps the SDK's notification (tests pass one that misbehaves).
-    public init(context: DriverContext, transport: any HTTPTransport, userAgent: any ExternalUserAgent, notify: BraintreeNotifyFactory = { $0 }, onClose: @escaping @Sendable () -> Void = {}) {
+    public init(context: DriverContext, transport: any HTTPTransport, userAgent: any ExternalUserAgent, notify: BraintreeNotifyFactory = { $0 }, urlPolicy: BaseURLPolicy = .standard, onClose: @escaping @Sendable () -> Void = {}) {
         self.baseURL = context.baseURL
         self.transport = transport
         self.userAgent = userAgent
         let notifications = self.notifications
         self.notify = notify { notifications.post($0) }
         self.onClose = onClose
+        self.urlPolicy = urlPolicy
     }
 
     /// The app's one client, built on first use with the app's return URL.
     private func client(returnURL: String) throws -> BraintreeConnect {
         if let existing = locked({ self.client }) { return existing }
-        let configuration = try BraintreeConnectConfiguration(connectURLEndpoint: baseURL.appendingPathComponent("backend/connect-url"), returnURL: returnURL)
+        let configuration = try BraintreeConnectConfiguration(connectURLEndpoint: baseURL.appendingPathComponent("backend/connect-url"), returnURL: returnURL, urlPolicy: urlPolicy)
         let fresh = BraintreeConnect(configuration: configuration, transport: transport, userAgent: userAgent, notify: notify)
         return locked {
             if let existing = self.client { return existing }

@@ -18,6 +18,7 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
     private let clock: any TimeSource
     private let random: any RandomSource
     private let refreshMargin: TimeInterval
+    private let baseURLPolicy: BaseURLPolicy
     private let onClose: @Sendable () -> Void
     private let lock = NSLock()
     private var sdk: CloverPaymentSDK
@@ -34,7 +35,8 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
         var snapshot: [String: Int] { lock.lock(); defer { lock.unlock() }; return counts }
     }
 
-    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, userAgent: any ExternalUserAgent, clock: any TimeSource, random: any RandomSource = SystemRandomSource(), refreshMargin: TimeInterval = 60, onClose: @escaping @Sendable () -> Void = {}) {
+    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, userAgent: any ExternalUserAgent, clock: any TimeSource, random: any RandomSource = SystemRandomSource(), refreshMargin: TimeInterval = 60, baseURLPolicy: BaseURLPolicy = .standard, onClose: @escaping @Sendable () -> Void = {}) {
+        self.baseURLPolicy = baseURLPolicy
         self.webBaseURL = context.baseURLs["web"] ?? context.baseURL
         self.apiBaseURL = context.baseURLs["api"] ?? context.baseURL
         self.transport = transport
@@ -136,7 +138,7 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
                     guard let url = URL(string: arguments["baseURL"] ?? "") else { throw DriverError("environment: baseURL is not a URL") }
                     environment = .custom(web: url, api: url)
                 }
-                _ = try CloverConfiguration(environment: environment, appID: "app", appSecret: "", apiKey: "", apiSecret: "", oauthFlowType: FullOAuth(redirectURI: "https://example.com/oauth/callback"))
+                _ = try CloverConfiguration(environment: environment, appID: "app", appSecret: "", apiKey: "", apiSecret: "", oauthFlowType: FullOAuth(redirectURI: "https://example.com/oauth/callback"), baseURLPolicy: baseURLPolicy)
                 return .ok(["webHost": environment.webBaseURL.host ?? "", "apiHost": environment.apiBaseURL.host ?? ""])
             case "relaunch":
                 let fresh = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, random: random, refreshMargin: refreshMargin)

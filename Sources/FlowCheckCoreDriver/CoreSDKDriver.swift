@@ -19,6 +19,9 @@ public struct CoreSDKDriver: FlowDriver {
     public typealias ClockFactory = @Sendable (_ base: any TimeSource) -> any TimeSource
     /// Builds the randomness the SDK draws state and verifiers from; the default is the system's.
     public typealias RandomFactory = @Sendable (_ base: any RandomSource) -> any RandomSource
+    /// Picks where the Moltin client keeps its credentials besides memory, given the session's
+    /// token store; the default, nil, is the SDK's own (memory only).
+    public typealias MoltinCredentialStoreFactory = @Sendable (_ tokenStore: any TokenStore) -> (any TokenStore)?
 
     public let name: String
     private let wrapTransport: TransportFactory
@@ -30,17 +33,29 @@ public struct CoreSDKDriver: FlowDriver {
     private let cloverRefreshMargin: TimeInterval
     private let moltinRefreshMargin: TimeInterval
     private let requestTimeout: TimeInterval
+    private let cloverBaseURLPolicy: BaseURLPolicy
+    private let braintreeURLPolicy: BaseURLPolicy
+    private let moltinCredentialStore: MoltinCredentialStoreFactory
 
     /// - Parameters:
     ///   - cloverRefreshMargin: how long before expiry the Clover client refreshes.
     ///   - moltinRefreshMargin: how long before expiry the Moltin client renews.
     ///   - requestTimeout: seconds, on the SDK's clock, before an unanswered request fails.
+    ///   - cloverBaseURLPolicy: the base-URL policy the Clover configuration is given.
+    ///   - braintreeURLPolicy: the policy the Braintree configuration judges its endpoint and the
+    ///     connect URL by.
+    ///   - moltinCredentialStore: where the Moltin client keeps its credentials besides memory.
     public init(
         name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 },
         userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, random: @escaping RandomFactory = { $0 },
         braintreeNotify: @escaping BraintreeNotifyFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60, moltinRefreshMargin: TimeInterval = 60,
-        requestTimeout: TimeInterval = 30
+        requestTimeout: TimeInterval = 30, cloverBaseURLPolicy: BaseURLPolicy = .standard,
+        braintreeURLPolicy: BaseURLPolicy = .standard,
+        moltinCredentialStore: @escaping MoltinCredentialStoreFactory = { _ in nil }
     ) {
+        self.moltinCredentialStore = moltinCredentialStore
+        self.cloverBaseURLPolicy = cloverBaseURLPolicy
+        self.braintreeURLPolicy = braintreeURLPolicy
         self.moltinRefreshMargin = moltinRefreshMargin
         self.requestTimeout = requestTimeout
         self.name = name
@@ -68,13 +83,13 @@ public struct CoreSDKDriver: FlowDriver {
         let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
         switch context.provider {
         case .moltin:
-            return FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
+            return FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, credentialStore: moltinCredentialStore(store), onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .clover:
-            return FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
+            return FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, baseURLPolicy: cloverBaseURLPolicy, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .clever:
             return FileBackedSession(CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
         case .braintree:
-            return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, onClose: { base.invalidate() })
+            return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, urlPolicy: braintreeURLPolicy, onClose: { base.invalidate() })
         default:
             // Providers are an open set: one registered after this driver was written is a
             // harness error naming it, never a crash.

@@ -9,6 +9,7 @@ public final class MoltinSession: FlowSession, @unchecked Sendable {
     private let transport: any HTTPTransport
     private let store: any TokenStore
     private let clock: any TimeSource
+    private let credentialStore: (any TokenStore)?
     private let onClose: @Sendable () -> Void
     private let client: LockedClient
 
@@ -27,13 +28,16 @@ public final class MoltinSession: FlowSession, @unchecked Sendable {
     ///   - transport: how the client reaches the fake (tests pass a tampering one).
     ///   - store: where the client keeps its token (tests pass a forgetful one).
     ///   - refreshMargin: seconds before expiry the client renews (tests pass a wrong one).
-    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource, refreshMargin: TimeInterval = 60, onClose: @escaping @Sendable () -> Void = {}) throws {
+    ///   - credentialStore: where the client keeps its credentials besides memory; nil, the
+    ///     SDK's default (tests pass one that survives a relaunch).
+    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource, refreshMargin: TimeInterval = 60, credentialStore: (any TokenStore)? = nil, onClose: @escaping @Sendable () -> Void = {}) throws {
         self.configuration = try MoltinConfiguration(baseURL: context.baseURL, refreshMargin: refreshMargin)
         self.transport = transport
         self.store = store
         self.clock = clock
+        self.credentialStore = credentialStore
         self.onClose = onClose
-        self.client = LockedClient(MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock))
+        self.client = LockedClient(MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock, credentialStore: credentialStore))
     }
 
     public func perform(_ call: AppCall) async throws -> CallOutcome {
@@ -53,7 +57,7 @@ public final class MoltinSession: FlowSession, @unchecked Sendable {
                 return .ok(["productCount": String(products.count), "productIds": products.map(\.id).joined(separator: ","), "productTitles": products.map(\.title).joined(separator: ",")])
             case "relaunch":
                 // A relaunch is a new SDK instance over the same store: nothing in memory survives.
-                self.client.current = MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock)
+                self.client.current = MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock, credentialStore: credentialStore)
                 return .ok([:])
             default:
                 throw DriverError.unsupported(call, provider: .moltin)
@@ -65,7 +69,7 @@ public final class MoltinSession: FlowSession, @unchecked Sendable {
 
     public func storeContents() async throws -> [String: String] {
         // Read through a fresh client: what a relaunched app would find in the store.
-        let reader = MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock)
+        let reader = MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock, credentialStore: credentialStore)
         guard let token = try await reader.currentToken() else { return [:] }
         return Self.fields(of: token)
     }

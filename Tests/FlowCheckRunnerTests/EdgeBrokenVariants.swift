@@ -13,15 +13,13 @@ import FlowCheckSDK
 enum EdgeBrokenVariants {
     // MARK: - Loopback look-alikes (CLV-API-4)
 
-    /// Decides "loopback" by the start of the URL string, as in
-    /// `base.hasPrefix("http://127.") || base.hasPrefix("http://localhost")`: a DNS name such as
+    /// Decides "loopback" by the start of the host name, as in
+    /// `host.hasPrefix("127.") || host.hasPrefix("localhost")`: a DNS name such as
     /// 127.0.0.1.example.com or localhost.example.com passes for the device's own loopback.
-    static let loopbackByPrefix = BrokenVariants.overriding("loopback judged by string prefix") { call, _, _ in
-        guard call.name == "environment", call.arguments["name"] == "custom", let base = call.arguments["baseURL"],
-              base.hasPrefix("http://127.") || base.hasPrefix("http://localhost") else { return nil }
-        let host = URL(string: base)?.host ?? ""
-        return .ok(["webHost": host, "apiHost": host])
-    }
+    static let loopbackByPrefix: any FlowDriver = CoreSDKDriver(
+        name: "loopback judged by string prefix",
+        cloverBaseURLPolicy: BaseURLPolicy { host in host.hasPrefix("127.") || host.lowercased().hasPrefix("localhost") }
+    )
 
     // MARK: - Clever denials (CLE-DENIED)
 
@@ -189,20 +187,10 @@ enum EdgeBrokenVariants {
 
     // MARK: - The connect URL the merchant's server hands out (BT-CONNECT-URL)
 
-    /// Opens whatever URL the backend hands out: fetches it as the SDK does, and opens it without
-    /// the https check.
-    static let opensAnyConnectURL = BrokenVariants.overriding("opens any connect URL") { call, _, context in
-        guard call.name == "connect" else { return nil }
-        let transport = URLSessionTransport()
-        defer { transport.invalidate() }
-        let response = try await transport.send(TransportRequest(
-            method: "GET", url: context.baseURL.appendingPathComponent("backend/connect-url"), headers: [("Accept", "application/json")]
-        ))
-        guard let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
-              let text = object["connectURL"] as? String, let url = URL(string: text) else {
-            return .error(kind: "invalidResponse", message: "no connect URL")
-        }
-        context.browser.open(url)
-        return .ok([:])
-    }
+    /// Opens whatever URL the backend hands out: its URL policy takes every host for loopback
+    /// (`isLoopback: { _ in true }`, a debug setting that shipped), so a plain-http connect URL is
+    /// opened.
+    static let opensAnyConnectURL: any FlowDriver = CoreSDKDriver(
+        name: "opens any connect URL", braintreeURLPolicy: BaseURLPolicy { _ in true }
+    )
 }

@@ -76,7 +76,7 @@ public actor BraintreeConnect {
         }
         let request = try BraintreeConnectWire.connectURLRequest(endpoint: configuration.connectURLEndpoint)
         let response = try await transport.sendReportingFailures(request, secrets: [])
-        let connectURL = try BraintreeConnectWire.connectURL(from: response)
+        let connectURL = try BraintreeConnectWire.connectURL(from: response, policy: configuration.urlPolicy)
         connectCount += 1
         let identifier = connectCount
         connectInProgress = identifier

@@ -18,19 +18,25 @@ public struct BraintreeConnectConfiguration: Sendable {
     /// or `"/failed"` (one trailing `/` here is ignored).
     public var returnURL: String
 
+    /// Which connect URLs the backend may hand out (and which endpoints are accepted): https, or
+    /// http to loopback, unless you have reason to differ.
+    public var urlPolicy: BaseURLPolicy
+
     /// Creates a configuration.
     /// - Parameters:
     ///   - connectURLEndpoint: The backend endpoint handing out the connect URL; https, or http
     ///     to loopback.
     ///   - returnURL: The app's custom URL the backend returns to; needs a scheme, and carries no
     ///     query or fragment (the connected/failed URLs extend its path).
+    ///   - urlPolicy: Which endpoint and connect URLs are accepted; ``BaseURLPolicy/standard``.
     /// - Throws: `OAuthError` `.configuration` when `returnURL` has no scheme (or a query or a
     ///   fragment), or when the endpoint is plain `http://` to a host that is not loopback, uses
     ///   another scheme or has no host (`BaseURLPolicy`).
-    public init(connectURLEndpoint: URL, returnURL: String) throws {
+    public init(connectURLEndpoint: URL, returnURL: String, urlPolicy: BaseURLPolicy = .standard) throws {
         self.connectURLEndpoint = connectURLEndpoint
         self.returnURL = returnURL
-        try BaseURLPolicy.validate(connectURLEndpoint)
+        self.urlPolicy = urlPolicy
+        try urlPolicy.check(connectURLEndpoint)
         _ = try BraintreeReturnURL(returnURL)
     }
 

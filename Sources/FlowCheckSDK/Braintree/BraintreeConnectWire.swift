@@ -19,7 +19,7 @@ enum BraintreeConnectWire {
     ///   followed: the page to open comes from the body, not from a `Location`);
     ///   `.configuration` for a connect URL that is not https (or loopback http); `.serverError`
     ///   for 5xx (whatever the body); `.httpStatus` for any other status.
-    static func connectURL(from response: TransportResponse) throws -> URL {
+    static func connectURL(from response: TransportResponse, policy: BaseURLPolicy = .standard) throws -> URL {
         let status = response.status
         let json = JSONValue.parse(response.body)
         switch status {
@@ -34,7 +34,7 @@ enum BraintreeConnectWire {
                 throw OAuthError.invalidResponse("the connectURL is not an absolute URL", status: status)
             }
             do {
-                try BaseURLPolicy.validate(url)
+                try policy.check(url)
             } catch {
                 // Not the policy's own text: it names the host, and the URL is the backend's.
                 throw OAuthError.configuration("the connect URL must use https (plain http only to a loopback host)")

@@ -34,6 +34,8 @@ public struct CloverConfiguration: Sendable, CustomStringConvertible {
     ///   - apiKey: The API key.
     ///   - apiSecret: The API secret (never sent).
     ///   - oauthFlowType: `FullOAuth`, `PartialOAuth` or `NoOAuth`.
+    ///   - baseURLPolicy: Which base URLs are accepted; ``BaseURLPolicy/standard`` unless you have
+    ///     reason to differ.
     /// - Throws: `OAuthError` `.configuration` when a base URL is plain `http://` to a host that is
     ///   not loopback (HTTPS only, so tokens never cross a network in clear text), uses another
     ///   scheme or has no host; when `appID` is empty; or when a `FullOAuth` redirect URI is not an
@@ -44,10 +46,11 @@ public struct CloverConfiguration: Sendable, CustomStringConvertible {
         appSecret: String,
         apiKey: String,
         apiSecret: String,
-        oauthFlowType: any OAuthFlowType
+        oauthFlowType: any OAuthFlowType,
+        baseURLPolicy: BaseURLPolicy = .standard
     ) throws {
-        try BaseURLPolicy.validate(environment.webBaseURL)
-        try BaseURLPolicy.validate(environment.apiBaseURL)
+        try baseURLPolicy.check(environment.webBaseURL)
+        try baseURLPolicy.check(environment.apiBaseURL)
         guard !appID.isEmpty else {
             throw OAuthError.configuration("the Clover app ID is empty")
         }

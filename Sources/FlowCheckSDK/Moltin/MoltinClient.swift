@@ -25,8 +25,18 @@ public actor MoltinClient {
     let persistence: TokenPersistence
     let clock: any TimeSource
 
-    /// Set by a successful `auth`; never persisted.
+    /// Set by a successful `auth`; persisted only to `credentialStore`, when one is given.
     var credentials: ClientCredentials?
+
+    /// Where the client credentials are kept besides memory, under
+    /// `MoltinClient.credentialsKey`; nil, the default and the right choice, keeps them in
+    /// memory only, so a relaunched app must call `auth` again and no client secret rests on
+    /// the device. An app that passes a store gets "stay logged in" at the price of a secret at
+    /// rest.
+    let credentialStore: (any TokenStore)?
+
+    /// The key of the credentials in `credentialStore`.
+    public static let credentialsKey = "moltin.clientCredentials"
 
     /// The renewal in flight, shared by every caller that needs a fresh token meanwhile
     /// (model: AppAuth's pending actions in `OIDAuthState.m`).
@@ -45,11 +55,20 @@ public actor MoltinClient {
     ///   - transport: The network seam.
     ///   - store: Where the token is persisted.
     ///   - clock: The time source for every expiry decision.
-    public init(configuration: MoltinConfiguration, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource) {
+    ///   - credentialStore: Where the client credentials are kept besides memory; nil (the
+    ///     default) keeps them in memory only.
+    public init(configuration: MoltinConfiguration, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource, credentialStore: (any TokenStore)? = nil) {
         self.configuration = configuration
         self.transport = transport
         self.persistence = TokenPersistence(store: store, key: MoltinConfiguration.storeKey)
         self.clock = clock
+        self.credentialStore = credentialStore
+        // An unreadable copy means no credentials: the client then asks for `auth`, the safe side.
+        if let credentialStore, let data = try? credentialStore.read(Self.credentialsKey),
+           let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: String],
+           let id = object["clientId"], let secret = object["clientSecret"] {
+            self.credentials = ClientCredentials(clientId: id, clientSecret: secret)
+        }
     }
 
     /// Obtains a token with the `client_credentials` grant and stores it (the tutorial's "Auth"
@@ -72,6 +91,14 @@ public actor MoltinClient {
         )
         try persistence.save(token)
         generation += 1
+        if let credentialStore {
+            let object = ["clientId": clientId, "clientSecret": clientSecret]
+            do {
+                try credentialStore.write(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), for: Self.credentialsKey)
+            } catch {
+                throw OAuthError.storage("the client credentials could not be stored")
+            }
+        }
         credentials = newCredentials
         return token
     }
