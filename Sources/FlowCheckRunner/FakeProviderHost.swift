@@ -44,9 +44,7 @@ public final class FakeProviderHost: @unchecked Sendable {
                 let box = WorldBox()
                 let log = self.log
                 let secrets = fixture.secrets
-                guard let kit = providers.kit(for: provider) else {
-                    throw DriverError("no provider \"\(provider.rawValue)\" is registered")
-                }
+                let kit = try providers.registeredKit(for: provider)
                 let port = firstPort == 0 ? 0 : firstPort + offset
                 offset += kit.origins.count
                 let world = try FakeWorld(kit: kit, fixture: fixture, now: now, port: port) { exchange in

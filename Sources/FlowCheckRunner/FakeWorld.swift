@@ -12,9 +12,7 @@ final class FakeWorld: @unchecked Sendable {
     /// Builds the fake for the spec's provider from its fixture and starts it.
     /// - Throws: when the provider is not registered or the server cannot listen.
     convenience init(spec: FlowSpec, providers: [any ProviderKit], clock: ManualClock, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
-        guard let kit = providers.kit(for: spec.provider) else {
-            throw DriverError("no provider \"\(spec.provider.rawValue)\" is registered")
-        }
+        let kit = try providers.registeredKit(for: spec.provider)
         try self.init(kit: kit, fixture: spec.fixture, now: { clock.now }, advanceClock: { clock.advance(by: $0) }, onHold: onHold, onHoldEnd: onHoldEnd)
     }
 
@@ -60,5 +58,13 @@ final class FakeWorld: @unchecked Sendable {
 
     func stop() {
         server.stop()
+    }
+}
+
+extension Array where Element == any ProviderKit {
+    /// The kit for `id`, or a harness error naming the unregistered provider.
+    func registeredKit(for id: Provider) throws -> any ProviderKit {
+        guard let kit = kit(for: id) else { throw DriverError("no provider \"\(id.rawValue)\" is registered") }
+        return kit
     }
 }

@@ -138,7 +138,7 @@ extension SpecSchema {
             case .equals, .notEquals, .contains: return (kind.rawValue, scalar)
             case .present, .absent: return (kind.rawValue, justTrue)
             case .regex: return (kind.rawValue, .anyString)
-            case .pkceS256: return (kind.rawValue, .object([M("type", scalar.typeList), M("description", .string("The value is a PKCE verifier whose S256 challenge is this."))]))
+            case .pkceS256: return (kind.rawValue, .object([M("type", scalarTypes), M("description", .string("The value is a PKCE verifier whose S256 challenge is this."))]))
             }
         }
         properties.append((Matcher.captureKey, .pattern("^[A-Za-z_][A-Za-z0-9_]*$")))
@@ -163,13 +163,5 @@ extension CheckKind {
         case .outcome, .error, .result: return true
         case .requests, .browser, .neverSent, .storeEmpty, .store, .storeFiles: return false
         }
-    }
-}
-
-extension SchemaNode {
-    /// The `type` list of a `{"type": [...]}` node (for reuse in a node with more members).
-    var typeList: SchemaNode {
-        if case .object(let members) = self, let type = members.first(where: { $0.key == "type" }) { return type.value }
-        return .string("string")
     }
 }

@@ -65,7 +65,8 @@ public enum SpecSchema {
     // MARK: - Steps
 
     /// A scalar as specs write argument values (the loader reads numbers and booleans as text).
-    static let scalar = SchemaNode.object([SchemaNode.Member("type", .array([.string("string"), .string("number"), .string("boolean")]))])
+    static let scalarTypes = SchemaNode.array([.string("string"), .string("number"), .string("boolean")])
+    static let scalar = SchemaNode.object([SchemaNode.Member("type", scalarTypes)])
 
     /// The label of a background call (`async`, `await`).
     static let label = SchemaNode.pattern("^[A-Za-z][A-Za-z0-9_-]*$", description: "the label of a background call")

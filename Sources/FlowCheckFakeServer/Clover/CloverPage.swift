@@ -6,20 +6,18 @@ import Foundation
 /// attributes, no scripts) because a scripted browser in the runner reads the form's
 /// `action`/`method` and the `name`/`value` of its inputs and buttons with a simple parser.
 enum CloverPage {
-    static func document(title: String, body: String) -> String { HTMLPage.document(title: title, body: body) }
-    static func escape(_ text: String) -> String { HTMLPage.escape(text) }
 
     /// The login page for pending request `requestID`, optionally with an error line above
     /// the form. The form is identical on every showing so a retry posts the same fields.
     static func login(requestID: String, appID: String, error: String? = nil) -> String {
         var body = "<h1>Log in to Clover</h1>\n"
-        body += "<p>The app <strong>\(escape(appID))</strong> asks for access to your merchant.</p>\n"
+        body += "<p>The app <strong>\(HTMLPage.escape(appID))</strong> asks for access to your merchant.</p>\n"
         if let error {
-            body += "<p class=\"error\">\(escape(error))</p>\n"
+            body += "<p class=\"error\">\(HTMLPage.escape(error))</p>\n"
         }
         body += """
         <form method="post" action="\(FakeClover.loginPath)">
-        <input type="hidden" name="request_id" value="\(escape(requestID))">
+        <input type="hidden" name="request_id" value="\(HTMLPage.escape(requestID))">
         <p><label>Email <input type="email" name="email"></label></p>
         <p><label>Password <input type="password" name="password"></label></p>
         <p><button type="submit" name="action" value="login">Log in</button>
@@ -27,11 +25,11 @@ enum CloverPage {
         </form>
 
         """
-        return document(title: "Clover - Log in", body: body)
+        return HTMLPage.document(title: "Clover - Log in", body: body)
     }
 
     /// An error page with one message; `message` is the text tests and reports look for.
     static func error(_ message: String) -> String {
-        document(title: "Clover - Error", body: "<h1>Error</h1>\n<p class=\"error\">\(escape(message))</p>\n")
+        HTMLPage.document(title: "Clover - Error", body: "<h1>Error</h1>\n<p class=\"error\">\(HTMLPage.escape(message))</p>\n")
     }
 }
