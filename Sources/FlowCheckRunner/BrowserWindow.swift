@@ -7,6 +7,8 @@ public final class BrowserWindow: @unchecked Sendable {
     private let lock = NSLock()
     private var openedURLs: [URL] = []
     private var dismissCount = 0
+    /// Whether the last thing the SDK did with the window was to open a page (not dismiss it).
+    private var showing = false
 
     public init() {}
 
@@ -14,6 +16,7 @@ public final class BrowserWindow: @unchecked Sendable {
     public func open(_ url: URL) {
         lock.lock()
         openedURLs.append(url)
+        showing = true
         lock.unlock()
     }
 
@@ -21,6 +24,7 @@ public final class BrowserWindow: @unchecked Sendable {
     public func dismiss() {
         lock.lock()
         dismissCount += 1
+        showing = false
         lock.unlock()
     }
 
@@ -36,5 +40,12 @@ public final class BrowserWindow: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return dismissCount
+    }
+
+    /// Whether a page the SDK opened is still showing: it opened one after its last dismissal.
+    public var isShowing: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return showing
     }
 }

@@ -13,6 +13,8 @@ struct FlowExecution: Sendable {
     let watchdog: FlowRunner.Watchdog
     let issuedSecretsObserver: (@Sendable ([String]) -> Void)?
     let providers: [any ProviderKit]
+    var invariants: Set<Invariant> = Set(Invariant.allCases)
+    var masking = true
 
     /// What the steps have got to so far; shared with the time-limit watchdog, which reports a
     /// hung flow with the step it hung in.
@@ -26,6 +28,8 @@ struct FlowExecution: Sendable {
             var current = 0
             var skips: [CheckSkip] = []
             var events: [FlowEvent] = []
+            var optOuts: [InvariantOptOut] = []
+            var invariantsNotChecked: [String] = []
         }
     }
 
@@ -46,8 +50,14 @@ struct FlowExecution: Sendable {
             let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, baseURLs: world!.server.baseURLs, clock: clock, storageDirectory: storage!, browser: window)
             session = try await driver.makeSession(for: context)
             let limit = timeLimit
+            let kit = try providers.registeredKit(for: spec.provider)
+            let persona = world!.server.provider
+            let judge = InvariantJudge(provider: .init(
+                fixtureSecrets: spec.fixture.secrets, serverOnlySecrets: spec.fixture.serverOnlySecrets, actions: kit.actions,
+                origin: { persona.origin(serving: $0) }, accessTokenExpiry: { persona.accessTokenExpiry($0) }
+            ), enabled: invariants)
             await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
-                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress)
+                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
             } onTimeout: {
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
@@ -82,7 +92,8 @@ struct FlowExecution: Sendable {
         return buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, otherOrigins: otherOrigins, elapsed: elapsed)
     }
 
-    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress) async {
+    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress, judge: InvariantJudge) async {
+        var judge = judge
         let baseURL = world.server.baseURL
         var variables: [String: String] = ["baseURL": baseURL.absoluteString]
         var storeInodes: [String: UInt64]?
@@ -100,6 +111,7 @@ struct FlowExecution: Sendable {
             var events: [FlowEvent] = []
             var actor = FlowEvent.Actor.sdk
             var windowStart: Int?
+            var callArguments: [String: String] = [:]
             do {
                 switch step.action {
                 case .app(let name, let arguments)?:
@@ -107,8 +119,10 @@ struct FlowExecution: Sendable {
                     for argument in arguments { values[argument.name] = argument.value.render(variables) }
                     let sensitive = arguments.filter { Redactor.isSensitive(field: $0.name) }.compactMap { values[$0.name] }
                     progress.state.withLock { $0.secrets += sensitive }
+                    judge.learn(sensitive)
                     events.append(.call(step: step.number, name: name))
                     let call = AppCall(name: name, arguments: values)
+                    callArguments = values
                     if let label = step.background {
                         // Left running; the step's checks see what happened until it was under way.
                         await background.start(label, firstExchange: world.server.exchanges.count, waitForHold: world.server.holdArmed) { try await session.perform(call) }
@@ -210,7 +224,12 @@ struct FlowExecution: Sendable {
                 checker.check(step.expect, StepObservation(call: outcome, exchanges: window, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store, storeFiles: storeFiles))
                 variables = checker.variables
                 storeInodes = checker.storeInodes
-                let failures = checker.failures
+                var failures = checker.failures
+                // The invariants, on what the SDK really did and handed back: unmasked.
+                let (violations, optOuts, notChecked) = try await Self.judgeInvariants(
+                    &judge, step: step, actor: actor, outcome: outcome, arguments: callArguments, fresh: fresh, window: window, opened: news.opened,
+                    browserShowing: browser.window.isShowing, session: session, world: world, now: clock.now)
+                failures += violations
                 let skips = checker.skips
                 let captured = checker.capturedSecrets
                 let stopped = progress.state.withLock { state -> Bool in
@@ -222,6 +241,8 @@ struct FlowExecution: Sendable {
                     state.stepStatuses[index] = !failures.isEmpty ? .failed : skips.isEmpty ? .passed : .skipped
                     state.failures += failures
                     state.skips += skips
+                    state.optOuts += optOuts
+                    if let notChecked, !state.invariantsNotChecked.contains(notChecked) { state.invariantsNotChecked.append(notChecked) }
                     return false
                 }
                 if stopped || !failures.isEmpty { return }
@@ -232,6 +253,36 @@ struct FlowExecution: Sendable {
                 return
             }
         }
+    }
+
+    /// Checks the invariants after a step: violations become the step's failures unless the
+    /// step opts out of them (`allow`), and every opt-out is reported, used or not.
+    private static func judgeInvariants(
+        _ judge: inout InvariantJudge, step: Step, actor: FlowEvent.Actor, outcome: CallOutcome?, arguments: [String: String], fresh: [RecordedExchange], window: [RecordedExchange],
+        opened: [URL], browserShowing: Bool, session: any FlowSession, world: FakeWorld, now: Date
+    ) async throws -> ([CheckFailure], [InvariantOptOut], String?) {
+        guard !judge.enabled.isEmpty else { return ([], [], nil) }
+        let store = judge.enabled.contains(.keep) ? try await session.storeContents() : [:]
+        var files: StoreDirectoryFacts?
+        var notChecked: String?
+        if judge.enabled.contains(.store) {
+            if let location = try await session.storeLocation() {
+                files = try StoreDirectoryFacts.measure(location)
+            } else {
+                notChecked = "\(Invariant.store.rawValue): the driver's token store is not file-backed (a Keychain or memory), so there are no files to judge"
+            }
+        }
+        let violations = judge.judge(InvariantObservation(
+            step: step, actor: actor, outcome: outcome, arguments: arguments, fresh: fresh, window: window, opened: opened, browserShowing: browserShowing,
+            store: store, storeFiles: files, issued: world.server.issuedSecrets, now: now))
+        let allowed = Set(step.allow.map(\.invariant))
+        let failures = violations.filter { !allowed.contains($0.invariant) }.map { violation in
+            CheckFailure(step: step.number, line: step.location.line, check: violation.invariant.rawValue, expected: violation.invariant.statement, actual: violation.detail)
+        }
+        let optOuts = step.allow.map { allowance in
+            InvariantOptOut(step: step.number, line: allowance.location.line, invariant: allowance.invariant.rawValue, why: allowance.why, used: violations.contains { $0.invariant == allowance.invariant })
+        }
+        return (failures, optOuts, notChecked)
     }
 
     /// Runs `body`, giving up after `limit` of real time: then `onTimeout` runs and `body` is
@@ -285,7 +336,7 @@ struct FlowExecution: Sendable {
     }()
 
     private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, otherOrigins: [(String, String)] = [], elapsed: Duration) -> FlowResult {
-        var redactor = Redactor(secrets: spec.fixture.secrets + issuedSecrets + state.secrets)
+        var redactor = Redactor(secrets: masking ? spec.fixture.secrets + issuedSecrets + state.secrets : [])
         let kit = providers.kit(for: spec.provider)
         if let origin { redactor.addOrigin(origin, as: "{\(spec.provider.rawValue)}") }
         for (name, other) in otherOrigins { redactor.addOrigin(other, as: "{\(spec.provider.rawValue)-\(name)}") }
@@ -311,7 +362,9 @@ struct FlowExecution: Sendable {
             errorMessage: state.errorMessage.map(redactor.scrub),
             transcript: exchanges.map { redactor.scrub(Transcript.render($0)) }, duration: seconds,
             events: state.events.map { $0.scrubbed(redactor) }, providerTitle: kit?.title,
-            skips: state.skips.map { CheckSkip(step: $0.step, line: $0.line, check: redactor.scrub($0.check), reason: redactor.scrub($0.reason)) }
+            skips: state.skips.map { CheckSkip(step: $0.step, line: $0.line, check: redactor.scrub($0.check), reason: redactor.scrub($0.reason)) },
+            optOuts: state.optOuts.map { InvariantOptOut(step: $0.step, line: $0.line, invariant: $0.invariant, why: redactor.scrub($0.why), used: $0.used) },
+            invariantsNotChecked: state.invariantsNotChecked
         )
     }
 }

@@ -74,12 +74,20 @@ public struct FlowResult: Sendable {
     public var duration: Double
     /// What happened, in order, for the sequence diagram: no secrets, no ports, no query strings.
     public var events: [FlowEvent] = []
+    /// Every step's opt-out from an invariant (`"allow"`), with its reason: reports list them all.
+    public var optOuts: [InvariantOptOut] = []
+    /// Invariants that could not be checked in this flow with this driver, and why (a store
+    /// that is not file-backed has no files to judge). The flow's status does not change.
+    public var invariantsNotChecked: [String] = []
 
     public init(
         id: String, title: String, summary: String?, file: String, provider: String, seed: String, passage: String,
         decisions: [String], steps: [StepResult], status: Status, failures: [CheckFailure], errorMessage: String?,
-        transcript: [String], duration: Double, events: [FlowEvent] = [], providerTitle: String? = nil, skips: [CheckSkip] = []
+        transcript: [String], duration: Double, events: [FlowEvent] = [], providerTitle: String? = nil, skips: [CheckSkip] = [],
+        optOuts: [InvariantOptOut] = [], invariantsNotChecked: [String] = []
     ) {
+        self.optOuts = optOuts
+        self.invariantsNotChecked = invariantsNotChecked
         self.skips = skips
         self.events = events
         self.providerTitle = providerTitle ?? provider
@@ -188,5 +196,26 @@ extension FlowEvent {
         case .redirect(let step, let target): return .redirect(step: step, target: redactor.scrub(target))
         case .note(let step, let text): return .note(step: step, text: redactor.scrub(text))
         }
+    }
+}
+
+/// A step's opt-out from an invariant, as the report lists it.
+public struct InvariantOptOut: Sendable, Equatable {
+    public var step: Int
+    public var line: Int
+    /// The invariant's id, e.g. `INV-EXPIRED`.
+    public var invariant: String
+    /// The spec author's reason.
+    public var why: String
+    /// Whether the invariant would have failed the step without the opt-out: an opt-out that
+    /// never does is a candidate for removal.
+    public var used: Bool
+
+    public init(step: Int, line: Int, invariant: String, why: String, used: Bool) {
+        self.step = step
+        self.line = line
+        self.invariant = invariant
+        self.why = why
+        self.used = used
     }
 }

@@ -20,6 +20,12 @@ public struct FlowRunner: Sendable {
         public var issuedSecretsObserver: (@Sendable ([String]) -> Void)?
         /// The providers specs may name: their fakes play the other side.
         public var providers: [any ProviderKit] = ProviderRegistry.kits
+        /// The invariants checked after every step of every flow: all of them unless a test
+        /// turns some off (to show a defect is caught by an invariant and nothing else).
+        public var invariants: Set<Invariant> = Set(Invariant.allCases)
+        /// Whether reports mask secrets. Judging never depends on it: a test runs every spec
+        /// with masking off and expects the same verdicts.
+        public var masking = true
 
         public init(concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, timeLimit: Duration = .seconds(30), watchdog: @escaping Watchdog = { try? await Task.sleep(for: $0) }) {
             self.concurrency = max(1, concurrency)
@@ -94,6 +100,6 @@ public struct FlowRunner: Sendable {
     }
 
     private func execution(of spec: FlowSpec) -> FlowExecution {
-        FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver, providers: options.providers)
+        FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver, providers: options.providers, invariants: options.invariants, masking: options.masking)
     }
 }

@@ -27,6 +27,10 @@ struct StoreDirectoryFacts: Sendable, Equatable {
         var inode: UInt64
         var isRegularFile: Bool
         var ownedByUser: Bool
+        /// Size and modification time (nanoseconds): with the inode, whether a file was
+        /// rewritten in place rather than replaced.
+        var size: Int64 = 0
+        var modified: Int64 = 0
     }
 
     var directoryMode: UInt32
@@ -36,6 +40,14 @@ struct StoreDirectoryFacts: Sendable, Equatable {
     var entries: [Entry]
     /// The files the driver says hold the stored items.
     var storeFiles: [String]
+
+    private static func modified(_ info: stat) -> Int64 {
+        #if canImport(Darwin)
+        return Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #else
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #endif
+    }
 
     /// Measures `location` now.
     /// - Throws: ``DriverError`` when the folder cannot be inspected (the harness cannot judge).
@@ -59,7 +71,8 @@ struct StoreDirectoryFacts: Sendable, Equatable {
             guard lstat(path + "/" + name, &entry) == 0 else { continue }
             entries.append(Entry(
                 name: name, mode: UInt32(entry.st_mode) & 0o7777, inode: UInt64(entry.st_ino),
-                isRegularFile: (entry.st_mode & S_IFMT) == S_IFREG, ownedByUser: entry.st_uid == user
+                isRegularFile: (entry.st_mode & S_IFMT) == S_IFREG, ownedByUser: entry.st_uid == user,
+                size: Int64(entry.st_size), modified: Self.modified(entry)
             ))
         }
         return StoreDirectoryFacts(

@@ -34,6 +34,15 @@ public protocol ProviderFixture: Sendable {
     /// Every secret the fixture holds (passwords, client secrets): none may reach a report, and
     /// the harness judges leaks by them.
     var secrets: [String] { get }
+    /// The secrets among ``secrets`` that must never leave the device in an SDK request
+    /// (INV-SECRET-WIRE): a backend's client secret the seeds keep on the server, a low-trust
+    /// app's secret, a user's password (typed into the provider's page, never given to the SDK).
+    var serverOnlySecrets: [String] { get }
+}
+
+extension ProviderFixture {
+    /// None, unless the provider's seeds say otherwise.
+    public var serverOnlySecrets: [String] { [] }
 }
 
 /// The providers a load knows, looked up by id.

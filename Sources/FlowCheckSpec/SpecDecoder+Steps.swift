@@ -87,7 +87,8 @@ extension SpecDecoder {
                 }
             }
         }
-        return Step(number: number, location: node.location, note: note, action: action, expect: expect, background: background)
+        let allow = members["allow"].map { decodeAllow($0, path + ".allow") } ?? []
+        return Step(number: number, location: node.location, note: note, action: action, expect: expect, background: background, allow: allow)
     }
 
     /// An app action or browser operation with its `with` arguments, checked against `signatures`;

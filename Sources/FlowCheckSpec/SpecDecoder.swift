@@ -41,7 +41,7 @@ struct SpecDecoder {
 
     static let topKeys = TopLevelKey.allCases.map(\.rawValue)
     static let sourceKeys = ["seed", "passage"]
-    static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with", "async"] + actionKeys.dropFirst(2) + ["expect"]
+    static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with", "async"] + actionKeys.dropFirst(2) + ["expect", "allow"]
     static let actionKeys = ActionKind.allCases.map(\.rawValue)
     static let faultKeys = ["kind", "path", "times", "clockAdvance"]
     static let sendKeys = ["method", "path", "headers", "json", "form"]

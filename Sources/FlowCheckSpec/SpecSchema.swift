@@ -78,12 +78,18 @@ public enum SpecSchema {
         SchemaNode.Member("description", .string("1h, 61m, 90s, 1h30m")),
     ])
 
+    /// A step's opt-outs from invariants: each names one and says why.
+    static let allow = SchemaNode.array(of: .closedObject([
+        ("invariant", .oneOf(Invariant.allCases.map(\.rawValue))),
+        ("why", .object([SchemaNode.Member("type", .string("string")), SchemaNode.Member("minLength", .integer(10))])),
+    ], required: ["invariant", "why"]), minItems: 1)
+
     /// One variant per action (per app action and browser operation), plus the expect-only step.
     private static func step(_ provider: any ProviderDescription) -> SchemaNode {
         typealias M = SchemaNode.Member
         var variants: [SchemaNode] = []
         func variant(_ key: String, _ value: SchemaNode, with signature: Vocabulary.ActionSignature? = nil, results: [String]? = nil, background: Bool = false) {
-            var properties: [(String, SchemaNode)] = [(key, value), ("note", .anyString), ("expect", expectRef(provider, appResults: results))]
+            var properties: [(String, SchemaNode)] = [(key, value), ("note", .anyString), ("expect", expectRef(provider, appResults: results)), ("allow", allow)]
             var required = [key]
             if background {
                 properties.insert(("async", label), at: 1)
@@ -136,7 +142,7 @@ public enum SpecSchema {
                 ], required: ["method", "path"]))
             }
         }
-        variants.append(.closedObject([("note", .anyString), ("expect", expectRef(provider, appResults: nil))], required: ["expect"]))
+        variants.append(.closedObject([("note", .anyString), ("expect", expectRef(provider, appResults: nil)), ("allow", allow)], required: ["expect"]))
         return .object([M("oneOf", .array(variants))])
     }
 

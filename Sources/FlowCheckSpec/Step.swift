@@ -9,8 +9,11 @@ public struct Step: Sendable {
     /// `"async": LABEL` on an app step: the call is started in the background under this
     /// label and left running; a later `{"await": LABEL}` step joins it and checks its end.
     public var background: String?
+    /// `"allow"`: invariants this step opts out of, each with the spec author's reason.
+    public var allow: [InvariantAllowance] = []
 
-    public init(number: Int, location: SourceLocation, note: String? = nil, action: Action? = nil, expect: Expectation? = nil, background: String? = nil) {
+    public init(number: Int, location: SourceLocation, note: String? = nil, action: Action? = nil, expect: Expectation? = nil, background: String? = nil, allow: [InvariantAllowance] = []) {
+        self.allow = allow
         self.number = number
         self.location = location
         self.note = note
@@ -170,5 +173,19 @@ public struct FaultSpec: Sendable, Equatable {
         self.times = times
         self.clockAdvance = clockAdvance
         self.clockAdvanceWritten = clockAdvanceWritten
+    }
+}
+
+/// One `"allow"` entry: a step opting out of an invariant, and why. Reports list every one.
+public struct InvariantAllowance: Sendable, Equatable {
+    public var invariant: Invariant
+    /// The spec author's reason, shown in the report beside the opt-out.
+    public var why: String
+    public var location: SourceLocation
+
+    public init(invariant: Invariant, why: String, location: SourceLocation) {
+        self.invariant = invariant
+        self.why = why
+        self.location = location
     }
 }

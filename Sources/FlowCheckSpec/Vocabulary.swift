@@ -17,6 +17,11 @@ public enum Vocabulary {
         public var transformable: [String] = []
         /// Each argument's type; one not listed is ``ArgumentType/text``.
         public var types: [String: ArgumentType] = [:]
+        /// The call removes the stored token because the app asked it to (a logout): INV-KEEP,
+        /// which forbids losing a token to a transient failure, does not judge it.
+        public var clearsStore = false
+        /// Whether the call ends a login the SDK opened the browser for (INV-DISMISS).
+        public var endsLogin: LoginEnding = .never
 
         public init(name: String, required: [String], optional: [String], summary: String, results: [String] = [], types: [String: ArgumentType] = [:]) {
             self.name = name
@@ -25,6 +30,20 @@ public enum Vocabulary {
             self.summary = summary
             self.results = results
             self.types = types
+        }
+
+        /// This action, declared as ending a login (INV-DISMISS).
+        public func endingLogin(_ ending: LoginEnding = .always) -> Self {
+            var copy = self
+            copy.endsLogin = ending
+            return copy
+        }
+
+        /// This action, declared as removing the stored token on the app's request.
+        public func clearingStore() -> Self {
+            var copy = self
+            copy.clearsStore = true
+            return copy
         }
 
         /// The type of the argument `name`.
@@ -74,4 +93,19 @@ public enum Vocabulary {
         "connectionReset", "stall", "htmlServerError", "truncatedJSON", "redirectLoop",
         "rateLimited", "invalidGrant", "serviceUnavailable", "hold",
     ]
+}
+
+/// Whether an app call can end a login the SDK opened the browser for, so the SDK must have
+/// dismissed it (INV-DISMISS). The judge decides from what happened whether it did: the call
+/// succeeded, spent the code in a token request, or received the provider's error answer for
+/// this login (RFC 6749 §4.1.2.1, carrying the login's state). A redirect the SDK refuses as
+/// not this login's (another state, a look-alike host) ends nothing: the login goes on.
+public enum LoginEnding: Sendable, Equatable {
+    /// The call has nothing to do with a login's end.
+    case never
+    /// The call receives the login's redirect.
+    case always
+    /// As ``always``, but a success whose result has `field` equal to `value` means the SDK
+    /// ignored what it was given (an untrusted URL), and the login goes on.
+    case unlessResult(field: String, is: String)
 }

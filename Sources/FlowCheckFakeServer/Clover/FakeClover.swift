@@ -120,6 +120,10 @@ public final class FakeClover: FakeProvider {
         book.withLock { $0.issued }
     }
 
+    public func accessTokenExpiry(_ token: String) -> Date? {
+        book.withLock { $0.accessTokens[token].map { Date(timeIntervalSince1970: TimeInterval($0.expiration)) } }
+    }
+
     /// Kills every access and refresh token issued so far, so a flow can exercise "refresh
     /// token revoked" recovery. Codes not yet exchanged stay usable, and tokens issued
     /// afterwards work normally.

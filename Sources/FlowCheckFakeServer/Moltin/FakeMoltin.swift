@@ -75,6 +75,10 @@ public final class FakeMoltin: FakeProvider {
         }
     }
 
+    public func accessTokenExpiry(_ token: String) -> Date? {
+        book.withLock { $0.tokens[token].map { Date(timeIntervalSince1970: TimeInterval($0.expires)) } }
+    }
+
     /// Whether `token` would currently be accepted on `GET /v1/products`.
     public func isTokenValid(_ token: String, now: Date) -> Bool {
         book.withLock { book in

@@ -15,6 +15,10 @@ public protocol FakeProvider: AnyObject, Sendable {
     /// The origin that serves `path`; a request for it arriving on another origin is refused
     /// with 404, as a real provider's other host would.
     func origin(serving path: String) -> String
+    /// When the access token `token`, one this fake issued, stops being valid (the moment the
+    /// client was told), or nil for a token it did not issue or one without an expiry. The
+    /// harness judges INV-EXPIRED by it.
+    func accessTokenExpiry(_ token: String) -> Date?
 }
 
 /// Origin names shared by the fakes.
@@ -26,4 +30,5 @@ public enum FakeOrigin {
 extension FakeProvider {
     public static var origins: [String] { [FakeOrigin.main] }
     public func origin(serving path: String) -> String { Self.origins[0] }
+    public func accessTokenExpiry(_ token: String) -> Date? { nil }
 }

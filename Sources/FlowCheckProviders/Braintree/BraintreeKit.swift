@@ -18,7 +18,7 @@ public struct BraintreeKit: ProviderKit {
     public var actions: [Vocabulary.ActionSignature] {
         [
             .init(name: "connect", required: ["returnURL"], optional: [], summary: "the Connect with Braintree button: the connect URL from the merchant's server, opened in the in-app browser", results: [], types: ["returnURL": .url]),
-            .init(name: "openURL", required: ["url", "returnURL"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"], types: ["url": .url, "returnURL": .url]),
+            .init(name: "openURL", required: ["url", "returnURL"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"], types: ["url": .url, "returnURL": .url]).endingLogin(.unlessResult(field: "handled", is: "false")),
             .init(name: "status", required: [], optional: [], summary: "reads the notifications posted so far", results: ["connected", "failed", "lastMerchant", "lastError"]),
         ]
     }
@@ -49,6 +49,9 @@ public struct BraintreeKit: ProviderKit {
 
 extension BraintreeFixture: ProviderFixture {
     public var secrets: [String] { [clientSecret] + merchants.map(\.password) }
+    /// The client secret lives on the merchant's server (seed 002: "never on the device"), and
+    /// merchants' passwords go to Braintree's page.
+    public var serverOnlySecrets: [String] { secrets }
 }
 
 /// How a spec writes a ``BraintreeFixture``: the merchant backend's OAuth client, merchants who

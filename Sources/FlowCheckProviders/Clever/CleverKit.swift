@@ -17,7 +17,7 @@ public struct CleverKit: ProviderKit {
     public var actions: [Vocabulary.ActionSignature] {
         [
             .init(name: "startLogin", required: ["clientId", "redirectURI"], optional: [], summary: "steps 2 and 3: a fresh state, then the authorize URL in the browser", results: [], types: ["redirectURI": .url]),
-            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "step 4: the custom redirect URL the app was opened with", results: ["tokenType"], types: ["url": .url]),
+            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "step 4: the custom redirect URL the app was opened with", results: ["tokenType"], types: ["url": .url]).endingLogin(),
             .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
         ]
     }
@@ -46,6 +46,8 @@ public struct CleverKit: ProviderKit {
 
 extension CleverFixture: ProviderFixture {
     public var secrets: [String] { users.map(\.password) }
+    /// Users' passwords go to Clever's page, never through the SDK.
+    public var serverOnlySecrets: [String] { secrets }
 }
 
 /// How a spec writes a ``CleverFixture``: iOS-platform clients with their custom redirect URLs,

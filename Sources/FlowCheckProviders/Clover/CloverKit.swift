@@ -21,9 +21,9 @@ public struct CloverKit: ProviderKit {
             .init(name: "setupFull", required: ["appId", "appSecret", "redirectURI"], optional: [], summary: "setup with FullOAuth(redirectURI)", results: ["outcome", "merchantId", "merchantName"], types: ["redirectURI": .url]),
             .init(name: "setupPartial", required: ["appId", "appSecret"], optional: ["code", "codeVerifier", "merchantId"], summary: "setup with PartialOAuth(codeResponse), nil when no code is given", results: ["outcome", "merchantId", "merchantName"]),
             .init(name: "setupNone", required: ["appId", "appSecret", "token", "merchantId"], optional: [], summary: "setup with NoOAuth(token)", results: ["outcome", "merchantId", "merchantName"]),
-            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "receivedOAuthCodeOrToken with the URL the app was opened with", types: ["url": .url]),
+            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "receivedOAuthCodeOrToken with the URL the app was opened with", types: ["url": .url]).endingLogin(),
             .init(name: "updateToken", required: ["token"], optional: [], summary: "updateToken in No OAuth"),
-            .init(name: "logout", required: [], optional: [], summary: "logout"),
+            .init(name: "logout", required: [], optional: [], summary: "logout").clearingStore(),
             .init(name: "status", required: [], optional: [], summary: "reads isLoggedIn and how often each callback fired", results: ["isLoggedIn", "fired."]),
             .init(name: "merchant", required: [], optional: ["concurrent"], summary: "an API call that needs the token: the merchant, by several callers at once when concurrent is given", results: ["merchantId", "merchantName", "calls"], types: ["concurrent": .count(1...64)]),
             .init(name: "codeChallenge", required: [], optional: [], summary: "the SDK's code-challenge helper for Partial OAuth apps", results: ["codeVerifier", "codeChallenge", "codeChallengeMethod"]),
@@ -57,4 +57,7 @@ public struct CloverKit: ProviderKit {
 
 extension CloverFixture: ProviderFixture {
     public var secrets: [String] { apps.map(\.secret) + employees.map(\.password) }
+    /// The app secret too: Full OAuth is PKCE for a low-trust app that cannot keep one (seed
+    /// 000, "PKCE"), and Partial and No OAuth exchange codes the same way.
+    public var serverOnlySecrets: [String] { secrets }
 }

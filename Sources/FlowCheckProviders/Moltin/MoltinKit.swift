@@ -18,7 +18,7 @@ public struct MoltinKit: ProviderKit {
         [
             .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
             .init(name: "refreshToken", required: [], optional: [], summary: "the tutorial's Refresh Token exercise", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
-            .init(name: "deleteToken", required: [], optional: [], summary: "the tutorial's Delete Token"),
+            .init(name: "deleteToken", required: [], optional: [], summary: "the tutorial's Delete Token").clearingStore(),
             .init(name: "products", required: [], optional: [], summary: "the tutorial's Products", results: ["productCount", "productIds", "productTitles"]),
             .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
         ]

@@ -1,0 +1,148 @@
+import Foundation
+
+/// The forms a secret takes in text, for judging leaks (INV-LEAK, INV-SECRET-WIRE).
+///
+/// Deliberately its own code, not the ``Redactor``'s: the redactor masks for display, and a
+/// fault in what it masks must never make a leak pass. A test holds this list to a superset of
+/// the redactor's forms.
+struct SecretForms: Sendable {
+    /// Secrets shorter than this are not looked for in free text: a four-letter value turns up
+    /// in ordinary words. Fixture secrets, issued tokens, codes and verifiers are all longer.
+    static let minimumLength = 6
+
+    /// Each secret with the forms to look for, longest form first.
+    private(set) var needles: [(secret: String, forms: [[UInt8]])] = []
+    private var known: Set<String> = []
+
+    /// Adds secrets not yet known.
+    mutating func add<S: Sequence<String>>(_ secrets: S) {
+        for secret in secrets where secret.utf8.count >= Self.minimumLength && known.insert(secret).inserted {
+            needles.append((secret, Self.forms(of: secret).map { Array($0.utf8) }))
+        }
+    }
+
+    /// The first secret that occurs in `text` in any of its forms, if one does.
+    func firstOccurring(in text: String) -> String? {
+        let haystacks = Self.readings(of: text)
+        for (secret, forms) in needles {
+            for form in forms where haystacks.contains(where: { Self.occurs(form, in: $0) }) {
+                return secret
+            }
+        }
+        return nil
+    }
+
+    /// The secret raw, form-encoded (upper- and lower-case hex, `+` or `%20` for a space),
+    /// percent-encoded with RFC 3986's unreserved set, JSON-escaped (with and without `\/`), and
+    /// base64 (standard and URL-safe, with and without padding).
+    static func forms(of secret: String) -> [String] {
+        var forms: [String] = [secret]
+        for upper in [true, false] {
+            let form = encode(secret, keep: formSafe, spaceAsPlus: true, upper: upper)
+            forms += [form, form.replacingOccurrences(of: "+", with: "%20"), encode(secret, keep: unreserved, spaceAsPlus: false, upper: upper)]
+        }
+        forms.append(jsonEscaped(secret, slash: false))
+        forms.append(jsonEscaped(secret, slash: true))
+        let base64 = Data(secret.utf8).base64EncodedString()
+        let unpadded = String(base64.reversed().drop { $0 == "=" }.reversed())
+        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        forms += [base64, unpadded, urlSafe]
+        var seen = Set<String>()
+        return forms.filter { seen.insert($0).inserted }.sorted { $0.utf8.count > $1.utf8.count }
+    }
+
+    /// The text as it stands, and as it reads once percent-decoded (with `+` as a space) and
+    /// once any HTTP Basic credentials in it are base64-decoded: a secret split by an encoding
+    /// this list does not name still shows up in a decoded reading.
+    static func readings(of text: String) -> [[UInt8]] {
+        var readings = [Array(text.utf8)]
+        if text.contains("%") || text.contains("+") {
+            readings.append(percentDecoded(Array(text.utf8)))
+        }
+        for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "," || $0 == "\"" }) where token.count >= 8 {
+            if let data = Data(base64Encoded: String(token)) ?? Data(base64Encoded: padded(String(token))) {
+                readings.append(Array(data))
+            }
+        }
+        return readings
+    }
+
+    private static func padded(_ text: String) -> String {
+        let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        return standard + String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
+    }
+
+    private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        return out
+    }
+
+    private static func hex(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+    private static let formSafe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._".utf8)
+
+    private static func encode(_ text: String, keep: Set<UInt8>, spaceAsPlus: Bool, upper: Bool) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if keep.contains(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else if spaceAsPlus, byte == UInt8(ascii: " ") {
+                out += "+"
+            } else {
+                out += "%" + String(byte >> 4, radix: 16, uppercase: upper) + String(byte & 0x0F, radix: 16, uppercase: upper)
+            }
+        }
+        return out
+    }
+
+    private static func jsonEscaped(_ text: String, slash: Bool) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "/": out += slash ? "\\/" : "/"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    static func occurs(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
+        guard let first = needle.first, needle.count <= bytes.count else { return false }
+        var index = 0
+        let last = bytes.count - needle.count
+        while index <= last {
+            if bytes[index] == first {
+                var offset = 1
+                while offset < needle.count, bytes[index + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+}
