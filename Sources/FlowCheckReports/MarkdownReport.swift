@@ -21,6 +21,7 @@ public enum MarkdownReport {
         for invalid in run.invalidSpecs {
             out += "| ⛔ invalid | `\(cell(invalid.file))` | the spec could not be loaded | |\n"
         }
+        out += "\n" + invariants(run)
         out += "\n" + contents(run)
         if !run.invalidSpecs.isEmpty {
             out += "\n## Invalid specs\n\n"
@@ -65,6 +66,27 @@ public enum MarkdownReport {
         return out
     }
 
+    /// The invariants every flow is held to after every step, and every opt-out of the run.
+    private static func invariants(_ run: RunResult) -> String {
+        var out = "## Invariants\n\n"
+        out += "Checked after every step of every flow, on what the SDK really did (never on masked text); a violation fails the flow at that step.\n\n"
+        out += "| Invariant | Holds when | Requirements |\n|---|---|---|\n"
+        for entry in InvariantCatalogue.entries {
+            out += "| \(entry.id) | \(cell(entry.statement)) | \(entry.requirements.joined(separator: ", ")) |\n"
+        }
+        let optOuts = run.flows.flatMap { flow in flow.optOuts.map { (flow.id, $0) } }
+        out += "\n"
+        if optOuts.isEmpty {
+            out += "No flow opts out of an invariant.\n"
+        } else {
+            out += "Opt-outs (a step that may break an invariant, and why):\n\n"
+            for (id, optOut) in optOuts {
+                out += "- [\(id)](#\(anchor(id))) step \(optOut.step), \(optOut.invariant)\(optOut.used ? "" : " (never needed in this run)"): \(optOut.why)\n"
+            }
+        }
+        return out
+    }
+
     private static func section(_ flow: FlowResult) -> String {
         var out = "## \(flow.id)\n\n"
         out += "**\(flow.title)**\n\n"
@@ -88,6 +110,13 @@ public enum MarkdownReport {
                 }
             }
             if let note = step.note { out += "   - _Why:_ \(note)\n" }
+        }
+        if !flow.optOuts.isEmpty || !flow.invariantsNotChecked.isEmpty {
+            out += "\nInvariants this flow does not hold the SDK to:\n\n"
+            for optOut in flow.optOuts {
+                out += "- step \(optOut.step): opts out of \(optOut.invariant)\(optOut.used ? "" : " (never needed in this run)"): \(optOut.why)\n"
+            }
+            for reason in flow.invariantsNotChecked { out += "- not checked: \(reason)\n" }
         }
         out += "\n"
         if let diagram = SequenceDiagram.render(flow) {
