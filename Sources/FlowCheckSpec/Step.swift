@@ -9,6 +9,8 @@ public struct Step: Sendable {
     /// `"async": LABEL` on an app step: the call is started in the background under this
     /// label and left running; a later `{"await": LABEL}` step joins it and checks its end.
     public var background: String?
+    /// Requirement ids this step's checks enforce beyond the flow's own (`"requirements"`).
+    public var requirements: [String] = []
 
     public init(number: Int, location: SourceLocation, note: String? = nil, action: Action? = nil, expect: Expectation? = nil, background: String? = nil) {
         self.number = number
