@@ -152,6 +152,7 @@ public enum MarkdownReport {
                 out += "@@ step \(failure.step): \(fenced(failure.check)) @@\n"
                 out += "- expected: \(fenced(failure.expected))\n"
                 out += "+ actual:   \(fenced(failure.actual))\n"
+                if !failure.requirements.isEmpty { out += "  cites:    \(fenced(failure.requirements.joined(separator: ", ")))\n" }
             }
             out += "```\n"
         case .error:

@@ -24,6 +24,12 @@ public struct CoverageMatrix: Sendable, Equatable {
     public struct FlowCitation: Sendable, Equatable {
         public var flow: String
         public var verdict: Verdict?
+
+        /// A citation by `flow`, with its verdict after a run.
+        public init(flow: String, verdict: Verdict? = nil) {
+            self.flow = flow
+            self.verdict = verdict
+        }
     }
 
     /// An invariant that cites a requirement. It is checked after every step of every flow, so
@@ -32,6 +38,12 @@ public struct CoverageMatrix: Sendable, Equatable {
     public struct InvariantCitation: Sendable, Equatable {
         public var invariant: String
         public var violatedIn: [String]?
+
+        /// A citation by `invariant`, with the flows that violated it after a run.
+        public init(invariant: String, violatedIn: [String]? = nil) {
+            self.invariant = invariant
+            self.violatedIn = violatedIn
+        }
     }
 
     /// One requirement and what checks it.
@@ -43,6 +55,15 @@ public struct CoverageMatrix: Sendable, Equatable {
         public var invariants: [InvariantCitation]
         /// Whether any flow or invariant checks it.
         public var isCovered: Bool { !flows.isEmpty || !invariants.isEmpty }
+
+        /// A row as the matrix shows it.
+        public init(id: String, statement: String, source: String, flows: [FlowCitation], invariants: [InvariantCitation]) {
+            self.id = id
+            self.statement = statement
+            self.source = source
+            self.flows = flows
+            self.invariants = invariants
+        }
     }
 
     /// One row per catalogue requirement, in catalogue order.
@@ -54,6 +75,12 @@ public struct CoverageMatrix: Sendable, Equatable {
     public var covered: Int { rows.filter(\.isCovered).count }
     /// Every requirement of the catalogue.
     public var total: Int { rows.count }
+
+    /// A matrix from rows already made (a report test's sample).
+    public init(rows: [Row], ran: Bool) {
+        self.rows = rows
+        self.ran = ran
+    }
 
     /// The matrix of a run: each citing flow with its verdict, each invariant held or violated.
     public init(requirements: [Requirement], results: [FlowResult], invariants: [Invariant] = Invariant.allCases) {
