@@ -109,6 +109,7 @@ public enum RequirementCatalogue {
         Requirement("RFC7636-7.1", "Verifiers have enough entropy that they cannot be guessed.", source: "RFC 7636 §7.1"),
         Requirement("RFC8252-6", "A native app sends the user to the authorization server in a browser and takes the response back through its redirect.", source: "RFC 8252 §6"),
         Requirement("RFC8252-7.1", "A private-use URI scheme redirect uses a reverse-domain scheme, and the redirect is recognised by scheme and path.", source: "RFC 8252 §7.1"),
+        Requirement("RFC8252-7.2", "A claimed https redirect reaches the app through the operating system's link association for the app's own domain.", source: "RFC 8252 §7.2"),
         Requirement("RFC8252-7.3", "A loopback address is the IP literal 127.0.0.1 or [::1] with any port, never a name that only looks like one.", source: "RFC 8252 §7.3"),
         Requirement("RFC8252-8.1", "A native app protects its authorization code with PKCE.", source: "RFC 8252 §8.1"),
         Requirement("RFC8252-8.3", "Plain http is only for the loopback interface, named by IP literal.", source: "RFC 8252 §8.3"),
@@ -121,6 +122,7 @@ public enum RequirementCatalogue {
         Requirement("RFC9700-2.1", "Redirect URIs are matched exactly, and every redirect-based flow is protected against CSRF.", source: "RFC 9700 §2.1"),
         Requirement("RFC9700-2.1.1", "Public clients use PKCE with S256 for the authorization code grant.", source: "RFC 9700 §2.1.1"),
         Requirement("RFC9700-2.2.2", "A public client's refresh tokens are rotated (or sender-constrained), so a replayed old one is refused.", source: "RFC 9700 §2.2.2"),
+        Requirement("RFC9700-2.4", "The resource owner password grant is not used: the user's password goes only to the authorization server's own page.", source: "RFC 9700 §2.4"),
         Requirement("RFC9700-2.6", "Authorization responses and credentials travel only over TLS, except to loopback.", source: "RFC 9700 §2.6"),
     ]
 }
