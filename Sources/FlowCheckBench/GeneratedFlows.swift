@@ -11,6 +11,7 @@ enum GeneratedFlows {
           "id": "GEN-#",
           "title": "Generated flow #: auth then products",
           "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "Obtaining a new token"},
+          "requirements": ["SEED-003-auth", "SEED-003-bearer"],
           "provider": "moltin",
           "fixture": {"clients": [{"id": "client-#", "secret": "bench-secret-#"}]},
           "steps": [

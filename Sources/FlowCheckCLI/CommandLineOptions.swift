@@ -25,6 +25,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var markdownPath = "reports/flowcheck.md"
     public var filter: String?
     public var list = false
+    /// `--list --requirements`: print the requirement coverage matrix instead of the flows.
+    public var requirements = false
     public var help = false
     public var jobs: Int?
     /// `--shard i/n`: this run takes the i-th of n deterministic slices.
@@ -39,7 +41,7 @@ public struct CommandLineOptions: Sendable, Equatable {
 
     public static func == (lhs: CommandLineOptions, rhs: CommandLineOptions) -> Bool {
         lhs.command == rhs.command && lhs.paths == rhs.paths && lhs.junitPath == rhs.junitPath && lhs.markdownPath == rhs.markdownPath
-            && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.help == rhs.help && lhs.jobs == rhs.jobs
+            && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.requirements == rhs.requirements && lhs.help == rhs.help && lhs.jobs == rhs.jobs
             && lhs.shard?.index == rhs.shard?.index && lhs.shard?.count == rhs.shard?.count && lhs.format == rhs.format
             && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath
     }
@@ -68,6 +70,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       --jobs N          flows run at once (default: the number of cores)
       --format FORMAT   text (default) or json: machine-readable results on stdout
       --list            list the flows without running them
+      --requirements    with --list: print the requirement coverage matrix (who checks what)
       --port N          serve: the first port (providers take N, N+1, ...; default: ephemeral)
       --fixture FILE    serve: fixtures to serve instead of the documented default
       -h, --help        show this help
@@ -89,7 +92,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck --shard 2/3 specs/
     """
 
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--port", "--fixture", "--help"]
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
@@ -128,6 +131,7 @@ public struct CommandLineOptions: Sendable, Equatable {
                 case "--": onlyPaths = true
                 case "-h", "--help": options.help = true
                 case "--list": options.list = true
+                case "--requirements": options.requirements = true
                 case "--junit": options.junitPath = try take()
                 case "--markdown": options.markdownPath = try take()
                 case "--filter":
@@ -167,6 +171,9 @@ public struct CommandLineOptions: Sendable, Equatable {
             index += 1
         }
         if options.help { return options }
+        if options.requirements && !(options.list && options.command == .run) {
+            throw UsageError(description: "--requirements goes with --list (try: flowcheck --list --requirements specs/)")
+        }
         switch options.command {
         case .run, .validate:
             if options.paths.isEmpty {

@@ -82,7 +82,7 @@ public struct FlowCheckCommand: Sendable {
         case .run: return await runFlows(options, console: console, environment: environment)
         case .schema:
             // Printed whole, with no trailing line of its own: the committed file is this output.
-            console.out(String(SpecSchema.text(providers: ProviderRegistry.catalog).dropLast()))
+            console.out(String(SpecSchema.text(providers: ProviderRegistry.catalog, requirements: RequirementCatalogue.ids).dropLast()))
             return .passed
         }
     }
@@ -147,6 +147,10 @@ public struct FlowCheckCommand: Sendable {
         let invalid = Self.invalidSpecs(loaded)
         if options.list {
             report(invalid: invalid, console: console, environment: Environment())
+            if options.requirements {
+                console.out(ControlCharacters.escaped(MarkdownReport.coverage(CoverageMatrix(requirements: RequirementCatalogue.all, specs: specs))))
+                return invalid.isEmpty ? .passed : .usageOrInvalidSpec
+            }
             for spec in specs {
                 let redactor = Redactor(secrets: spec.fixture.secrets)
                 console.out(ControlCharacters.escaped(redactor.scrub("\(spec.id)  \(spec.title)  (\(spec.file))")))
@@ -178,7 +182,7 @@ public struct FlowCheckCommand: Sendable {
         let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name)
 
         var reportFailed = false
-        for (path, text) in [(options.junitPath, JUnitReport.render(run)), (options.markdownPath, MarkdownReport.render(run))] {
+        for (path, text) in [(options.junitPath, JUnitReport.render(run)), (options.markdownPath, MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows)))] {
             do {
                 try ReportWriter.write(text, to: path)
             } catch {

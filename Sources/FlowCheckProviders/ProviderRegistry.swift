@@ -25,12 +25,13 @@ public enum ProviderRegistry {
 }
 
 extension SpecLoader {
-    /// A loader that knows every registered provider.
-    public static let standard = SpecLoader(providers: ProviderRegistry.catalog)
+    /// A loader that knows every registered provider and the requirement catalogue.
+    public static let standard = SpecLoader(providers: ProviderRegistry.catalog, requirements: RequirementCatalogue.ids)
 
-    /// A loader that knows `kits`: give the runner the same list (`FlowRunner.Options.providers`).
+    /// A loader that knows `kits` (and the requirement catalogue): give the runner the same list
+    /// (`FlowRunner.Options.providers`).
     public init(kits: [any ProviderKit]) {
-        self.init(providers: ProviderCatalog(kits.map { $0 as any ProviderDescription }))
+        self.init(providers: ProviderCatalog(kits.map { $0 as any ProviderDescription }), requirements: RequirementCatalogue.ids)
     }
 }
 

@@ -1,15 +1,16 @@
 import Foundation
 import FlowCheckRunner
 
-/// Machine-readable results (`--format json`): flows, outcomes, failed checks with their spec
-/// file and line, invalid specs. Keys are sorted so the output is stable.
+/// Machine-readable results (`--format json`): flows with the requirement ids they cite,
+/// outcomes, failed checks with their spec file, line and requirement ids, invalid specs. Keys are sorted so the output is stable.
 public enum JSONReport {
     public static func render(_ run: RunResult, skipped: Int = 0) -> String {
         let flows: [[String: Any]] = run.flows.map { flow in
             var object: [String: Any] = [
                 "id": flow.id, "title": flow.title, "file": flow.file, "provider": flow.provider,
                 "status": flow.status.rawValue, "source": ["seed": flow.seed, "passage": flow.passage],
-                "failures": flow.failures.map { ["step": $0.step, "line": $0.line, "check": $0.check, "expected": $0.expected, "actual": $0.actual] as [String: Any] },
+                "requirements": flow.requirements,
+                "failures": flow.failures.map { ["step": $0.step, "line": $0.line, "check": $0.check, "expected": $0.expected, "actual": $0.actual, "requirements": $0.requirements] as [String: Any] },
             ]
             if let error = flow.errorMessage { object["error"] = error }
             if !flow.skips.isEmpty { object["skipped"] = flow.skips.map { ["step": $0.step, "line": $0.line, "check": $0.check, "reason": $0.reason] as [String: Any] } }

@@ -6,7 +6,8 @@ import FlowCheckRunner
 ///
 /// One `testsuite` per spec file (the schema allows `file` there, not on `testcase`), one
 /// `testcase` per flow named after its id; `<failure>` when the SDK did not conform, `<error>`
-/// when the harness broke or the spec is invalid; the redacted HTTP transcript in `<system-out>`.
+/// when the harness broke or the spec is invalid; the redacted HTTP transcript in `<system-out>`;
+/// the requirement ids the flow cites as `<property name="requirement">` in the suite's `<properties>`.
 public enum JUnitReport {
     public static func render(_ run: RunResult) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -19,6 +20,12 @@ public enum JUnitReport {
             let flowErrors = flow.status == .error ? 1 : 0
             let flowSkipped = flow.status == .passedWithSkips ? 1 : 0
             out += "  <testsuite name=\"\(attr("\(flow.provider).\(flow.id)"))\" tests=\"1\" failures=\"\(failures)\" errors=\"\(flowErrors)\" skipped=\"\(flowSkipped)\" time=\"\(seconds(flow.duration))\" file=\"\(attr(flow.file))\">\n"
+            if !flow.requirements.isEmpty {
+                // The schema allows <properties> on a testsuite, not on a testcase; each suite holds one flow.
+                out += "    <properties>\n"
+                for id in flow.requirements { out += "      <property name=\"requirement\" value=\"\(attr(id))\"/>\n" }
+                out += "    </properties>\n"
+            }
             out += "    <testcase name=\"\(attr("\(flow.id): \(flow.title)"))\" classname=\"\(attr("flowcheck.\(flow.provider)"))\" time=\"\(seconds(flow.duration))\">\n"
             switch flow.status {
             case .passed:

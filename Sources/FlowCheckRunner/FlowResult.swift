@@ -59,6 +59,8 @@ public struct FlowResult: Sendable {
     public var providerTitle: String
     public var seed: String
     public var passage: String
+    /// The requirement ids the flow cites: its own, then its steps' (``FlowSpec/allRequirements``).
+    public var requirements: [String] = []
     public var decisions: [String]
     public var steps: [StepResult]
     public var status: Status
@@ -125,6 +127,8 @@ public struct StepResult: Sendable, Equatable {
     public var checks: [String]
     public var note: String?
     public var status: Status
+    /// The requirement ids the step cites beyond its flow's (empty: it checks the flow's).
+    public var requirements: [String] = []
 
     public init(number: Int, line: Int, action: String?, checks: [String], note: String?, status: Status) {
         self.number = number
@@ -144,8 +148,12 @@ public struct CheckFailure: Sendable, Equatable {
     public var check: String
     public var expected: String
     public var actual: String
+    /// The requirement ids the failed check enforces: its step's, else its flow's; for an
+    /// invariant's failure, the invariant's (``Invariant/requirements``).
+    public var requirements: [String]
 
-    public init(step: Int, line: Int, check: String, expected: String, actual: String) {
+    public init(step: Int, line: Int, check: String, expected: String, actual: String, requirements: [String] = []) {
+        self.requirements = requirements
         self.step = step
         self.line = line
         self.check = check

@@ -82,7 +82,7 @@ public struct FlowRunner: Sendable {
                 guard let spec = pending.next() else { return false }
                 let index = next
                 let flow = execution(of: spec)
-                group.addTask { (index, await flow.run()) }
+                group.addTask { (index, await flow.run().citing(spec)) }
                 next += 1
                 return true
             }
@@ -96,7 +96,7 @@ public struct FlowRunner: Sendable {
 
     /// Runs one spec.
     public func run(_ spec: FlowSpec) async -> FlowResult {
-        await execution(of: spec).run()
+        await execution(of: spec).run().citing(spec)
     }
 
     private func execution(of spec: FlowSpec) -> FlowExecution {

@@ -8,6 +8,9 @@ public struct FlowSpec: Sendable {
     /// An optional paragraph for the documentation: why this flow matters.
     public var summary: String?
     public var source: SourceReference
+    /// The requirement ids (in the requirement catalogue) the flow's checks enforce; a step may
+    /// cite more specific ones of its own (``Step/requirements``).
+    public var requirements: [String]
     public var provider: Provider
     public var fixture: any ProviderFixture
     /// Where the seed is silent, what this spec decided (written so reports document it).
@@ -16,11 +19,20 @@ public struct FlowSpec: Sendable {
     /// Where the spec's top-level object starts.
     public var location: SourceLocation
 
+    /// Every requirement id the flow cites: its own, then each step's that it does not already
+    /// name, in step order.
+    public var allRequirements: [String] {
+        var ids = requirements
+        for step in steps { for id in step.requirements where !ids.contains(id) { ids.append(id) } }
+        return ids
+    }
+
     public init(
         file: String, id: String, title: String, summary: String? = nil, source: SourceReference,
         provider: Provider, fixture: any ProviderFixture, decisions: [String] = [], steps: [Step],
-        location: SourceLocation = SourceLocation(line: 1, column: 1)
+        location: SourceLocation = SourceLocation(line: 1, column: 1), requirements: [String] = []
     ) {
+        self.requirements = requirements
         self.file = file
         self.id = id
         self.title = title

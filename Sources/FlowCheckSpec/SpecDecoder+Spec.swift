@@ -17,6 +17,7 @@ extension SpecDecoder {
         }
         let source = members["source"].flatMap { decodeSource($0.value, "$.source") }
         if members["source"] == nil { missing("source", in: root, path, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") }
+        let requirements = decodeRequirements(members["requirements"], in: root, path, required: true)
 
         var provider: (any ProviderDescription)?
         if let name = string(members, "provider", in: root, path, required: true, example: "\"moltin\"") {
@@ -48,7 +49,11 @@ extension SpecDecoder {
                 }
                 for (i, item) in items.enumerated() {
                     capturedThisStep = []
-                    if let step = decodeStep(item, "$.steps[\(i)]", number: i + 1, provider: provider) { steps.append(step) }
+                    let stepRequirements = decodeRequirements(item.members?.first { $0.key == "requirements" }, in: item, "$.steps[\(i)]", required: false)
+                    if var step = decodeStep(item, "$.steps[\(i)]", number: i + 1, provider: provider) {
+                        step.requirements = stepRequirements
+                        steps.append(step)
+                    }
                     defined.formUnion(capturedThisStep)
                 }
             }
@@ -59,7 +64,7 @@ extension SpecDecoder {
             report(call.node, call.path, "the background call \"\(label)\" (step \(call.step)) is never awaited", fix: "add a step {\"await\": \"\(label)\"} after it, so its end is checked")
         }
         guard let id, let title, let source, let provider, let fixture else { return nil }
-        return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider.id, fixture: fixture, decisions: decisions, steps: steps, location: root.location)
+        return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider.id, fixture: fixture, decisions: decisions, steps: steps, location: root.location, requirements: requirements)
     }
 
     /// A fixture file for `flowcheck serve`: an object whose keys are provider names and whose

@@ -7,6 +7,8 @@ struct SpecDecoder {
     let reader: SpecReader
     /// The providers a spec may name.
     let providers: ProviderCatalog
+    /// The requirement ids a spec may cite.
+    let requirements: RequirementCatalog
     /// Variables captured by earlier steps; a reference to any other is an error.
     var defined: Set<String> = Set(Vocabulary.builtinVariables)
     var capturedThisStep: Set<String> = []
@@ -28,20 +30,21 @@ struct SpecDecoder {
         var path: String
     }
 
-    init(file: String, providers: ProviderCatalog) {
+    init(file: String, providers: ProviderCatalog, requirements: RequirementCatalog) {
         self.file = file
         self.reader = SpecReader(file: file)
         self.providers = providers
+        self.requirements = requirements
     }
 
     /// The keys of a spec's top-level object.
     enum TopLevelKey: String, CaseIterable {
-        case schema = "$schema", id, title, summary, source, provider, fixture, decisions, steps
+        case schema = "$schema", id, title, summary, source, requirements, provider, fixture, decisions, steps
     }
 
     static let topKeys = TopLevelKey.allCases.map(\.rawValue)
     static let sourceKeys = ["seed", "passage"]
-    static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with", "async"] + actionKeys.dropFirst(2) + ["expect", "allow"]
+    static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with", "async"] + actionKeys.dropFirst(2) + ["expect", "requirements", "allow"]
     static let actionKeys = ActionKind.allCases.map(\.rawValue)
     static let faultKeys = ["kind", "path", "times", "clockAdvance"]
     static let sendKeys = ["method", "path", "headers", "json", "form"]

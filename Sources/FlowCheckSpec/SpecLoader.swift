@@ -19,10 +19,15 @@ public struct SpecLoader: Sendable {
 
     /// The providers a spec may name.
     public let providers: ProviderCatalog
+    /// The requirement ids a spec may cite.
+    public let requirements: RequirementCatalog
 
-    /// - Parameter providers: the registered providers (FlowCheckProviders' `ProviderRegistry`).
-    public init(providers: ProviderCatalog) {
+    /// - Parameters:
+    ///   - providers: the registered providers (FlowCheckProviders' `ProviderRegistry`).
+    ///   - requirements: the requirement catalogue's ids (FlowCheckProviders' `RequirementCatalogue.ids`).
+    public init(providers: ProviderCatalog, requirements: RequirementCatalog) {
         self.providers = providers
+        self.requirements = requirements
     }
 
     /// Every `.json` spec under the given files and folders (folders searched recursively,
@@ -103,7 +108,7 @@ public struct SpecLoader: Sendable {
         } catch {
             return .invalid([SpecDiagnostic(file: file, location: error.location, path: error.path, title: "invalid JSON: \(error.message)", fix: error.fix)])
         }
-        var decoder = SpecDecoder(file: file, providers: providers)
+        var decoder = SpecDecoder(file: file, providers: providers, requirements: requirements)
         return decoder.decode(root)
     }
 
@@ -136,7 +141,7 @@ extension SpecLoader {
         } catch {
             throw FixtureSetError(diagnostics: [SpecDiagnostic(file: file, location: error.location, path: error.path, title: "invalid JSON: \(error.message)", fix: error.fix)])
         }
-        var decoder = SpecDecoder(file: file, providers: providers)
+        var decoder = SpecDecoder(file: file, providers: providers, requirements: requirements)
         return try decoder.decodeFixtureSet(root).get()
     }
 }

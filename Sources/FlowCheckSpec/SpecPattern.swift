@@ -24,4 +24,6 @@ struct SpecPattern: @unchecked Sendable {
     static let method = SpecPattern("\\A[A-Z]+\\z")
     static let variableName = SpecPattern("\\A[A-Za-z_][A-Za-z0-9_]*\\z")
     static let duration = SpecPattern("\\A([0-9]+h)?([0-9]+m)?([0-9]+s)?\\z")
+    /// `SEED-003-refresh`, `RFC7636-4.6`, `RFC6749-6`.
+    static let requirementID = SpecPattern("\\A(SEED-[0-9]{3}-[a-z0-9]+(-[a-z0-9]+)*|RFC[0-9]{4}-[0-9]+(\\.[0-9]+)*)\\z")
 }

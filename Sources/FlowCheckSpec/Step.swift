@@ -11,6 +11,8 @@ public struct Step: Sendable {
     public var background: String?
     /// `"allow"`: invariants this step opts out of, each with the spec author's reason.
     public var allow: [InvariantAllowance] = []
+    /// Requirement ids this step's checks enforce beyond the flow's own (`"requirements"`).
+    public var requirements: [String] = []
 
     public init(number: Int, location: SourceLocation, note: String? = nil, action: Action? = nil, expect: Expectation? = nil, background: String? = nil, allow: [InvariantAllowance] = []) {
         self.allow = allow

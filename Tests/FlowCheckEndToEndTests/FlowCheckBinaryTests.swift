@@ -62,7 +62,7 @@ struct FlowCheckBinaryTests {
         {
           "id": "\(id)",
           "title": "Products after auth",
-          "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "Using a valid token"},
+          "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "Using a valid token"}, "requirements": ["SEED-003-bearer"],
           "provider": "moltin",
           "fixture": {"clients": [{"id": "store-1", "secret": "sk-E2e&Secret=+ é"}]},
           "steps": [

@@ -15,7 +15,7 @@ struct ReportGoldenTests {
 
     /// One flow of each status, with text that XML and Markdown must escape.
     static let sample: RunResult = {
-        let passed = FlowResult(
+        var passed = FlowResult(
             id: "MLT-AUTH", title: "Auth obtains a token", summary: "Why it matters.", file: "specs/moltin/auth.json", provider: "moltin",
             seed: "003_d427daaf6ba0e8e7.txt", passage: "Obtaining a new token", decisions: ["The fake issues no refresh token."],
             steps: [
@@ -33,14 +33,17 @@ struct ReportGoldenTests {
             ],
             providerTitle: "Moltin (seed 003)"
         )
-        let failed = FlowResult(
+        passed.requirements = ["SEED-003-auth", "RFC6749-4.4", "RFC6750-2.1"]
+        passed.steps[0].requirements = ["SEED-003-auth", "RFC6749-4.4"]
+        var failed = FlowResult(
             id: "MLT-ENCODING", title: "Secrets with & < > \" survive | intact", summary: nil, file: "specs/moltin/encoding.json", provider: "moltin",
             seed: "003_d427daaf6ba0e8e7.txt", passage: "Percent Escaping String", decisions: [],
             steps: [StepResult(number: 1, line: 8, action: "The app calls `auth`.", checks: ["The call succeeds."], note: nil, status: .failed)],
             status: .failed,
-            failures: [CheckFailure(step: 1, line: 8, check: "requests[0] (POST /oauth/access_token).form.client_secret", expected: "equals \"‹redacted›\"", actual: "\"‹redacted›\" (2 characters) ]]> \u{1B}[31m\u{0}")],
+            failures: [CheckFailure(step: 1, line: 8, check: "requests[0] (POST /oauth/access_token).form.client_secret", expected: "equals \"‹redacted›\"", actual: "\"‹redacted›\" (2 characters) ]]> \u{1B}[31m\u{0}", requirements: ["SEED-003-encoding"])],
             errorMessage: nil, transcript: [], duration: 1.5
         )
+        failed.requirements = ["SEED-003-encoding", "RFC6749-2.3.1 <&\">"]
         let broken = FlowResult(
             id: "MLT-NETFAIL", title: "Network failures", summary: nil, file: "specs/moltin/netfail.json", provider: "moltin",
             seed: "003_d427daaf6ba0e8e7.txt", passage: "getProducts", decisions: [],
@@ -50,6 +53,16 @@ struct ReportGoldenTests {
         let invalid = InvalidSpec(file: "specs/bad.json", messages: ["specs/bad.json:3:5: error: unknown key \"tite\" at $.tite\n  fix: did you mean \"title\"?"], line: 3)
         return RunResult(flows: [passed, failed, broken], invalidSpecs: [invalid], driverName: "FlowCheck SDK core")
     }()
+
+    /// A matrix with a row of every kind: held, violated, unsettled, an invariant held and one
+    /// violated, uncovered; and one listed without running.
+    static let coverage = CoverageMatrix(rows: [
+        .init(id: "SEED-003-auth", statement: "Auth posts a client_credentials grant.", source: "seed 003, 'Obtaining a new token'", flows: [.init(flow: "MLT-AUTH", verdict: .held)], invariants: []),
+        .init(id: "SEED-003-encoding", statement: "Values | survive.", source: "seed 003", flows: [.init(flow: "MLT-ENCODING", verdict: .violated)], invariants: []),
+        .init(id: "RFC6749-2.3.1", statement: "Basic or body.", source: "RFC 6749 §2.3.1", flows: [.init(flow: "MLT-AUTH", verdict: .held), .init(flow: "MLT-ENCODING", verdict: .unsettled), .init(flow: "MLT-NETFAIL", verdict: .error)], invariants: []),
+        .init(id: "RFC6749-10.3", statement: "Tokens stay secret.", source: "RFC 6749 §10.3", flows: [], invariants: [.init(invariant: "INV-LEAK", violatedIn: []), .init(invariant: "INV-ORIGIN", violatedIn: ["MLT-ENCODING"])]),
+        .init(id: "RFC8252-8.12", statement: "No embedded web view.", source: "RFC 8252 §8.12", flows: [], invariants: []),
+    ], ran: true)
 
     private func assertGolden(_ text: String, _ name: String) throws {
         let url = Self.goldenDirectory.appendingPathComponent(name)
@@ -67,7 +80,38 @@ struct ReportGoldenTests {
     }
 
     @Test func markdownMatchesGolden() throws {
-        try assertGolden(MarkdownReport.render(Self.sample), "report.md")
+        try assertGolden(MarkdownReport.render(Self.sample, coverage: Self.coverage), "report.md")
+    }
+
+    @Test func coverageListingMatchesGolden() throws {
+        var listing = Self.coverage
+        listing.ran = false
+        for index in listing.rows.indices {
+            for flow in listing.rows[index].flows.indices { listing.rows[index].flows[flow].verdict = nil }
+            for invariant in listing.rows[index].invariants.indices { listing.rows[index].invariants[invariant].violatedIn = nil }
+        }
+        try assertGolden(MarkdownReport.coverage(listing), "coverage-listing.md")
+    }
+
+    @Test func jsonCarriesTheRequirementIds() throws {
+        let data = Data(JSONReport.render(Self.sample).utf8)
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let flows = try #require(root["flows"] as? [[String: Any]])
+        #expect(flows.map { $0["requirements"] as? [String] } == [["SEED-003-auth", "RFC6749-4.4", "RFC6750-2.1"], ["SEED-003-encoding", "RFC6749-2.3.1 <&\">"], []])
+        let failures = try #require(flows[1]["failures"] as? [[String: Any]])
+        #expect(failures.map { $0["requirements"] as? [String] } == [["SEED-003-encoding"]])
+    }
+
+    @Test func junitCarriesTheRequirementIdsAsSuiteProperties() throws {
+        let document = try XMLDocument(data: Data(JUnitReport.render(Self.sample).utf8))
+        let properties = try document.nodes(forXPath: "//testsuite[@name='moltin.MLT-AUTH']/properties/property")
+        let pairs = try properties.map { node -> String in
+            let element = try #require(node as? XMLElement)
+            return (element.attribute(forName: "name")?.stringValue ?? "") + "=" + (element.attribute(forName: "value")?.stringValue ?? "")
+        }
+        #expect(pairs == ["requirement=SEED-003-auth", "requirement=RFC6749-4.4", "requirement=RFC6750-2.1"])
+        // A flow citing nothing gets no empty <properties>.
+        #expect(try document.nodes(forXPath: "//testsuite[@name='moltin.MLT-NETFAIL']/properties").isEmpty)
     }
 
     @Test func junitHasNoForbiddenCharactersAndParses() throws {

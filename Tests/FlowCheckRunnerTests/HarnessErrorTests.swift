@@ -71,7 +71,7 @@ struct HarnessErrorTests {
 
     static func spec(_ steps: String) throws -> FlowSpec {
         let text = """
-        {"id": "T-HARNESS", "title": "t", "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "p"}, "provider": "moltin",
+        {"id": "T-HARNESS", "title": "t", "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "p"}, "requirements": ["SEED-003-errors"], "provider": "moltin",
          "fixture": {"clients": [{"id": "c", "secret": "sk-harness"}]}, "steps": \(steps)}
         """
         guard case .valid(let spec) = SpecLoader.standard.decode(Array(text.utf8), file: "t.json") else { throw DriverError("spec did not load") }

@@ -85,7 +85,7 @@ struct NewProviderTests {
     {
       "id": "ECHO-HELLO",
       "title": "A provider added in one file",
-      "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "none"},
+      "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "none"}, "requirements": ["RFC6750-2.1"],
       "provider": "echo",
       "fixture": {"greeting": "hello there", "apiKey": "echo-key-123"},
       "steps": [

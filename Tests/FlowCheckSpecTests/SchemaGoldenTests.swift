@@ -15,7 +15,7 @@ struct SchemaGoldenTests {
 
     @Test("the committed schema is the generated one")
     func committedSchemaIsGenerated() throws {
-        let generated = SpecSchema.text(providers: ProviderRegistry.catalog)
+        let generated = SpecSchema.text(providers: ProviderRegistry.catalog, requirements: RequirementCatalogue.ids)
         if ProcessInfo.processInfo.environment["FLOWCHECK_RECORD_GOLDEN"] == "1" {
             try generated.write(to: Self.committed, atomically: true, encoding: .utf8)
             Issue.record("re-recorded \(Self.committed.path); run again without FLOWCHECK_RECORD_GOLDEN")
@@ -27,7 +27,7 @@ struct SchemaGoldenTests {
 
     @Test("the generated schema is JSON that Foundation reads, with every provider and check kind in it")
     func generatedSchemaNamesEveryKind() throws {
-        let data = Data(SpecSchema.text(providers: ProviderRegistry.catalog).utf8)
+        let data = Data(SpecSchema.text(providers: ProviderRegistry.catalog, requirements: RequirementCatalogue.ids).utf8)
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let defs = try #require(root["$defs"] as? [String: Any])
         for id in ProviderRegistry.catalog.ids.map(\.rawValue) {

@@ -18,7 +18,7 @@ struct SpecLoaderErrorTests {
         {
           "id": "MLT-AUTH",
           "title": "Auth",
-          "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "Obtaining a new token"},
+          "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "Obtaining a new token"}, "requirements": ["SEED-003-auth"],
           "provider": "moltin",
           "fixture": \(fixture),
           "steps": \(steps)
@@ -42,7 +42,7 @@ struct SpecLoaderErrorTests {
         Case(name: "top level is not an object", json: "[]", expected: [
             "t.json:1:1: error: expected an object, found an array at $\n  fix: write it as {\"id\": \"MLT-AUTH\", \"title\": \"...\", ...}",
         ]),
-        Case(name: "missing field", json: #"{"id": "MLT-AUTH", "title": "x", "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "p"}, "provider": "moltin", "fixture": {"clients": []}}"#, expected: [
+        Case(name: "missing field", json: #"{"id": "MLT-AUTH", "title": "x", "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "p"}, "requirements": ["SEED-003-auth"], "provider": "moltin", "fixture": {"clients": []}}"#, expected: [
             "t.json:1:1: error: missing required key \"steps\" at $\n  fix: add \"steps\": [ ... ]",
         ]),
         Case(name: "wrong type", json: spec(steps: "[]").replacingOccurrences(of: "\"title\": \"Auth\"", with: "\"title\": 42"), expected: [
@@ -50,7 +50,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:12: error: a flow needs at least one step at $.steps\n  fix: add a step, e.g. {\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}",
         ]),
         Case(name: "unknown key, near miss", json: spec(steps: #"[{"app": "products", "expcet": {"outcome": "ok"}}]"#), expected: [
-            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, async, advanceClock, fault, clearFaults, server, send, await, crashStore, expect",
+            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, async, advanceClock, fault, clearFaults, server, send, await, crashStore, expect, requirements",
         ]),
         Case(name: "unknown step action", json: spec(steps: #"[{"app": "prodcts"}]"#), expected: [
             "t.json:7:21: error: unknown app action \"prodcts\" for provider \"moltin\" at $.steps[0].app\n  fix: did you mean \"products\"? actions for moltin: auth, refreshToken, deleteToken, products, relaunch",
