@@ -31,10 +31,12 @@ let package = Package(
         .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         // The driver that puts our SDK core under the runner.
         .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK"]),
+        // Random flows from provider models, run and shrunk to ordinary specs (`flowcheck explore`).
+        .target(name: "FlowCheckExplore", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders"]),
         // JUnit XML and Markdown, written from results only.
         .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
-        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProviders", "FlowCheckSpec"]),
+        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
         // Speed targets live here, never in timed assertions: `swift run -c release flowcheck-bench`.
         .executableTarget(
@@ -59,6 +61,10 @@ let package = Package(
             exclude: ["Golden"]
         ),
         .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["flowcheck"]),
+        .testTarget(
+            name: "FlowCheckExploreTests",
+            dependencies: ["FlowCheckExplore", "FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

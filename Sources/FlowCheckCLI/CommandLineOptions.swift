@@ -12,6 +12,8 @@ public struct CommandLineOptions: Sendable, Equatable {
         case serve
         /// Print the JSON Schema for specs, generated from the providers and check kinds.
         case schema
+        /// Generate random flows from provider models, run them, shrink what fails.
+        case explore
     }
 
     /// Output on stdout.
@@ -36,6 +38,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var port = 0
     /// `serve`: a fixture file instead of the documented default.
     public var fixturePath: String?
+    /// `explore`: its own options (parsed in CommandLineOptions+Explore.swift).
+    public var explore = ExploreOptions()
 
     public init() {}
 
@@ -43,7 +47,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         lhs.command == rhs.command && lhs.paths == rhs.paths && lhs.junitPath == rhs.junitPath && lhs.markdownPath == rhs.markdownPath
             && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.requirements == rhs.requirements && lhs.help == rhs.help && lhs.jobs == rhs.jobs
             && lhs.shard?.index == rhs.shard?.index && lhs.shard?.count == rhs.shard?.count && lhs.format == rhs.format
-            && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath
+            && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath && lhs.explore == rhs.explore
     }
 
     /// A command line that cannot be understood.
@@ -56,11 +60,13 @@ public struct CommandLineOptions: Sendable, Equatable {
            flowcheck validate <file-or-dir>...
            flowcheck serve [--port N] [--fixture FILE]
            flowcheck schema
+           flowcheck explore [--provider P] [--seed N] [--runs N] [--steps N] [--out DIR]
 
     Runs JSON flow specs against the SDK core and an in-process fake provider server, and writes
     a JUnit XML and a Markdown report. `validate` checks specs without running them. `serve` runs
     the fake providers standalone on loopback until Ctrl-C. `schema` prints the JSON Schema for
-    specs (specs/flowcheck.schema.json is its output).
+    specs (specs/flowcheck.schema.json is its output). `explore` runs random flows from provider
+    models and writes each distinct failure, shrunk, as a spec to DIR (see "EXPLORE OPTIONS").
 
     OPTIONS:
       --junit PATH      JUnit XML report (default: reports/junit.xml)
@@ -74,6 +80,13 @@ public struct CommandLineOptions: Sendable, Equatable {
       --port N          serve: the first port (providers take N, N+1, ...; default: ephemeral)
       --fixture FILE    serve: fixtures to serve instead of the documented default
       -h, --help        show this help
+
+    EXPLORE OPTIONS:
+      --provider P      a provider with a model (repeatable; default: every one)
+      --seed N          the seed (default: a random one, printed so it can be replayed)
+      --runs N          flows to generate (default: 200)
+      --steps N         most steps in one flow (default: 12)
+      --out DIR         where shrunk failing specs are written (default: reports/explore)
 
     EXIT CODES:
       0  every flow passed (validate: every spec is valid)
@@ -90,6 +103,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck specs/
       flowcheck --filter '^MLT-' --markdown /tmp/moltin.md specs/
       flowcheck --shard 2/3 specs/
+      flowcheck explore --seed 1 --runs 1000
     """
 
     static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--help"]
@@ -97,6 +111,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
     public static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
+        if arguments.first == Command.explore.rawValue { return try parseExplore(Array(arguments.dropFirst())) }
         var options = CommandLineOptions()
         var arguments = arguments
         if let first = arguments.first, let command = Command(rawValue: first), command != .run {
@@ -181,6 +196,8 @@ public struct CommandLineOptions: Sendable, Equatable {
             }
         case .serve:
             if !options.paths.isEmpty { throw UsageError(description: "serve takes no spec paths (did you mean --fixture \(options.paths[0])?)") }
+        case .explore:
+            break
         case .schema:
             if !options.paths.isEmpty { throw UsageError(description: "schema takes no spec paths (it prints the schema for every spec)") }
             if options != { var plain = CommandLineOptions(); plain.command = .schema; return plain }() {

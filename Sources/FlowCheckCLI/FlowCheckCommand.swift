@@ -80,6 +80,7 @@ public struct FlowCheckCommand: Sendable {
         case .serve: return await serve(options, console: console, environment: environment)
         case .validate: return validate(options, console: console, environment: environment)
         case .run: return await runFlows(options, console: console, environment: environment)
+        case .explore: return await explore(options.explore, console: console)
         case .schema:
             // Printed whole, with no trailing line of its own: the committed file is this output.
             console.out(String(SpecSchema.text(providers: ProviderRegistry.catalog, requirements: RequirementCatalogue.ids).dropLast()))

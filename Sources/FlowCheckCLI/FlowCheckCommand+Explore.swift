@@ -1,0 +1,111 @@
+import Foundation
+import FlowCheckExplore
+import FlowCheckRunner
+import FlowCheckSpec
+
+/// `flowcheck explore`'s options.
+public struct ExploreOptions: Sendable, Equatable {
+    /// The providers to explore; empty: every provider with a model.
+    public var providers: [String] = []
+    /// Nil: a random seed, printed so the run can be replayed.
+    public var seed: UInt64?
+    public var runs = 200
+    public var steps = 12
+    public var out = "reports/explore"
+    public var jobs: Int?
+
+    /// The defaults.
+    public init() {}
+}
+
+extension CommandLineOptions {
+    static let exploreFlags = ["--provider", "--seed", "--runs", "--steps", "--out", "--jobs", "--help"]
+
+    /// Parses `explore`'s arguments (after the word `explore`).
+    static func parseExplore(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
+        var options = CommandLineOptions()
+        options.command = .explore
+        var index = 0
+        while index < arguments.count {
+            var flag = arguments[index]
+            var inline: String?
+            if let equals = flag.firstIndex(of: "="), flag.hasPrefix("--") {
+                inline = String(flag[flag.index(after: equals)...])
+                flag = String(flag[..<equals])
+            }
+            func take() throws(UsageError) -> String {
+                if let inline { return inline }
+                index += 1
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else { throw UsageError(description: "\(flag) needs a value") }
+                return arguments[index]
+            }
+            func count(_ name: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+                let text = try take()
+                guard let value = Int(text), range.contains(value) else {
+                    throw UsageError(description: "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
+                }
+                return value
+            }
+            switch flag {
+            case "-h", "--help": options.help = true
+            case "--provider":
+                let name = try take()
+                let known = ExploreModels.all.map(\.provider.rawValue)
+                guard known.contains(name) else {
+                    let hint = Suggestion.closest(to: name, in: known).map { " (did you mean \($0)?)" } ?? ""
+                    throw UsageError(description: "--provider: no model for \"\(name)\"\(hint); providers with a model: \(known.joined(separator: ", "))")
+                }
+                if !options.explore.providers.contains(name) { options.explore.providers.append(name) }
+            case "--seed":
+                let text = try take()
+                guard let seed = UInt64(text) else { throw UsageError(description: "--seed takes a whole number from 0 to \(UInt64.max), not \(text)") }
+                options.explore.seed = seed
+            case "--runs": options.explore.runs = try count("--runs", 1...1_000_000)
+            case "--steps": options.explore.steps = try count("--steps", 1...200)
+            case "--jobs": options.explore.jobs = try count("--jobs", 1...256)
+            case "--out":
+                options.explore.out = try take()
+            default:
+                if !flag.hasPrefix("-") { throw UsageError(description: "explore takes no spec paths (it writes its findings to --out \(options.explore.out))") }
+                let hint = Suggestion.closest(to: flag, in: exploreFlags).map { " (did you mean \($0)?)" } ?? ""
+                throw UsageError(description: "unknown explore option \(flag)\(hint)")
+            }
+            index += 1
+        }
+        return options
+    }
+}
+
+extension FlowCheckCommand {
+    /// Runs `explore` and prints what it found: exit 0 nothing, 1 a finding, 3 a harness error.
+    func explore(_ options: ExploreOptions, console: Console) async -> ExitCode {
+        let seed = options.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        let models = options.providers.isEmpty ? ExploreModels.all : ExploreModels.all.filter { options.providers.contains($0.provider.rawValue) }
+        var settings = Explorer.Options(seed: seed, runs: options.runs, maxSteps: options.steps, models: models, outputDirectory: options.out)
+        if let jobs = options.jobs { settings.concurrency = jobs }
+        let providers = models.map(\.provider.rawValue).joined(separator: ", ")
+        console.out("explore: seed \(seed), \(options.runs) flows of at most \(options.steps) steps (\(providers))")
+        if options.seed == nil {
+            console.out("  replay: flowcheck explore --seed \(seed) --runs \(options.runs) --steps \(options.steps)" + options.providers.map { " --provider \($0)" }.joined())
+        }
+        let summary: Explorer.Summary
+        do {
+            summary = try await Explorer(driver: driver, options: settings).run()
+        } catch {
+            console.err("flowcheck: explore: \(error)")
+            return .harnessFailure
+        }
+        for finding in summary.findings {
+            console.out("✘ \(finding.id)  \(finding.stepCount) steps (shrunk from \(finding.originalStepCount))  \(finding.file)")
+            console.out("    \(ControlCharacters.escaped(finding.message))")
+            if !finding.confirmed { console.out("    (the written spec did not fail the same way when run again: a flaky flow)") }
+        }
+        for error in summary.harnessErrors { console.err("! harness error: \(ControlCharacters.escaped(error))") }
+        if !summary.findings.isEmpty {
+            console.out("Replay: flowcheck \(options.out)")
+        }
+        console.out("\(summary.flows) flows, \(summary.failedFlows) failed, \(summary.findings.count) finding\(summary.findings.count == 1 ? "" : "s")" + (summary.harnessErrors.isEmpty ? "" : ", \(summary.harnessErrors.count) harness errors"))
+        if !summary.harnessErrors.isEmpty { return .harnessFailure }
+        return summary.findings.isEmpty ? .passed : .failed
+    }
+}

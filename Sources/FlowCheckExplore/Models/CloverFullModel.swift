@@ -1,0 +1,280 @@
+import FlowCheckProviders
+import FlowCheckSpec
+
+/// Clover Go's Full OAuth (seeds 000, 001) as explore sees it: setup, the browser login or a
+/// denial, the redirect handed back, merchant calls, relaunch, logout, status, and clock jumps
+/// onto the access token's expiry and the SDK's 60-second refresh margin, the code's lifetime
+/// and the refresh token's lifetime.
+///
+/// What it predicts, and where each prediction comes from:
+/// - setup on an empty store opens the login page and makes no request (CLV-FULL-1); with a
+///   stored session it refreshes exactly once first when the access token is within 60 s of
+///   expiry (CLV-FULL-4, CLV-FULL-11), else fetches the merchant with the stored token
+///   (CLV-FULL-2); with the refresh token past its lifetime the session ends (CLV-FULL-13).
+/// - The login's redirect handed back within the code's lifetime is one code exchange and a
+///   stored session (CLV-FULL-1); a code past its lifetime is refused and nothing is stored;
+///   a denial is an error with no request (CLV-FULL-9).
+/// - logout empties the store (CLV-API-1); a relaunch keeps it (CLV-FULL-2); `isLoggedIn` is
+///   true exactly while the refresh token lives (CLV-FULL-13).
+public struct CloverFullModel: ProviderModel {
+    /// A clock jump onto a boundary that matters, or by a fixed amount.
+    public enum Jump: Sendable, Equatable {
+        /// To the stored access token's expiry plus `offset` seconds.
+        case toAccessExpiry(offset: Int)
+        /// To the stored refresh token's expiry plus `offset` seconds.
+        case toRefreshExpiry(offset: Int)
+        /// To the pending code's expiry plus `offset` seconds.
+        case toCodeExpiry(offset: Int)
+        case by(seconds: Int)
+    }
+
+    /// One thing the app, the user or the world does.
+    public enum Action: Sendable, Equatable {
+        case setup, login, deny, receiveRedirect, merchant, relaunch, logout, status
+        case advance(Jump)
+    }
+
+    public let provider = Provider.clover
+    public let idPrefix = "CLV"
+
+    /// The fixture variants: access and refresh token lifetimes in seconds.
+    static let lifetimes = [(1800, 2_592_000), (600, 3600), (300, 1200)]
+    static let codeLifetime = 300
+    /// The fake refuses a login page older than this; the model logs in well before it.
+    static let loginPageLifetime = 600
+    static let margin = 60
+    static let redirectURI = "https://pos.example.com/oauth/callback"
+    static let setupArguments = [("appId", "EXPAPP"), ("appSecret", "clv-explore-secret-4Tq"), ("redirectURI", redirectURI)]
+    static let merchantPath = "/v3/merchants/MERCH1"
+
+    /// A model with the standard fixture variants.
+    public init() {}
+
+    // MARK: - State
+
+    enum Redirect: Equatable {
+        case none
+        /// The login's redirect with a code issued at this time.
+        case code(issuedAt: Int)
+        case denied
+    }
+
+    struct Pending: Equatable {
+        var startedAt: Int
+        var redirect = Redirect.none
+    }
+
+    struct Session: Equatable {
+        var name: String
+        var accessExpires: Int
+        var refreshExpires: Int
+    }
+
+    struct State {
+        var access: Int
+        var refresh: Int
+        var now = 0
+        var configured = false
+        var pending: Pending?
+        var session: Session?
+        var captures = 0
+
+        mutating func newSession() -> String {
+            captures += 1
+            let name = "access\(captures)"
+            session = Session(name: name, accessExpires: now + access, refreshExpires: now + refresh)
+            return name
+        }
+
+        var storeUnchanged: (String, SpecJSON) {
+            guard let session else { return ("storeEmpty", true) }
+            return ("store", .object([("accessToken", .string("${\(session.name)}"))]))
+        }
+    }
+
+    // MARK: - Generation
+
+    public func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action> {
+        let variant = random.below(Self.lifetimes.count)
+        var state = State(access: Self.lifetimes[variant].0, refresh: Self.lifetimes[variant].1)
+        var actions: [Action] = []
+        let length = 1 + random.below(max(1, maxSteps))
+        var attempts = 0
+        while actions.count < length, attempts < length * 20 {
+            attempts += 1
+            let action = choose(state, &random)
+            if step(action, &state) != nil { actions.append(action) }
+        }
+        return ModelPlan(variant: variant, actions: actions)
+    }
+
+    private func choose(_ state: State, _ random: inout SplitMix64) -> Action {
+        var choices: [(Action, Int)] = [(.setup, state.configured ? 2 : 8), (.relaunch, 1), (.logout, 1), (.status, 1)]
+        if let pending = state.pending {
+            switch pending.redirect {
+            case .none: choices += [(.login, 10), (.deny, 1)]
+            case .code: choices += [(.receiveRedirect, 10), (.advance(.toCodeExpiry(offset: random.pick([-1, 0]))), 1)]
+            case .denied: choices.append((.receiveRedirect, 5))
+            }
+        }
+        if state.configured { choices.append((.merchant, 4)) }
+        if state.session != nil {
+            choices.append((.advance(.toAccessExpiry(offset: random.pick([-61, -60, -59, -1, 0, 1]))), 6))
+            choices.append((.advance(.toRefreshExpiry(offset: random.pick([-1, 0]))), 1))
+        }
+        choices.append((.advance(.by(seconds: random.pick([1, 59, 61, 120, state.access]))), 1))
+        return random.weighted(choices)
+    }
+
+    public func simplifications(of action: Action) -> [Action] {
+        switch action {
+        case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
+        case .advance(.toAccessExpiry(let offset)): return offset == 0 ? [] : [.advance(.toAccessExpiry(offset: 0))]
+        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status:
+            return []
+        }
+    }
+
+    // MARK: - Rendering
+
+    public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
+        let (access, refresh) = Self.lifetimes[plan.variant]
+        var state = State(access: access, refresh: refresh)
+        let steps = plan.actions.compactMap { step($0, &state) }
+        let fixture = SpecJSON.object([
+            ("apps", .array([.object([("id", "EXPAPP"), ("secret", "clv-explore-secret-4Tq"), ("siteURL", "https://pos.example.com/")])])),
+            ("merchants", .array([.object([("id", "MERCH1"), ("name", "Corner Cafe"), ("installedApps", .array(["EXPAPP"]))])])),
+            ("employees", .array([.object([("email", "ann@example.com"), ("password", "pw-Ann-4471"), ("merchant", "MERCH1")])])),
+            ("accessTokenLifetime", .int(access)),
+            ("refreshTokenLifetime", .int(refresh)),
+            ("codeLifetime", .int(Self.codeLifetime)),
+        ])
+        let spec = SpecText.spec(
+            id: id, title: "Explored Clover Full OAuth flow \(id)",
+            summary: "A random Clover Full OAuth flow generated by flowcheck explore; each expectation is the Clover model's prediction.",
+            seed: "000_969e004fc9e24908.txt", passage: "Full OAuth Flow, steps 1-6; logout; addOnTokenChangeCallback",
+            provider: provider.rawValue, fixture: fixture,
+            decisions: ["Generated: the expectations are what the committed Clover Full OAuth specs decide (60-second refresh margin, one refresh, single-use codes with a lifetime)."],
+            steps: steps
+        )
+        return RenderedFlow(spec: spec, stepCount: steps.count)
+    }
+
+    func step(_ action: Action, _ state: inout State) -> SpecJSON? {
+        switch action {
+        case .setup:
+            state.configured = true
+            guard state.session != nil else {
+                state.pending = Pending(startedAt: state.now)
+                return StepBuilder.app("setupFull", with: Self.setupArguments, expect: [
+                    ("result", .object([("outcome", "loginStarted")])),
+                    ("requests", .array([])),
+                    ("browser", .object([("opened", .array([.object([("path", "/oauth/v2/authorize")])]))])),
+                ])
+            }
+            return useSession("setupFull", &state, result: [("outcome", "ready"), ("merchantId", "MERCH1")])
+        case .merchant:
+            guard state.configured else { return nil }
+            guard state.session != nil else {
+                return StepBuilder.app("merchant", expect: [StepBuilder.error("notLoggedIn"), ("requests", .array([])), ("storeEmpty", true)])
+            }
+            return useSession("merchant", &state, result: [("merchantId", "MERCH1")])
+        case .login:
+            guard var pending = state.pending, pending.redirect == .none, state.now - pending.startedAt < Self.loginPageLifetime - 10 else { return nil }
+            pending.redirect = .code(issuedAt: state.now)
+            state.pending = pending
+            return .object([
+                ("browser", "login"),
+                ("with", .object([("email", "ann@example.com"), ("password", "pw-Ann-4471")])),
+                ("expect", .object([("browser", .object([("redirect", .object([("path", "/oauth/callback"), ("query", .object([("code", .object([("present", true)]))]))]))]))])),
+            ])
+        case .deny:
+            guard var pending = state.pending, pending.redirect == .none, state.now - pending.startedAt < Self.loginPageLifetime - 10 else { return nil }
+            pending.redirect = .denied
+            state.pending = pending
+            return .object([("browser", "deny")])
+        case .receiveRedirect:
+            guard let pending = state.pending, state.session == nil else { return nil }
+            let arguments = [("url", "${redirect}")]
+            switch pending.redirect {
+            case .none:
+                return nil
+            case .denied:
+                state.pending = nil
+                return StepBuilder.app("receiveRedirect", with: arguments, note: "The user declined: an error, no request, nothing stored.", expect: [
+                    ("outcome", "error"), ("requests", .array([])), ("storeEmpty", true),
+                ])
+            case .code(let issuedAt):
+                state.pending = nil
+                guard state.now < issuedAt + Self.codeLifetime else {
+                    return StepBuilder.app("receiveRedirect", with: arguments, note: "The code has outlived its lifetime: the exchange is refused, nothing stored.", expect: [
+                        ("outcome", "error"),
+                        ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 400)])),
+                        ("storeEmpty", true),
+                    ])
+                }
+                let name = state.newSession()
+                return StepBuilder.app("receiveRedirect", with: arguments, expect: [
+                    ("outcome", "ok"),
+                    ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 200)])),
+                    ("store", .object([("accessToken", StepBuilder.capture(name)), ("merchantId", "MERCH1")])),
+                ])
+            }
+        case .relaunch:
+            state.configured = false
+            state.pending = nil
+            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([])), state.storeUnchanged])
+        case .logout:
+            state.session = nil
+            state.pending = nil
+            return StepBuilder.app("logout", expect: [("outcome", "ok"), ("requests", .array([])), ("storeEmpty", true)])
+        case .status:
+            let loggedIn = state.session.map { state.now < $0.refreshExpires } ?? false
+            return StepBuilder.app("status", expect: [("result", .object([("isLoggedIn", .string(String(loggedIn)))])), ("requests", .array([]))])
+        case .advance(let jump):
+            let target: Int
+            switch jump {
+            case .by(let seconds): target = state.now + seconds
+            case .toAccessExpiry(let offset):
+                guard let session = state.session else { return nil }
+                target = session.accessExpires + offset
+            case .toRefreshExpiry(let offset):
+                guard let session = state.session else { return nil }
+                target = session.refreshExpires + offset
+            case .toCodeExpiry(let offset):
+                guard case .code(let issuedAt)? = state.pending?.redirect else { return nil }
+                target = issuedAt + Self.codeLifetime + offset
+            }
+            guard target > state.now else { return nil }
+            let seconds = target - state.now
+            state.now = target
+            return .object([("advanceClock", .string(SpecText.duration(seconds)))])
+        }
+    }
+
+    /// setup or merchant with a stored session: ended, refreshed first, or used as it is.
+    private func useSession(_ name: String, _ state: inout State, result: [(String, SpecJSON)]) -> SpecJSON? {
+        guard let session = state.session else { return nil }
+        let merchant = StepBuilder.request("GET", Self.merchantPath, status: 200)
+        let arguments = name == "setupFull" ? Self.setupArguments : []
+        if state.now >= session.refreshExpires {
+            state.session = nil
+            return StepBuilder.app(name, with: arguments, note: "The refresh token has outlived its lifetime: the session ends with no request.", expect: [
+                StepBuilder.error("notLoggedIn"), ("requests", .array([])), ("storeEmpty", true),
+            ])
+        }
+        if state.now >= session.accessExpires - Self.margin {
+            let fresh = state.newSession()
+            return StepBuilder.app(name, with: arguments, note: "Inside the 60-second margin: exactly one refresh, then the merchant call.", expect: [
+                ("result", .object(result)),
+                ("requests", .array([StepBuilder.request("POST", "/oauth/v2/refresh", status: 200), merchant])),
+                ("store", .object([("accessToken", StepBuilder.capture(fresh, notEquals: session.name))])),
+            ])
+        }
+        return StepBuilder.app(name, with: arguments, note: "Outside the refresh margin: the stored token as it is.", expect: [
+            ("result", .object(result)),
+            ("requests", .array([StepBuilder.request("GET", Self.merchantPath, status: 200, [("headers", .object([("Authorization", .string("Bearer ${\(session.name)}"))]))])])),
+            state.storeUnchanged,
+        ])
+    }
+}

@@ -1,0 +1,369 @@
+import FlowCheckProviders
+import FlowCheckSpec
+
+/// Moltin (seed 003) as explore sees it: Auth with good and bad credentials of two clients,
+/// Products, Refresh Token, Delete Token, relaunch, clock jumps onto the token's expiry and the
+/// SDK's 60-second renewal margin, persistent faults on the token and API paths, and revocation.
+///
+/// What it predicts, and where each prediction comes from (never what the seeds leave open):
+/// - Auth with the right credentials and no fault succeeds with one `client_credentials` request
+///   and stores a new token; with a wrong secret it is a `tokenEndpoint` error and the store is
+///   unchanged (MLT-AUTH, MLT-BADAUTH, MLT-CREDS).
+/// - Products outside the renewal margin sends the stored token as it is; inside it (from 60 s
+///   before expiry, MLT-EXPIRY-EDGE), with credentials in memory, exactly one renewal comes
+///   first and the stored token changes; after a relaunch an expired token is `notLoggedIn` with
+///   no request (MLT-CREDS); with nothing stored it is Moltin's 400 (MLT-DELETE); a revoked token
+///   is recovered from once with credentials and `tokenRejected` without (MLT-EXPIRED).
+/// - Refresh Token exchanges a live stored token for a new one (MLT-REFRESH); with no
+///   credentials in memory or nothing stored it is `notLoggedIn` with no request.
+/// - Delete Token empties the store (MLT-DELETE); a relaunch keeps it and forgets credentials.
+/// - A call that meets a fault on every path it uses is an error of the fault's kind and
+///   leaves the store as it was (MLT-NETFAIL, MLT-RENEW-FAULTS, MLT-RATELIMIT, FLT-*).
+public struct MoltinModel: ProviderModel {
+    /// The paths a fault can be armed on.
+    public enum FaultPath: String, Sendable, Equatable {
+        case token = "/oauth/access_token"
+        case products = "/v1/products"
+        /// Every path.
+        case every
+    }
+
+    /// A clock jump: onto a boundary of the stored token, or by a fixed amount.
+    public enum Jump: Sendable, Equatable {
+        /// To the stored token's expiry plus `offset` seconds (skipped when that is not ahead).
+        case toExpiry(offset: Int)
+        case by(seconds: Int)
+    }
+
+    /// One thing the app, the user or the world does.
+    public enum Action: Sendable, Equatable {
+        case auth(client: Int, rightSecret: Bool)
+        case products, refreshToken, deleteToken, relaunch
+        case advance(Jump)
+        /// A fault armed until cleared.
+        case fault(kind: String, path: FaultPath)
+        case clearFaults
+        /// `server: revokeTokens`: every token issued so far dies.
+        case revoke
+    }
+
+    public let provider = Provider.moltin
+    public let idPrefix = "MLT"
+
+    /// The fixture variants: the fake's token lifetime in seconds.
+    static let lifetimes = [3600, 600, 120]
+    static let clients = [("explore-a", "sk-Explore-A1"), ("explore-b", "sk-Explore-B2")]
+    static let wrongSecret = "sk-Wrong-0000"
+    /// Our SDK's renewal margin, as MLT-EXPIRY-EDGE decides it.
+    static let margin = 60
+    /// Offsets around the token's expiry that matter: the margin's edge and expiry itself.
+    static let expiryOffsets = [-61, -60, -59, -1, 0, 1]
+    /// Faults with the error kind the committed specs give a call that meets them first (nil:
+    /// only that it is an error).
+    static let faultKinds: [(String, String?)] = [
+        ("serverError", "serverError"), ("serviceUnavailable", "serverError"), ("htmlServerError", "serverError"),
+        ("rateLimited", "httpStatus"), ("connectionReset", "transport"), ("truncatedJSON", "invalidResponse"),
+        ("nonJSONBody", nil), ("invalidGrant", "tokenEndpoint"), ("tokenNotValid", "tokenRejected"), ("unreachable", "transport"),
+    ]
+
+    /// A model with the standard fixture variants.
+    public init() {}
+
+    // MARK: - State
+
+    enum Token: Equatable {
+        case none
+        /// Captured as `name`, expiring at `expires` (seconds from the flow's start).
+        case known(name: String, expires: Int, alive: Bool)
+        /// A renewal the model could not follow wrote something.
+        case unknown
+    }
+
+    struct State {
+        var lifetime: Int
+        var now = 0
+        /// The client whose right credentials the SDK holds in memory.
+        var credentials: Int?
+        var token = Token.none
+        var tokenFault: String?
+        var productsFault: String?
+        var captures = 0
+
+        mutating func newCapture() -> String {
+            captures += 1
+            return "t\(captures)"
+        }
+
+        /// The store check that says nothing changed.
+        var storeUnchanged: (String, SpecJSON)? {
+            switch token {
+            case .none: return ("storeEmpty", true)
+            case .known(let name, _, _): return ("store", .object([("accessToken", .string("${\(name)}"))]))
+            case .unknown: return nil
+            }
+        }
+
+        var anyFault: Bool { tokenFault != nil || productsFault != nil }
+    }
+
+    static func kind(of fault: String) -> String? {
+        faultKinds.first { $0.0 == fault }?.1 ?? nil
+    }
+
+    // MARK: - Generation
+
+    public func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action> {
+        let variant = random.below(Self.lifetimes.count)
+        var state = State(lifetime: Self.lifetimes[variant])
+        var actions: [Action] = []
+        let length = 1 + random.below(max(1, maxSteps))
+        while actions.count < length {
+            let action = choose(state, &random, first: actions.isEmpty)
+            if step(action, &state) != nil { actions.append(action) }
+        }
+        return ModelPlan(variant: variant, actions: actions)
+    }
+
+    private func choose(_ state: State, _ random: inout SplitMix64, first: Bool) -> Action {
+        if first, random.chance(85) { return .auth(client: 0, rightSecret: true) }
+        var choices: [(Action, Int)] = []
+        let client = random.chance(75) ? 0 : 1
+        choices.append((.auth(client: client, rightSecret: true), state.token == .none || state.credentials == nil ? 4 : 1))
+        choices.append((.auth(client: client, rightSecret: false), 1))
+        if state.token != .unknown { choices.append((.products, 6)) }
+        choices.append((.refreshToken, 2))
+        choices.append((.deleteToken, 1))
+        choices.append((.relaunch, 2))
+        if case .known = state.token {
+            choices.append((.advance(.toExpiry(offset: random.pick(Self.expiryOffsets))), 6))
+        }
+        choices.append((.advance(.by(seconds: random.pick([1, 30, 59, 61, 300, state.lifetime, state.lifetime + 1]))), 2))
+        if !state.anyFault {
+            let (kind, _) = random.pick(Self.faultKinds)
+            let path: FaultPath
+            switch kind {
+            case "invalidGrant": path = .token
+            case "tokenNotValid": path = .products
+            case "unreachable": path = .every
+            default: path = random.pick([.token, .products, .every])
+            }
+            choices.append((.fault(kind: kind, path: path), 2))
+        }
+        if state.anyFault { choices.append((.clearFaults, 3)) }
+        choices.append((.revoke, 1))
+        return random.weighted(choices)
+    }
+
+    public func simplifications(of action: Action) -> [Action] {
+        switch action {
+        case .auth(let client, let right): return client == 0 ? [] : [.auth(client: 0, rightSecret: right)]
+        case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
+        case .advance(.toExpiry(let offset)): return offset == 0 ? [] : [.advance(.toExpiry(offset: 0))]
+        case .fault(let kind, let path): return path == .every || kind == "invalidGrant" || kind == "tokenNotValid" ? [] : [.fault(kind: kind, path: .every)]
+        case .products, .refreshToken, .deleteToken, .relaunch, .clearFaults, .revoke: return []
+        }
+    }
+
+    // MARK: - Rendering
+
+    public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
+        let lifetime = Self.lifetimes[plan.variant]
+        var state = State(lifetime: lifetime)
+        let steps = plan.actions.compactMap { step($0, &state) }
+        let fixture = SpecJSON.object([
+            ("clients", .array(Self.clients.map { .object([("id", .string($0.0)), ("secret", .string($0.1))]) })),
+            ("tokenLifetime", .int(lifetime)),
+        ])
+        let spec = SpecText.spec(
+            id: id, title: "Explored Moltin flow \(id)",
+            summary: "A random Moltin flow generated by flowcheck explore; each expectation is the Moltin model's prediction.",
+            seed: "003_d427daaf6ba0e8e7.txt", passage: "Obtaining a new token; Refreshing a token; Using an expired token; Token Storage",
+            provider: provider.rawValue, fixture: fixture,
+            decisions: ["Generated: the expectations are what the committed Moltin specs decide (60-second renewal margin, one renewal, no failure changes the store)."],
+            steps: steps
+        )
+        return RenderedFlow(spec: spec, stepCount: steps.count)
+    }
+
+    /// The step for `action` where `state` stands, with its predictions; nil (and `state`
+    /// unchanged) when the model cannot predict it there.
+    func step(_ action: Action, _ state: inout State) -> SpecJSON? {
+        switch action {
+        case .auth(let client, let right):
+            return auth(client: client, right: right, &state)
+        case .products:
+            return products(&state)
+        case .refreshToken:
+            return refreshToken(&state)
+        case .deleteToken:
+            state.token = .none
+            return StepBuilder.app("deleteToken", expect: [("outcome", "ok"), ("requests", .array([])), ("storeEmpty", true)])
+        case .relaunch:
+            state.credentials = nil
+            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([]))] + [state.storeUnchanged].compactMap { $0 })
+        case .advance(let jump):
+            let seconds: Int
+            switch jump {
+            case .by(let amount): seconds = amount
+            case .toExpiry(let offset):
+                guard case .known(_, let expires, _) = state.token, expires + offset > state.now else { return nil }
+                seconds = expires + offset - state.now
+            }
+            guard seconds > 0 else { return nil }
+            state.now += seconds
+            return .object([("advanceClock", .string(SpecText.duration(seconds)))])
+        case .fault(let kind, let path):
+            switch path {
+            case .token:
+                guard state.tokenFault == nil else { return nil }
+                state.tokenFault = kind
+            case .products:
+                guard state.productsFault == nil else { return nil }
+                state.productsFault = kind
+            case .every:
+                guard !state.anyFault else { return nil }
+                state.tokenFault = kind
+                state.productsFault = kind
+            }
+            var fault: [(String, SpecJSON)] = [("kind", .string(kind))]
+            if path != .every { fault.append(("path", .string(path.rawValue))) }
+            return .object([("fault", .object(fault))])
+        case .clearFaults:
+            state.tokenFault = nil
+            state.productsFault = nil
+            return .object([("clearFaults", true)])
+        case .revoke:
+            if case .known(let name, let expires, _) = state.token { state.token = .known(name: name, expires: expires, alive: false) }
+            return .object([("server", "revokeTokens")])
+        }
+    }
+
+    private func auth(client: Int, right: Bool, _ state: inout State) -> SpecJSON? {
+        let (clientID, secret) = Self.clients[client]
+        let arguments = [("clientId", clientID), ("clientSecret", right ? secret : Self.wrongSecret)]
+        if let fault = state.tokenFault {
+            return StepBuilder.app("auth", with: arguments, expect: [StepBuilder.error(Self.kind(of: fault))] + [state.storeUnchanged].compactMap { $0 })
+        }
+        guard right else {
+            return StepBuilder.app("auth", with: arguments, expect: [
+                StepBuilder.error("tokenEndpoint"),
+                ("requests", .array([StepBuilder.request("POST", FaultPath.token.rawValue, status: 401)])),
+            ] + [state.storeUnchanged].compactMap { $0 })
+        }
+        let name = state.newCapture()
+        state.token = .known(name: name, expires: state.now + state.lifetime, alive: true)
+        state.credentials = client
+        return StepBuilder.app("auth", with: arguments, expect: [
+            ("outcome", "ok"),
+            ("requests", .array([StepBuilder.request("POST", FaultPath.token.rawValue, status: 200, [
+                ("form", .object([("grant_type", "client_credentials"), ("client_id", .string(clientID))])),
+            ])])),
+            ("store", .object([("accessToken", StepBuilder.capture(name))])),
+        ])
+    }
+
+    /// The store check after a call that renewed the token, and the state it leaves.
+    private func renewed(from old: String, _ state: inout State) -> (String, SpecJSON) {
+        let name = state.newCapture()
+        state.token = .known(name: name, expires: state.now + state.lifetime, alive: true)
+        return ("store", .object([("accessToken", StepBuilder.capture(name, notEquals: old))]))
+    }
+
+    private func products(_ state: inout State) -> SpecJSON? {
+        switch state.token {
+        case .unknown:
+            return nil
+        case .none:
+            if let fault = state.productsFault {
+                return StepBuilder.app("products", expect: [StepBuilder.error(fault == "tokenNotValid" ? nil : Self.kind(of: fault)), ("storeEmpty", true)])
+            }
+            return StepBuilder.app("products", expect: [
+                StepBuilder.error("httpStatus"),
+                ("requests", .array([StepBuilder.request("GET", FaultPath.products.rawValue, status: 400)])),
+                ("storeEmpty", true),
+            ])
+        case .known(let name, let expires, let alive):
+            let unchanged = ("store", SpecJSON.object([("accessToken", .string("${\(name)}"))]))
+            let needsRenewal = state.now >= expires - Self.margin
+            if needsRenewal, state.credentials == nil, state.now >= expires {
+                return StepBuilder.app("products", note: "Expired, and no credentials in memory to renew it with.", expect: [
+                    StepBuilder.error("notLoggedIn"), ("requests", .array([])), unchanged,
+                ])
+            }
+            if !needsRenewal || state.credentials == nil {
+                // The stored token goes out as it is.
+                if let fault = state.productsFault {
+                    guard fault == "tokenNotValid", state.credentials != nil else {
+                        return StepBuilder.app("products", expect: [StepBuilder.error(Self.kind(of: fault)), unchanged])
+                    }
+                    if let tokenFault = state.tokenFault {
+                        return StepBuilder.app("products", expect: [StepBuilder.error(Self.kind(of: tokenFault)), unchanged])
+                    }
+                    return StepBuilder.app("products", note: "Rejected, renewed once, rejected again.", expect: [StepBuilder.error("tokenRejected"), renewed(from: name, &state)])
+                }
+                if alive {
+                    return StepBuilder.app("products", note: needsRenewal ? "Inside the margin but not expired, with nothing to renew it with: sent as it is." : "Outside the renewal margin: the stored token as it is.", expect: [
+                        ("outcome", "ok"),
+                        ("requests", .array([StepBuilder.request("GET", FaultPath.products.rawValue, status: 200, [("headers", .object([("Authorization", .string("Bearer ${\(name)}"))]))])])),
+                        unchanged,
+                    ])
+                }
+                guard state.credentials != nil else {
+                    return StepBuilder.app("products", note: "Revoked, and no credentials to recover with.", expect: [
+                        StepBuilder.error("tokenRejected"),
+                        ("requests", .array([StepBuilder.request("GET", FaultPath.products.rawValue, status: 401, [("headers", .object([("Authorization", .string("Bearer ${\(name)}"))]))])])),
+                        unchanged,
+                    ])
+                }
+                if let tokenFault = state.tokenFault {
+                    return StepBuilder.app("products", expect: [StepBuilder.error(Self.kind(of: tokenFault)), unchanged])
+                }
+                return StepBuilder.app("products", note: "Revoked: recovered from once.", expect: [("outcome", "ok"), renewed(from: name, &state)])
+            }
+            // Inside the margin with credentials: one renewal first.
+            if let tokenFault = state.tokenFault {
+                return StepBuilder.app("products", note: "The renewal meets the fault: the token is kept.", expect: [StepBuilder.error(Self.kind(of: tokenFault)), unchanged])
+            }
+            if let fault = state.productsFault {
+                let kind = fault == "tokenNotValid" ? "tokenRejected" : Self.kind(of: fault)
+                return StepBuilder.app("products", expect: [StepBuilder.error(kind), renewed(from: name, &state)])
+            }
+            let requests: [(String, SpecJSON)] = alive ? [("requests", .array([
+                StepBuilder.request("POST", FaultPath.token.rawValue, status: 200),
+                StepBuilder.request("GET", FaultPath.products.rawValue, status: 200, [("headers", .object([("Authorization", .object([("notEquals", .string("Bearer ${\(name)}"))]))]))]),
+            ]))] : []
+            return StepBuilder.app("products", note: "Inside the 60-second margin: exactly one renewal, then the call with the new token.", expect: [("outcome", "ok")] + requests + [renewed(from: name, &state)])
+        }
+    }
+
+    private func refreshToken(_ state: inout State) -> SpecJSON? {
+        guard let client = state.credentials else {
+            return StepBuilder.app("refreshToken", note: "No credentials in memory.", expect: [StepBuilder.error("notLoggedIn"), ("requests", .array([]))] + [state.storeUnchanged].compactMap { $0 })
+        }
+        switch state.token {
+        case .unknown:
+            return nil
+        case .none:
+            return StepBuilder.app("refreshToken", note: "Nothing stored to refresh.", expect: [StepBuilder.error("notLoggedIn"), ("requests", .array([])), ("storeEmpty", true)])
+        case .known(let name, _, let alive):
+            let unchanged = ("store", SpecJSON.object([("accessToken", .string("${\(name)}"))]))
+            if let fault = state.tokenFault {
+                return StepBuilder.app("refreshToken", expect: [StepBuilder.error(Self.kind(of: fault)), unchanged])
+            }
+            guard alive else {
+                return StepBuilder.app("refreshToken", note: "The stored token was revoked: the refresh is refused.", expect: [
+                    StepBuilder.error("tokenEndpoint"),
+                    ("requests", .array([StepBuilder.request("POST", FaultPath.token.rawValue, status: 401)])),
+                    unchanged,
+                ])
+            }
+            return StepBuilder.app("refreshToken", expect: [
+                ("outcome", "ok"),
+                ("requests", .array([StepBuilder.request("POST", FaultPath.token.rawValue, status: 200, [
+                    ("form", .object([("grant_type", "refresh_token"), ("client_id", .string(Self.clients[client].0)), ("refresh_token", .string("${\(name)}"))])),
+                ])])),
+                renewed(from: name, &state),
+            ])
+        }
+    }
+}

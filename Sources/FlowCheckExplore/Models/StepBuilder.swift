@@ -1,0 +1,28 @@
+/// Small builders for the steps models write, so each model reads as its predictions.
+enum StepBuilder {
+    /// An app step: `{"app": name, "with": {...}, "expect": {...}}`.
+    static func app(_ name: String, with arguments: [(String, String)] = [], note: String? = nil, expect: [(String, SpecJSON)]) -> SpecJSON {
+        var members: [(String, SpecJSON)] = [("app", .string(name))]
+        if !arguments.isEmpty { members.append(("with", .object(arguments.map { ($0.0, .string($0.1)) }))) }
+        if let note { members.append(("note", .string(note))) }
+        if !expect.isEmpty { members.append(("expect", .object(expect))) }
+        return .object(members)
+    }
+
+    /// A request the server must have seen.
+    static func request(_ method: String, _ path: String, status: Int, _ extra: [(String, SpecJSON)] = []) -> SpecJSON {
+        .object([("method", .string(method)), ("path", .string(path))] + extra + [("status", .int(status))])
+    }
+
+    /// `"error": {"kind": K}`, or `"outcome": "error"` when the kind is not predicted.
+    static func error(_ kind: String?) -> (String, SpecJSON) {
+        guard let kind else { return ("outcome", "error") }
+        return ("error", .object([("kind", .string(kind))]))
+    }
+
+    /// A matcher that keeps the value under `name`, optionally differing from an earlier one.
+    static func capture(_ name: String, notEquals previous: String? = nil) -> SpecJSON {
+        guard let previous else { return .object([("present", true), ("capture", .string(name))]) }
+        return .object([("notEquals", .string("${\(previous)}")), ("capture", .string(name))])
+    }
+}

@@ -1,0 +1,108 @@
+import FlowCheckProviders
+import FlowCheckSpec
+
+/// A model of one provider's actions, from which `flowcheck explore` draws random flows.
+///
+/// A model works on abstract actions, not spec text: it generates a plan from a seeded
+/// generator, and renders a plan into an ordinary spec, predicting as it goes only what it can
+/// be sure of from the seeds and the committed specs. Shrinking removes and simplifies actions
+/// and renders again, so the predictions always follow from the steps that remain.
+public protocol ProviderModel: Sendable {
+    /// One thing the app, the user or the world does.
+    associatedtype Action: Sendable, Equatable
+
+    /// The provider the flows are for.
+    var provider: Provider { get }
+    /// The id prefix of its flows, e.g. `MLT` in `EXP-MLT-1-17`.
+    var idPrefix: String { get }
+
+    /// A random plan of at most `maxSteps` actions.
+    func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action>
+
+    /// The plan as a spec with the model's predictions as ordinary `expect` checks. An action
+    /// whose outcome the model cannot predict where it now stands (after shrinking removed what
+    /// it depended on) is left out, so the spec never expects what the seeds leave open.
+    func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow
+
+    /// Simpler forms of an action for shrinking (a clock jump onto a boundary, a fault without
+    /// a path): tried in order, each kept only if the flow still fails the same way.
+    func simplifications(of action: Action) -> [Action]
+}
+
+/// A flow as a model plans it: which fixture variant, then the actions in order.
+public struct ModelPlan<Action: Sendable & Equatable>: Sendable, Equatable {
+    /// The model's fixture choice (for example a token lifetime); 0 is the plainest.
+    public var variant: Int
+    public var actions: [Action]
+
+    /// A plan of `actions` on fixture `variant`.
+    public init(variant: Int, actions: [Action]) {
+        self.variant = variant
+        self.actions = actions
+    }
+}
+
+/// A rendered plan: the spec and how many steps it has.
+public struct RenderedFlow: Sendable {
+    public var spec: SpecJSON
+    public var stepCount: Int
+
+    /// A rendered spec of `stepCount` steps.
+    public init(spec: SpecJSON, stepCount: Int) {
+        self.spec = spec
+        self.stepCount = stepCount
+    }
+}
+
+/// Every provider model `flowcheck explore` knows, in the order flows are dealt to them.
+public enum ExploreModels {
+    /// The registered models, erased so a list can hold them.
+    public static let all: [AnyProviderModel] = [
+        AnyProviderModel(MoltinModel()),
+        AnyProviderModel(CloverFullModel()),
+    ]
+
+    /// The model for `provider`, if there is one.
+    public static func model(for provider: String) -> AnyProviderModel? {
+        all.first { $0.provider.rawValue == provider }
+    }
+}
+
+/// A provider model with its action type hidden: plans travel as opaque boxes.
+public struct AnyProviderModel: Sendable {
+    /// The provider the flows are for.
+    public let provider: Provider
+    /// The id prefix of its flows.
+    public let idPrefix: String
+    let generateBox: @Sendable (inout SplitMix64, Int) -> OpaquePlan
+    let renderBox: @Sendable (OpaquePlan, String) -> RenderedFlow
+    let shrinkSteps: @Sendable (OpaquePlan) -> [OpaquePlan]
+
+    /// Erases `model`.
+    public init<Model: ProviderModel>(_ model: Model) {
+        provider = model.provider
+        idPrefix = model.idPrefix
+        generateBox = { random, steps in OpaquePlan(model.generate(using: &random, maxSteps: steps)) }
+        renderBox = { plan, id in model.render(plan.unwrap(Model.Action.self), id: id) }
+        shrinkSteps = { plan in
+            let plan = plan.unwrap(Model.Action.self)
+            return Shrinker.candidates(of: plan, simplify: model.simplifications).map(OpaquePlan.init)
+        }
+    }
+}
+
+/// A plan whose action type only its model knows.
+struct OpaquePlan: @unchecked Sendable {
+    // Only ever a ModelPlan<Action> of Sendable actions; erased so models can share one list.
+    let value: Any
+    let length: Int
+
+    init<Action>(_ plan: ModelPlan<Action>) {
+        value = plan
+        length = plan.actions.count
+    }
+
+    func unwrap<Action>(_ type: Action.Type) -> ModelPlan<Action> {
+        value as! ModelPlan<Action>
+    }
+}

@@ -1,0 +1,88 @@
+/// A JSON value with its object keys in the order written, printed the way the committed specs
+/// are (two-space indent, `"key": value`): an explored flow is an ordinary spec file, byte for
+/// byte the same for the same seed.
+public indirect enum SpecJSON: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case bool(Bool)
+    case array([SpecJSON])
+    case object([(String, SpecJSON)])
+
+    public static func == (lhs: SpecJSON, rhs: SpecJSON) -> Bool {
+        lhs.pretty() == rhs.pretty()
+    }
+
+    /// The value as pretty-printed JSON text, ending without a newline.
+    public func pretty(indent: Int = 0) -> String {
+        let pad = String(repeating: "  ", count: indent)
+        let inner = String(repeating: "  ", count: indent + 1)
+        switch self {
+        case .string(let text): return Self.quoted(text)
+        case .int(let value): return String(value)
+        case .bool(let value): return value ? "true" : "false"
+        case .array(let items):
+            if items.isEmpty { return "[]" }
+            return "[\n" + items.map { inner + $0.pretty(indent: indent + 1) }.joined(separator: ",\n") + "\n" + pad + "]"
+        case .object(let members):
+            if members.isEmpty { return "{}" }
+            return "{\n" + members.map { inner + Self.quoted($0.0) + ": " + $0.1.pretty(indent: indent + 1) }.joined(separator: ",\n") + "\n" + pad + "}"
+        }
+    }
+
+    /// A JSON string literal (RFC 8259 §7).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension SpecJSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+/// Builds the pieces of an explored spec.
+public enum SpecText {
+    /// A duration as `advanceClock` writes it: `1h2m3s`, `59m1s`, `90s` reads as `1m30s`.
+    public static func duration(_ seconds: Int) -> String {
+        precondition(seconds > 0, "a clock jump moves forward")
+        let hours = seconds / 3600, minutes = seconds % 3600 / 60, rest = seconds % 60
+        var text = ""
+        if hours > 0 { text += "\(hours)h" }
+        if minutes > 0 { text += "\(minutes)m" }
+        if rest > 0 { text += "\(rest)s" }
+        return text
+    }
+
+    /// A whole spec: the top-level keys in the order the committed specs use.
+    public static func spec(id: String, title: String, summary: String, seed: String, passage: String, provider: String, fixture: SpecJSON, decisions: [String], steps: [SpecJSON]) -> SpecJSON {
+        .object([
+            ("$schema", "../flowcheck.schema.json"),
+            ("id", .string(id)),
+            ("title", .string(title)),
+            ("summary", .string(summary)),
+            ("source", .object([("seed", .string(seed)), ("passage", .string(passage))])),
+            ("provider", .string(provider)),
+            ("fixture", fixture),
+            ("decisions", .array(decisions.map(SpecJSON.string))),
+            ("steps", .array(steps)),
+        ])
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import FlowCheckCoreDriver
+import FlowCheckExplore
+import FlowCheckProviders
+import FlowCheckRunner
+import FlowCheckSpec
+
+/// A broken SDK with the provider explore should find its defect through.
+struct BrokenCase: Sendable, CustomTestStringConvertible {
+    let name: String
+    let driver: any FlowDriver
+    let provider: String
+    var testDescription: String { name }
+}
+
+private let brokenCases: [BrokenCase] = [
+    BrokenCase(name: "Moltin renewal margin off by one", driver: ExploreBrokenSDKs.moltinMarginOffByOne, provider: "moltin"),
+    BrokenCase(name: "Clover refresh margin off by one", driver: ExploreBrokenSDKs.cloverMarginOffByOne, provider: "clover"),
+    BrokenCase(name: "Refresh Token on an empty store re-authenticates", driver: ExploreBrokenSDKs.moltinRefreshOnEmptyStoreReauths, provider: "moltin"),
+    BrokenCase(name: "stale in-memory token after Delete Token and Auth", driver: ExploreBrokenSDKs.moltinStaleTokenAfterDelete, provider: "moltin"),
+    BrokenCase(name: "credentials remembered once", driver: ExploreBrokenSDKs.moltinCredentialsRememberedOnce, provider: "moltin"),
+]
+
+private let specsFolder = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("specs").path
+
+private func temporaryFolder() -> String {
+    NSTemporaryDirectory() + "flowcheck-explore-\(UUID().uuidString)"
+}
+
+private func models(_ provider: String) -> [AnyProviderModel] {
+    ExploreModels.all.filter { $0.provider.rawValue == provider }
+}
+
+@Suite(.timeLimit(.minutes(5)))
+struct ExploreBrokenSDKTests {
+    @Test("The committed specs do not catch it", arguments: brokenCases)
+    func committedSpecsMissIt(_ broken: BrokenCase) async throws {
+        let specs = try SpecLoader.standard.load(paths: [specsFolder]).specs
+        #expect(specs.count > 40)
+        let results = await FlowRunner(driver: broken.driver).run(specs)
+        let caught = results.filter { $0.status == .failed || $0.status == .error }.map(\.id)
+        #expect(caught.isEmpty, "already caught by \(caught)")
+    }
+
+    @Test("Explore finds it, shrinks it to at most 8 steps, and the written spec fails the same way", arguments: brokenCases)
+    func exploreFindsIt(_ broken: BrokenCase) async throws {
+        let out = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let summary = try await Explorer(driver: broken.driver, options: .init(seed: 7, runs: 300, models: models(broken.provider), outputDirectory: out)).run()
+        let finding = try #require(summary.findings.first, "explore found nothing in \(summary.flows) flows")
+        #expect(finding.stepCount <= 8, "shrunk to \(finding.stepCount) steps")
+        #expect(finding.confirmed)
+        // The written file is an ordinary spec: loaded and run as `flowcheck DIR` would.
+        let loaded = try SpecLoader.standard.load(paths: [out])
+        #expect(loaded.diagnostics.isEmpty)
+        let spec = try #require(loaded.specs.first { $0.id == finding.id })
+        let result = await FlowRunner(driver: broken.driver).run(spec)
+        #expect(result.status == .failed)
+        #expect(result.failures.first?.message == finding.message)
+        // And our SDK core passes it: the finding is the defect, not the model.
+        #expect(await FlowRunner(driver: CoreSDKDriver()).run(spec).status == .passed)
+    }
+}
+
+@Suite(.timeLimit(.minutes(5)))
+struct ExploreTests {
+    @Test("Our SDK core: a few hundred explored flows find nothing")
+    func coreFindsNothing() async throws {
+        let out = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let summary = try await Explorer(driver: CoreSDKDriver(), options: .init(seed: 11, runs: 400, outputDirectory: out)).run()
+        #expect(summary.findings.isEmpty, "\(summary.findings.map(\.message))")
+        #expect(summary.failedFlows == 0)
+        #expect(summary.harnessErrors.isEmpty)
+        #expect(summary.flowsPerProvider == ["moltin": 200, "clover": 200])
+    }
+
+    @Test("The same seed gives byte-identical spec files and the same summary")
+    func sameSeedSameResult() async throws {
+        let first = temporaryFolder(), second = temporaryFolder()
+        defer { for folder in [first, second] { try? FileManager.default.removeItem(atPath: folder) } }
+        func explore(_ out: String) async throws -> Explorer.Summary {
+            try await Explorer(driver: ExploreBrokenSDKs.moltinMarginOffByOne, options: .init(seed: 3, runs: 120, models: models("moltin"), outputDirectory: out, concurrency: 2)).run()
+        }
+        let a = try await explore(first), b = try await explore(second)
+        #expect(!a.findings.isEmpty)
+        #expect(a.findings.map(\.message) == b.findings.map(\.message))
+        #expect(a.findings.map(\.stepCount) == b.findings.map(\.stepCount))
+        #expect(a.failedFlows == b.failedFlows)
+        let files = try FileManager.default.contentsOfDirectory(atPath: first).sorted()
+        #expect(files == (try FileManager.default.contentsOfDirectory(atPath: second).sorted()))
+        for file in files {
+            #expect(FileManager.default.contents(atPath: first + "/" + file) == FileManager.default.contents(atPath: second + "/" + file), "\(file) differs")
+        }
+        // Generation itself: the same seed and index, the same text; another seed, other flows.
+        let explorer = Explorer(driver: CoreSDKDriver(), options: .init(seed: 3))
+        #expect(explorer.specText(index: 5) == Explorer(driver: CoreSDKDriver(), options: .init(seed: 3)).specText(index: 5))
+        #expect(explorer.specText(index: 5) != Explorer(driver: CoreSDKDriver(), options: .init(seed: 4)).specText(index: 5))
+    }
+
+    @Test("Every generated flow is a valid spec", arguments: [1, 2, 3])
+    func generatedSpecsAreValid(_ seed: Int) {
+        let explorer = Explorer(driver: CoreSDKDriver(), options: .init(seed: UInt64(seed), maxSteps: 20))
+        for index in 0..<100 {
+            let text = explorer.specText(index: index)
+            guard case .valid = SpecLoader.standard.decode(Array(text.utf8), file: "gen.json") else {
+                Issue.record("flow \(index) of seed \(seed) is not a valid spec:\n\(text)")
+                return
+            }
+        }
+    }
+}
