@@ -1,3 +1,5 @@
+import FlowCheckSpec
+
 /// A JSON value with its object keys in the order written, printed the way the committed specs
 /// are (two-space indent, `"key": value`): an explored flow is an ordinary spec file, byte for
 /// byte the same for the same seed.
@@ -71,6 +73,11 @@ public enum SpecText {
         return text
     }
 
+    /// The requirement ids the invariants cite, once each, in invariant order.
+    static let explorationRequirements: [String] = Invariant.allCases.flatMap(\.requirements).reduce(into: []) { ids, id in
+        if !ids.contains(id) { ids.append(id) }
+    }
+
     /// A whole spec: the top-level keys in the order the committed specs use.
     public static func spec(id: String, title: String, summary: String, seed: String, passage: String, provider: String, fixture: SpecJSON, decisions: [String], steps: [SpecJSON]) -> SpecJSON {
         .object([
@@ -79,6 +86,8 @@ public enum SpecText {
             ("title", .string(title)),
             ("summary", .string(summary)),
             ("source", .object([("seed", .string(seed)), ("passage", .string(passage))])),
+            // What an explored flow checks: the invariants, on every step.
+            ("requirements", .array(explorationRequirements.map(SpecJSON.string))),
             ("provider", .string(provider)),
             ("fixture", fixture),
             ("decisions", .array(decisions.map(SpecJSON.string))),
