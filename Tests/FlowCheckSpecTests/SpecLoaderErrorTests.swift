@@ -50,7 +50,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:12: error: a flow needs at least one step at $.steps\n  fix: add a step, e.g. {\"app\": \"products\", \"expect\": {\"outcome\": \"ok\"}}",
         ]),
         Case(name: "unknown key, near miss", json: spec(steps: #"[{"app": "products", "expcet": {"outcome": "ok"}}]"#), expected: [
-            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, async, advanceClock, fault, clearFaults, server, send, await, crashStore, expect, requirements",
+            "t.json:7:33: error: unknown key \"expcet\" at $.steps[0].expcet\n  fix: did you mean \"expect\"? allowed keys here: note, app, browser, with, async, advanceClock, fault, clearFaults, server, send, await, crashStore, expect, requirements, allow",
         ]),
         Case(name: "unknown step action", json: spec(steps: #"[{"app": "prodcts"}]"#), expected: [
             "t.json:7:21: error: unknown app action \"prodcts\" for provider \"moltin\" at $.steps[0].app\n  fix: did you mean \"products\"? actions for moltin: auth, refreshToken, deleteToken, products, relaunch",

@@ -21,8 +21,8 @@ struct InvariantObservation {
     var opened: [URL]
     /// Whether a page the SDK opened is still showing.
     var browserShowing: Bool
-    /// The SDK's stored token after the step.
-    var store: [String: String]
+    /// The SDK's stored token after the step; nil when it could not be read (or INV-KEEP is off).
+    var store: [String: String]?
     /// The store's files, measured after the step; nil when the store is not file-backed.
     var storeFiles: StoreDirectoryFacts?
     /// Every credential the fake has issued so far (tokens, codes).
@@ -98,7 +98,7 @@ struct InvariantJudge {
             }
             violations += found.map { InvariantViolation(invariant: invariant, detail: $0) }
         }
-        previousStore = observation.store
+        if let store = observation.store { previousStore = store }
         previousFiles = observation.storeFiles
         for url in observation.opened {
             loginState = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value
@@ -207,7 +207,7 @@ struct InvariantJudge {
     // MARK: - INV-KEEP
 
     private func lostToTransientFailure(_ observation: InvariantObservation) -> [String] {
-        guard !previousStore.isEmpty, observation.store != previousStore else { return [] }
+        guard let store = observation.store, !previousStore.isEmpty, store != previousStore else { return [] }
         if case .app(let name, _)? = observation.step.action, provider.actions.first(where: { $0.name == name })?.clearsStore == true { return [] }
         let window = observation.window
         // The provider issued a new token, or refused the old one: the store may change.
@@ -216,7 +216,7 @@ struct InvariantJudge {
         var transientError: String?
         if case .error(let kind, _)? = observation.outcome, ["transport", "serverError", "invalidResponse"].contains(kind) { transientError = kind }
         guard !transient.isEmpty || transientError != nil else { return [] }
-        let what = observation.store.isEmpty ? "deleted the stored token" : "replaced the stored token"
+        let what = store.isEmpty ? "deleted the stored token" : "replaced the stored token"
         let cause = transient.first.map { "\($0.request.method) \($0.request.path) → \($0.response.status == 0 ? "no answer" : String($0.response.status))\($0.fault.map { " (\($0))" } ?? "")" } ?? "a \(transientError!) error"
         return ["the SDK \(what) after \(cause), a transient failure; the provider never refused the token"]
     }
