@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckCoreDriver
+import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSDK
 
@@ -123,7 +124,7 @@ struct WebHostFirstDriver: FlowDriver {
 struct RefusedCodeKeepsBrowserDriver: FlowDriver {
     let name = "no dismiss after a refused code"
     func makeSession(for context: DriverContext) async throws -> any FlowSession {
-        let refused = Flag()
+        let refused = Locked(false)
         return try await CoreSDKDriver(
             name: name,
             transport: { base in RefusalWatchingTransport(base: base, refused: refused) },
@@ -131,35 +132,21 @@ struct RefusedCodeKeepsBrowserDriver: FlowDriver {
         ).makeSession(for: context)
     }
 
-    final class LockedText: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: String?
-        func set(_ new: String) { lock.lock(); value = new; lock.unlock() }
-        var text: String? { lock.lock(); defer { lock.unlock() }; return value }
-    }
-
-    final class Flag: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = false
-        func set(_ new: Bool) { lock.lock(); value = new; lock.unlock() }
-        var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
-    }
-
     struct RefusalWatchingTransport: HTTPTransport {
         let base: any HTTPTransport
-        let refused: Flag
+        let refused: Locked<Bool>
         func send(_ request: TransportRequest) async throws -> TransportResponse {
             let response = try await base.send(request)
-            if request.url.path == "/oauth/tokens" { refused.set((400..<500).contains(response.status)) }
+            if request.url.path == "/oauth/tokens" { refused.withLock { $0 = (400..<500).contains(response.status) } }
             return response
         }
     }
 
     struct SkippingDismissUserAgent: ExternalUserAgent {
         let base: any ExternalUserAgent
-        let refused: Flag
-        func open(_ url: URL) async throws { refused.set(false); try await base.open(url) }
-        func dismiss() async { if !refused.isSet { await base.dismiss() } }
+        let refused: Locked<Bool>
+        func open(_ url: URL) async throws { refused.withLock { $0 = false }; try await base.open(url) }
+        func dismiss() async { if !refused.withLock({ $0 }) { await base.dismiss() } }
     }
 }
 
@@ -167,19 +154,19 @@ struct RefusedCodeKeepsBrowserDriver: FlowDriver {
 struct SecretAfterUpdateDriver: FlowDriver {
     let name = "app secret sent after updateToken"
     func makeSession(for context: DriverContext) async throws -> any FlowSession {
-        let updated = RefusedCodeKeepsBrowserDriver.Flag()
-        let secret = RefusedCodeKeepsBrowserDriver.LockedText()
+        let updated = Locked(false)
+        let secret = Locked<String?>(nil)
         let inner = try await CoreSDKDriver(name: name, transport: { base in
             BrokenVariants.TamperingTransport(base: base) { request in
-                guard updated.isSet, let value = secret.text else { return request }
+                guard updated.withLock({ $0 }), let value = secret.withLock({ $0 }) else { return request }
                 var request = request
                 request.headers.append(("X-Clover-App-Secret", value))
                 return request
             }
         }).makeSession(for: context)
         return BrokenVariants.OverridingSession(inner: inner, context: context) { call, _, _ in
-            if let value = call.arguments["appSecret"] { secret.set(value) }
-            if call.name == "updateToken" { updated.set(true) }
+            if let value = call.arguments["appSecret"] { secret.withLock { $0 = value } }
+            if call.name == "updateToken" { updated.withLock { $0 = true } }
             return nil
         }
     }
@@ -189,13 +176,13 @@ struct SecretAfterUpdateDriver: FlowDriver {
 struct LogoutOnMerchant5xxDriver: FlowDriver {
     let name = "logs out after a merchant call answered 5xx"
     func makeSession(for context: DriverContext) async throws -> any FlowSession {
-        let failed = RefusedCodeKeepsBrowserDriver.Flag()
+        let failed = Locked(false)
         let inner = try await CoreSDKDriver(name: name, transport: { base in StatusWatchingTransport(base: base, flag: failed) }).makeSession(for: context)
         return BrokenVariants.OverridingSession(inner: inner, context: context) { call, inner, _ in
             guard call.name == "merchant" else { return nil }
-            failed.set(false)
+            failed.withLock { $0 = false }
             let outcome = try await inner.perform(call)
-            if case .error = outcome, failed.isSet { _ = try await inner.perform(AppCall(name: "logout")) }
+            if case .error = outcome, failed.withLock({ $0 }) { _ = try await inner.perform(AppCall(name: "logout")) }
             return outcome
         }
     }
@@ -203,10 +190,10 @@ struct LogoutOnMerchant5xxDriver: FlowDriver {
     /// Sets `flag` when a merchant request is answered 5xx.
     struct StatusWatchingTransport: HTTPTransport {
         let base: any HTTPTransport
-        let flag: RefusedCodeKeepsBrowserDriver.Flag
+        let flag: Locked<Bool>
         func send(_ request: TransportRequest) async throws -> TransportResponse {
             let response = try await base.send(request)
-            if request.url.path.hasPrefix("/v3/merchants"), response.status >= 500 { flag.set(true) }
+            if request.url.path.hasPrefix("/v3/merchants"), response.status >= 500 { flag.withLock { $0 = true } }
             return response
         }
     }
@@ -214,19 +201,18 @@ struct LogoutOnMerchant5xxDriver: FlowDriver {
 
 
 /// Adds the last Authorization header it saw to every request sent without one.
-final class StickyBearer: HTTPTransport, @unchecked Sendable {
+struct StickyBearer: HTTPTransport {
     let base: any HTTPTransport
-    private let lock = NSLock()
-    private var last: String?
+    private let last = Locked<String?>(nil)
     init(base: any HTTPTransport) { self.base = base }
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try await base.send(stick(request))
-    }
-    private func stick(_ request: TransportRequest) -> TransportRequest {
         var request = request
-        lock.lock()
-        defer { lock.unlock() }
-        if let header = request.headers.first(where: { $0.0.lowercased() == "authorization" })?.1 { last = header } else if let last { request.headers.append(("Authorization", last)) }
-        return request
+        let header = request.headers.first { $0.0.lowercased() == "authorization" }?.1
+        let sticky = last.withLock { last -> String? in
+            if let header { last = header; return nil }
+            return last
+        }
+        if let sticky { request.headers.append(("Authorization", sticky)) }
+        return try await base.send(request)
     }
 }

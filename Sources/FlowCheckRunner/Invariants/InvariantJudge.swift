@@ -60,6 +60,8 @@ struct InvariantJudge {
     let provider: Provider
     let enabled: Set<Invariant>
     private var secrets = SecretForms()
+    /// The server-only secrets' forms, built once for the flow.
+    private var serverOnly = SecretForms()
     private var previousStore: [String: String] = [:]
     private var previousFiles: StoreDirectoryFacts?
     private var nonces: [(kind: String, value: String, step: Int)] = []
@@ -70,6 +72,7 @@ struct InvariantJudge {
         self.provider = provider
         self.enabled = enabled
         secrets.add(provider.fixtureSecrets)
+        serverOnly.add(provider.serverOnlySecrets)
     }
 
     /// Secrets the app handed the SDK in call arguments: the SDK must not hand them back in
@@ -145,11 +148,9 @@ struct InvariantJudge {
     // MARK: - INV-SECRET-WIRE
 
     private func serverSecretsSent(_ requests: [RecordedExchange]) -> [String] {
-        guard !provider.serverOnlySecrets.isEmpty else { return [] }
-        var forms = SecretForms()
-        forms.add(provider.serverOnlySecrets)
+        guard !serverOnly.needles.isEmpty else { return [] }
         return requests.compactMap { exchange in
-            forms.firstOccurring(in: Self.wireText(exchange.request)).map { "\(exchange.request.method) \(exchange.request.path) carried \($0), a secret that stays on the server or with the user" }
+            serverOnly.firstOccurring(in: Self.wireText(exchange.request)).map { "\(exchange.request.method) \(exchange.request.path) carried \($0), a secret that stays on the server or with the user" }
         }
     }
 

@@ -57,7 +57,10 @@ struct SecretForms: Sendable {
     static func readings(of text: String) -> [[UInt8]] {
         var readings = [Array(text.utf8)]
         if text.contains("%") || text.contains("+") {
-            readings.append(percentDecoded(Array(text.utf8)))
+            // With `+` as a space (forms) and as itself (paths, and encoders that leave `+`
+            // alone, such as the URL-host set the tutorial uses).
+            readings.append(percentDecoded(Array(text.utf8), plusIsSpace: true))
+            readings.append(percentDecoded(Array(text.utf8), plusIsSpace: false))
         }
         for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "," || $0 == "\"" }) where token.count >= 8 {
             if let data = Data(base64Encoded: String(token)) ?? Data(base64Encoded: padded(String(token))) {
@@ -72,7 +75,7 @@ struct SecretForms: Sendable {
         return standard + String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
     }
 
-    private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+    private static func percentDecoded(_ bytes: [UInt8], plusIsSpace: Bool) -> [UInt8] {
         var out: [UInt8] = []
         var index = 0
         while index < bytes.count {
@@ -81,7 +84,7 @@ struct SecretForms: Sendable {
                 out.append(high << 4 | low)
                 index += 3
             } else {
-                out.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                out.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
                 index += 1
             }
         }
