@@ -41,10 +41,14 @@ struct FuzzProvider: ProviderDescription {
     }
 }
 
+/// A few ids of each shape the catalogue holds, so `requirements` lists reach both the
+/// "known id" and the "unknown id, did you mean" paths.
+let fuzzRequirements = RequirementCatalog(["RFC6749-4.1", "RFC6749-10.12", "RFC7636-4.6", "SEED-003-refresh", "SEED-001-full"])
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func specFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
-    let loader = SpecLoader(providers: ProviderCatalog([FuzzProvider()]))
+    let loader = SpecLoader(providers: ProviderCatalog([FuzzProvider()]), requirements: fuzzRequirements)
     switch loader.decode(bytes, file: "fuzz.json") {
     case .valid(let spec):
         // Rendering touches every decoded value, as the runner and reports do.
