@@ -34,15 +34,16 @@ public struct FlowCheckCommand: Sendable {
         public var colour: Bool
         /// The wall clock, for `serve` only: flows run on a virtual clock.
         public var now: @Sendable () -> Date
-        /// Returns when `serve` should stop (Ctrl-C).
-        public var waitForStop: @Sendable () async -> Void
+        /// The first SIGINT or SIGTERM: it stops a run (no flow starts after it, running
+        /// flows are cancelled, the reports say so) and ends `serve`.
+        public var interrupt: InterruptSignal
 
-        public init(githubActions: Bool = false, stepSummaryPath: String? = nil, colour: Bool = false, now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 0) }, waitForStop: @escaping @Sendable () async -> Void = {}) {
+        public init(githubActions: Bool = false, stepSummaryPath: String? = nil, colour: Bool = false, now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 0) }, interrupt: InterruptSignal = InterruptSignal()) {
             self.githubActions = githubActions
             self.stepSummaryPath = stepSummaryPath
             self.colour = colour
             self.now = now
-            self.waitForStop = waitForStop
+            self.interrupt = interrupt
         }
     }
 
@@ -52,6 +53,10 @@ public struct FlowCheckCommand: Sendable {
         case failed = 1
         case usageOrInvalidSpec = 2
         case harnessFailure = 3
+        /// Stopped by SIGINT (128 + 2), as a shell reports a process Ctrl-C ended.
+        case interrupted = 130
+        /// Stopped by SIGTERM (128 + 15).
+        case terminated = 143
     }
 
     public let driver: any FlowDriver
@@ -172,7 +177,10 @@ public struct FlowCheckCommand: Sendable {
         let colour = environment.colour
         let progress = json ? nil : console.progress
         progress?("[0/\(total)] running")
-        let flows = await FlowRunner(driver: driver, options: runnerOptions).run(specs) { flow in
+        // Temporary report files a killed run left behind go before anything is written.
+        for path in [options.junitPath, options.markdownPath] { ReportWriter.removeStaleTemporaryFiles(for: path) }
+        let runner = FlowRunner(driver: driver, options: runnerOptions)
+        let (flows, signal) = await Self.runUntilInterrupted(runner, specs, interrupt: environment.interrupt) { flow in
             let finished = done.increment()
             if json { return }
             progress?("")
@@ -180,14 +188,18 @@ public struct FlowCheckCommand: Sendable {
             if finished < total { progress?("[\(finished)/\(total)] running") }
         }
         progress?("")
-        let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name)
+        let interruption = signal.map { signal in
+            let finished = Set(flows.map(\.id))
+            return RunInterruption(signal: InterruptSignal.name(of: signal), notRun: specs.map(\.id).filter { !finished.contains($0) })
+        }
+        let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name, interruption: interruption)
 
         var reportFailed = false
-        for (path, text) in [(options.junitPath, JUnitReport.render(run)), (options.markdownPath, MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows)))] {
+        for (path, text, name) in [(options.junitPath, JUnitReport.render(run), "junit.xml"), (options.markdownPath, MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows)), "flowcheck.md")] {
             do {
-                try ReportWriter.write(text, to: path)
+                try ReportWriter.write(text, to: path, defaultName: name)
             } catch {
-                console.err("flowcheck: could not write \(path): \(error.localizedDescription)")
+                console.err("flowcheck: \(error)")
                 reportFailed = true
             }
         }
@@ -216,10 +228,44 @@ public struct FlowCheckCommand: Sendable {
             if !invalid.isEmpty { console.out("\(invalid.count) invalid spec\(invalid.count == 1 ? "" : "s") (see above)") }
             console.out(closing)
         }
+        if let interruption {
+            console.err("flowcheck: " + ControlCharacters.escaped(interruption.sentence(listing: 10)))
+            return signal == SIGTERM ? .terminated : .interrupted
+        }
 
         if reportFailed || run.errors > 0 { return .harnessFailure }
         if !invalid.isEmpty { return .usageOrInvalidSpec }
         return run.failed > 0 ? .failed : .passed
+    }
+
+    /// Runs `specs` until they finish or `interrupt` is delivered: then no flow starts, the
+    /// running ones are cancelled, and the finished ones come back with the signal.
+    static func runUntilInterrupted(_ runner: FlowRunner, _ specs: [FlowSpec], interrupt: InterruptSignal, onFinish: @escaping @Sendable (FlowResult) -> Void) async -> ([FlowResult], Int32?) {
+        enum Ended: Sendable {
+            case flows([FlowResult])
+            case signal(Int32?)
+        }
+        return await withTaskGroup(of: Ended.self) { group in
+            group.addTask { .flows(await runner.run(specs, onFinish: onFinish)) }
+            group.addTask { .signal(await interrupt.wait()) }
+            var flows: [FlowResult] = []
+            var signal: Int32?
+            while let ended = await group.next() {
+                switch ended {
+                case .flows(let finished):
+                    flows = finished
+                    // The run is over: the wait for a signal is no longer needed.
+                    group.cancelAll()
+                case .signal(let number):
+                    // A signal stops the run; a cancelled wait (the run ended) is not one.
+                    if let number {
+                        signal = number
+                        group.cancelAll()
+                    }
+                }
+            }
+            return (flows, signal)
+        }
     }
 
     /// The `index`-th of `count` slices (1-based): flows sorted by id, dealt round-robin, so the
@@ -305,7 +351,7 @@ public struct FlowCheckCommand: Sendable {
             }
         }
         console.out("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on loopback; Ctrl-C stops.")
-        await environment.waitForStop()
+        _ = await environment.interrupt.wait()
         host.stop()
         console.out("Stopped.")
         return .passed

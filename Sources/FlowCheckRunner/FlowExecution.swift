@@ -10,7 +10,7 @@ struct FlowExecution: Sendable {
     let spec: FlowSpec
     let driver: any FlowDriver
     let timeLimit: Duration
-    let watchdog: FlowRunner.Watchdog
+    let watchdog: Watchdog
     let issuedSecretsObserver: (@Sendable ([String]) -> Void)?
     let providers: [any ProviderKit]
     var invariants: Set<Invariant> = Set(Invariant.allCases)
@@ -33,7 +33,9 @@ struct FlowExecution: Sendable {
         }
     }
 
-    func run() async -> FlowResult {
+    /// The flow's result; `interrupted` when the task running it was cancelled before the
+    /// flow finished (its result then says so and judges nothing beyond the steps it ran).
+    func run() async -> (result: FlowResult, interrupted: Bool) {
         let started = ContinuousClock.now
         let progress = Progress()
         progress.state.withLock { $0.stepStatuses = Array(repeating: .notRun, count: spec.steps.count) }
@@ -44,6 +46,7 @@ struct FlowExecution: Sendable {
         var storage: URL?
         var session: (any FlowSession)?
         let background = BackgroundCalls()
+        var interrupted = false
         do {
             world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() }, onHoldEnd: { background.holdEnded() })
             storage = try Self.makeStorageDirectory()
@@ -56,13 +59,17 @@ struct FlowExecution: Sendable {
                 fixtureSecrets: spec.fixture.secrets, serverOnlySecrets: spec.fixture.serverOnlySecrets, actions: kit.actions,
                 origin: { persona.origin(serving: $0) }, accessTokenExpiry: { persona.accessTokenExpiry($0) }
             ), enabled: invariants)
-            await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
+            let ending = await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
                 await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
             } onTimeout: {
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
                     state.errorMessage = "the flow did not finish within \(limit.components.seconds) s of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
                 }
+            }
+            if case .cancelled = ending {
+                interrupted = true
+                progress.state.withLock { $0.errorMessage = "the run was interrupted before this flow finished (it was in step \($0.current))" }
             }
         } catch {
             progress.state.withLock { $0.errorMessage = "\(error)" }
@@ -89,7 +96,7 @@ struct FlowExecution: Sendable {
         if let storage { try? FileManager.default.removeItem(at: storage) }
         let elapsed = ContinuousClock.now - started
         let state = progress.state.withLock { $0 }
-        return buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, otherOrigins: otherOrigins, elapsed: elapsed)
+        return (buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, otherOrigins: otherOrigins, elapsed: elapsed), interrupted)
     }
 
     private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress, judge: InvariantJudge) async {
@@ -106,6 +113,8 @@ struct FlowExecution: Sendable {
         // on timing, so the diagram shows them together once every call is joined.
         var concurrentRequests: [FlowEvent] = []
         for (index, step) in spec.steps.enumerated() {
+            // Timed out or interrupted: the verdict is already recorded; no further step runs.
+            if Task.isCancelled { return }
             progress.state.withLock { $0.current = step.number }
             var outcome: CallOutcome?
             var events: [FlowEvent] = []
@@ -287,33 +296,52 @@ struct FlowExecution: Sendable {
         return (failures, optOuts, notChecked)
     }
 
-    /// Runs `body`, giving up after `limit` of real time: then `onTimeout` runs and `body` is
-    /// cancelled and left behind (a hung call may never come back).
-    private static func withTimeLimit(_ limit: Duration, watchdog: @escaping FlowRunner.Watchdog, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable () -> Void) async {
-        let settled = Locked(false)
-        let timerTask = Locked<Task<Void, Never>?>(nil)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let work = Task {
-                await body()
-                if settled.withLock({ done in defer { done = true }; return !done }) {
-                    timerTask.withLock { $0?.cancel() }
-                    continuation.resume()
-                }
-            }
-            let timer = Task {
-                // A guard against a hung SDK or server, not a wait in a flow: healthy flows never meet it.
-                await watchdog(limit)
-                if !Task.isCancelled, settled.withLock({ done in defer { done = true }; return !done }) {
-                    onTimeout()
-                    work.cancel()
-                    continuation.resume()
-                }
-            }
-            timerTask.withLock { $0 = timer }
-            // The work may have settled before the timer was stored: then nobody cancelled it,
-            // and it would linger for the whole time limit.
-            if settled.withLock({ $0 }) { timer.cancel() }
+    /// How a time-limited body ended.
+    enum Ending: Sendable {
+        case finished
+        case timedOut
+        /// The task running the flow was cancelled (the run was interrupted).
+        case cancelled
+    }
+
+    /// Runs `body`, giving up after `limit` of real time (then `onTimeout` runs) or when the
+    /// calling task is cancelled; either way `body` is cancelled and left behind (a hung call
+    /// may never come back). The watchdog settles the wait from its own thread, so a body that
+    /// holds every cooperative thread cannot keep the time limit from being recorded.
+    static func withTimeLimit(_ limit: Duration, watchdog: Watchdog, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable () -> Void) async -> Ending {
+        let ending = Locked<Ending?>(nil)
+        let work = Locked<Task<Void, Never>?>(nil)
+        let armed = Locked<Watchdog.Armed?>(nil)
+        let resume = Locked<CheckedContinuation<Void, Never>?>(nil)
+        /// The first ending wins; it cancels the others and resumes the waiter exactly once.
+        @Sendable func settle(_ how: Ending) {
+            guard ending.withLock({ current in defer { if current == nil { current = how } }; return current == nil }) else { return }
+            if case .timedOut = how { onTimeout() }
+            armed.withLock { $0 }?.disarm()
+            if case .finished = how {} else { work.withLock { $0 }?.cancel() }
+            resume.withLock { continuation in defer { continuation = nil }; return continuation }?.resume()
         }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                resume.withLock { $0 = continuation }
+                // Settled already (cancelled before the wait began): nothing else will resume it.
+                if ending.withLock({ $0 }) != nil {
+                    resume.withLock { continuation in defer { continuation = nil }; return continuation }?.resume()
+                    return
+                }
+                work.withLock { $0 = Task { await body(); settle(.finished) } }
+                armed.withLock { $0 = watchdog.arm(limit) { settle(.timedOut) } }
+                // Settled while starting: the new watch would otherwise run for the whole limit,
+                // and work started after a cancellation would go on uncancelled.
+                if ending.withLock({ $0 }) != nil {
+                    armed.withLock { $0 }?.disarm()
+                    work.withLock { $0 }?.cancel()
+                }
+            }
+        } onCancel: {
+            settle(.cancelled)
+        }
+        return ending.withLock { $0 } ?? .finished
     }
 
     private static func makeStorageDirectory() throws -> URL {

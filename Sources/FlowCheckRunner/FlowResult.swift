@@ -7,11 +7,14 @@ public struct RunResult: Sendable {
     public var invalidSpecs: [InvalidSpec]
     /// The driver the flows ran through.
     public var driverName: String
+    /// Set when a signal stopped the run before every selected flow had finished.
+    public var interruption: RunInterruption?
 
-    public init(flows: [FlowResult], invalidSpecs: [InvalidSpec] = [], driverName: String) {
+    public init(flows: [FlowResult], invalidSpecs: [InvalidSpec] = [], driverName: String, interruption: RunInterruption? = nil) {
         self.flows = flows
         self.invalidSpecs = invalidSpecs
         self.driverName = driverName
+        self.interruption = interruption
     }
 
     public var passed: Int { flows.filter { $0.status == .passed }.count }
@@ -19,6 +22,30 @@ public struct RunResult: Sendable {
     public var passedWithSkips: Int { flows.filter { $0.status == .passedWithSkips }.count }
     public var failed: Int { flows.filter { $0.status == .failed }.count }
     public var errors: Int { flows.filter { $0.status == .error }.count }
+}
+
+/// A run stopped by a signal: which one, and the selected flows that did not finish (a flow
+/// cut short is listed here, not judged).
+public struct RunInterruption: Sendable, Equatable {
+    /// `SIGINT` or `SIGTERM`.
+    public var signal: String
+    /// Ids of the flows that did not run to the end, in the order they were selected.
+    public var notRun: [String]
+
+    public init(signal: String, notRun: [String]) {
+        self.signal = signal
+        self.notRun = notRun
+    }
+
+    /// One sentence for the console and the reports, naming at most `listing` of the flows
+    /// that did not run (all of them when nil) and how many more there are.
+    public func sentence(listing: Int? = nil) -> String {
+        let head = "The run was interrupted by \(signal): \(notRun.count) flow\(notRun.count == 1 ? "" : "s") did not run"
+        guard !notRun.isEmpty else { return head + "." }
+        let shown = listing.map { Array(notRun.prefix($0)) } ?? notRun
+        let more = notRun.count - shown.count
+        return head + ": " + shown.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "") + "."
+    }
 }
 
 /// A spec file that is not a valid spec.

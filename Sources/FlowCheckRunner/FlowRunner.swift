@@ -4,16 +4,14 @@ import FlowCheckSpec
 
 /// Runs specs through a driver, each flow against its own fake server, several at once.
 public struct FlowRunner: Sendable {
-    /// Waits out a flow's real-time limit. The default sleeps; tests pass one that returns
-    /// when the flow under test is known to hang, so no test depends on real time.
-    public typealias Watchdog = @Sendable (Duration) async -> Void
-
     public struct Options: Sendable {
         /// How many flows run at once; defaults to the machine's core count.
         public var concurrency: Int
         /// Real time a flow may take before it is reported as hung. The clock in flows is
         /// virtual, so a healthy flow never comes near it.
         public var timeLimit: Duration
+        /// Decides when a flow has used up `timeLimit`: real time on a thread of its own by
+        /// default; tests pass one that fires when the flow under test is known to hang.
         public var watchdog: Watchdog
         /// Told, when each flow ends, of every secret its fake issued (tokens, codes): for
         /// tests that scan the reports for them. Reports never contain them.
@@ -27,7 +25,7 @@ public struct FlowRunner: Sendable {
         /// with masking off and expects the same verdicts.
         public var masking = true
 
-        public init(concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, timeLimit: Duration = .seconds(30), watchdog: @escaping Watchdog = { try? await Task.sleep(for: $0) }) {
+        public init(concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, timeLimit: Duration = .seconds(30), watchdog: Watchdog = .realTime) {
             self.concurrency = max(1, concurrency)
             self.timeLimit = timeLimit
             self.watchdog = watchdog
@@ -43,6 +41,10 @@ public struct FlowRunner: Sendable {
     }
 
     /// Runs every spec; results come back in the order of `specs`.
+    ///
+    /// Cancelling the calling task interrupts the run: no flow starts after that, running
+    /// flows are cancelled, and only the flows that finished are returned (a flow cut short is
+    /// left out, as if it had not run).
     /// - Parameter onFinish: told of each flow as it finishes (in finishing order), for a live
     ///   console.
     public func run(_ specs: [FlowSpec], onFinish: @Sendable (FlowResult) -> Void = { _ in }) async -> [FlowResult] {
@@ -74,29 +76,32 @@ public struct FlowRunner: Sendable {
     /// Keeps `concurrency` flows running until the sequence runs out; `finished` gets each
     /// result with the position of its spec in the sequence.
     private func drive<Specs: Sequence<FlowSpec>>(_ specs: Specs, finished: (Int, FlowResult) -> Void) async {
-        await withTaskGroup(of: (Int, FlowResult).self) { group in
+        await withTaskGroup(of: (Int, FlowResult)?.self) { group in
             var pending = specs.makeIterator()
             var next = 0
             /// Starts the next flow; false when there is none.
             func launch() -> Bool {
-                guard let spec = pending.next() else { return false }
+                guard !Task.isCancelled, let spec = pending.next() else { return false }
                 let index = next
                 let flow = execution(of: spec)
-                group.addTask { (index, await flow.run().citing(spec)) }
+                group.addTask {
+                    let (result, interrupted) = await flow.run()
+                    return interrupted ? nil : (index, result.citing(spec))
+                }
                 next += 1
                 return true
             }
             while next < options.concurrency, launch() {}
-            while let (index, result) = await group.next() {
-                finished(index, result)
+            while let ended = await group.next() {
+                if let (index, result) = ended { finished(index, result) }
                 _ = launch()
             }
         }
     }
 
-    /// Runs one spec.
+    /// Runs one spec. Cancelled before it finishes, the flow is a harness error saying so.
     public func run(_ spec: FlowSpec) async -> FlowResult {
-        await execution(of: spec).run().citing(spec)
+        await execution(of: spec).run().result.citing(spec)
     }
 
     private func execution(of spec: FlowSpec) -> FlowExecution {

@@ -10,48 +10,49 @@ import Darwin
 /// The executable stays thin: it reads the environment, wires stdout, stderr and signals, and
 /// leaves every decision to FlowCheckCLI, where it is tested.
 enum Entry {
-    static let outputLock = NSLock()
-    static let stopSignal = DispatchSemaphore(value: 0)
+    static let stdout = ConsoleStream(descriptor: STDOUT_FILENO)
+    static let stderr = ConsoleStream(descriptor: STDERR_FILENO)
+    static let interrupt = InterruptSignal()
 
     static func out(_ text: String) {
-        outputLock.lock()
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-        outputLock.unlock()
+        stdout.write(text + "\n")
     }
 
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        stderr.write(text + "\n")
     }
 
     /// Carriage return and erase-line: the progress line rewrites itself in place.
     static func progress(_ text: String) {
-        outputLock.lock()
-        FileHandle.standardOutput.write(Data(("\r\u{1B}[2K" + text).utf8))
-        outputLock.unlock()
+        stdout.write("\r\u{1B}[2K" + text)
     }
 
-    /// Ctrl-C and SIGTERM end `serve` cleanly instead of killing the process mid-write.
+    /// The first SIGINT or SIGTERM interrupts the command (a run stops starting flows, cancels
+    /// the running ones and writes its reports; `serve` stops); a second one exits at once.
     static func installSignalHandlers() -> [DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
+        let count = NSLock()
+        nonisolated(unsafe) var received = 0
+        return [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stopSignal.signal() }
+            source.setEventHandler {
+                count.lock()
+                received += 1
+                let first = received == 1
+                count.unlock()
+                if first {
+                    interrupt.deliver(number)
+                } else {
+                    _exit(InterruptSignal.exitStatus(for: number))
+                }
+            }
             source.resume()
             return source
         }
     }
 
-    static func waitForStop() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // A thread of its own: a blocking wait must not hold one of Dispatch's workers.
-            Thread.detachNewThread {
-                stopSignal.wait()
-                continuation.resume()
-            }
-        }
-    }
-
     static func main() async -> Int32 {
+        ConsoleStream.ignoreBrokenPipes()
         let environment = ProcessInfo.processInfo.environment
         let isTerminal = isatty(STDOUT_FILENO) == 1
         let console = FlowCheckCommand.Console(out: out, err: err, progress: isTerminal ? progress : nil)
@@ -60,7 +61,7 @@ enum Entry {
             stepSummaryPath: environment["GITHUB_STEP_SUMMARY"].flatMap { $0.isEmpty ? nil : $0 },
             colour: isTerminal && environment["NO_COLOR"] == nil,
             now: { Date() },
-            waitForStop: waitForStop
+            interrupt: interrupt
         )
         let sources = installSignalHandlers()
         defer { sources.forEach { $0.cancel() } }

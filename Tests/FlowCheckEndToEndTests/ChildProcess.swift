@@ -66,6 +66,16 @@ final class ChildProcess: @unchecked Sendable {
         if process.isRunning { process.interrupt() }
     }
 
+    /// Sends `number` (SIGTERM, SIGINT...) if the child still runs.
+    func signal(_ number: Int32) {
+        guard process.isRunning else { return }
+        #if canImport(Glibc)
+        _ = Glibc.kill(process.processIdentifier, number)
+        #else
+        _ = Darwin.kill(process.processIdentifier, number)
+        #endif
+    }
+
     /// Kills the child if it still runs; safe to call at any time, any number of times.
     func kill() {
         guard process.isRunning else { return }

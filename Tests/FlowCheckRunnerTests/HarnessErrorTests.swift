@@ -18,8 +18,8 @@ struct HarnessErrorTests {
         /// A watchdog that "expires" as soon as the session says it has hung. Should the
         /// session never get there, it expires after `seconds` of real time anyway and the
         /// test fails naming this wait (at the caller's line), rather than waiting for good.
-        func watchdog(within seconds: Int = 60, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> FlowRunner.Watchdog {
-            { [stream] _ in
+        func watchdog(within seconds: Int = 60, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Watchdog {
+            .waiting { [stream] _ in
                 let hung = await withTaskGroup(of: Bool.self) { group in
                     group.addTask {
                         for await _ in stream { return true }

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One of the process's console streams (stdout or stderr), written with `write(2)` so a
+/// failed write is an error code, never a trap.
+///
+/// When the stream is gone (the reader closed the pipe: `EPIPE`; the disk is full: `ENOSPC`;
+/// the descriptor was closed: `EBADF`; or any other write error) it is marked gone and later
+/// text is dropped: the run goes on, writes its reports and exits with its own code. SIGPIPE
+/// must be ignored for `EPIPE` to arrive as an error (see ``ignoreBrokenPipes()``).
+public final class ConsoleStream: @unchecked Sendable {
+    private let descriptor: Int32
+    private let lock = NSLock()
+    private var goneReason: Int32?
+
+    /// - Parameter descriptor: `STDOUT_FILENO` or `STDERR_FILENO`.
+    public init(descriptor: Int32) {
+        self.descriptor = descriptor
+        if fcntl(descriptor, F_GETFD) == -1 {
+            // Closed at launch. Something must hold the number, or the next file the run
+            // opens (a report) would get it and console text would land in that file.
+            goneReason = EBADF
+            let null = open("/dev/null", O_WRONLY)
+            if null >= 0, null != descriptor {
+                _ = dup2(null, descriptor)
+                _ = close(null)
+            }
+        }
+    }
+
+    /// The `errno` that ended the stream, or nil while it is writable.
+    public var gone: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        return goneReason
+    }
+
+    /// Writes all of `text`, or marks the stream gone at the first failure.
+    public func write(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard goneReason == nil else { return }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { buffer in
+                #if canImport(Glibc)
+                Glibc.write(descriptor, buffer.baseAddress, buffer.count)
+                #else
+                Darwin.write(descriptor, buffer.baseAddress, buffer.count)
+                #endif
+            }
+            if written > 0 {
+                bytes = bytes.dropFirst(written)
+            } else if written < 0, errno == EINTR {
+                continue
+            } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                // A non-blocking descriptor that is full: wait until it takes more.
+                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 1000)
+            } else {
+                goneReason = written < 0 ? errno : EIO
+                return
+            }
+        }
+    }
+
+    /// Makes a write to a closed pipe fail with `EPIPE` instead of killing the process.
+    public static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+}
