@@ -82,9 +82,13 @@ public struct FlowCheckCommand: Sendable {
             return .passed
         }
         switch options.command {
-        case .serve: return await serve(options, console: console, environment: environment)
+        case .serve:
+            environment.interrupt.handle()
+            return await serve(options, console: console, environment: environment)
         case .validate: return validate(options, console: console, environment: environment)
-        case .run: return await runFlows(options, console: console, environment: environment)
+        case .run:
+            if !options.list { environment.interrupt.handle() }
+            return await runFlows(options, console: console, environment: environment)
         case .explore: return await explore(options.explore, console: console)
         case .schema:
             // Printed whole, with no trailing line of its own: the committed file is this output.

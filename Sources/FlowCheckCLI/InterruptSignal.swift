@@ -10,7 +10,24 @@ public final class InterruptSignal: @unchecked Sendable {
     private var delivered: Int32?
     private var waiters: [UUID: CheckedContinuation<Int32?, Never>] = [:]
 
+    private var handled = false
+
     public init() {}
+
+    /// Whether the running command stops cleanly on a signal (a run, `serve`). The executable
+    /// exits at once on a signal that no command handles.
+    public var isHandled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return handled
+    }
+
+    /// Says the running command handles signals from now on.
+    public func handle() {
+        lock.lock()
+        handled = true
+        lock.unlock()
+    }
 
     /// The signal number that interrupted the process, if one has.
     public var signal: Int32? {

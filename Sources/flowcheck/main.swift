@@ -27,8 +27,9 @@ enum Entry {
         stdout.write("\r\u{1B}[2K" + text)
     }
 
-    /// The first SIGINT or SIGTERM interrupts the command (a run stops starting flows, cancels
-    /// the running ones and writes its reports; `serve` stops); a second one exits at once.
+    /// The first SIGINT or SIGTERM interrupts a command that handles it (a run stops starting
+    /// flows, cancels the running ones and writes its reports; `serve` stops); a second one, or
+    /// one that the command does not handle (`validate`, `explore`, `--list`), exits at once.
     static func installSignalHandlers() -> [DispatchSourceSignal] {
         let count = NSLock()
         nonisolated(unsafe) var received = 0
@@ -40,7 +41,7 @@ enum Entry {
                 received += 1
                 let first = received == 1
                 count.unlock()
-                if first {
+                if first, interrupt.isHandled {
                     interrupt.deliver(number)
                 } else {
                     _exit(InterruptSignal.exitStatus(for: number))
