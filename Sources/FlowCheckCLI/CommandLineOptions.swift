@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckSpec
 
 /// The parsed command line of `flowcheck`.
 public struct CommandLineOptions: Sendable, Equatable {
@@ -151,8 +152,10 @@ public struct CommandLineOptions: Sendable, Equatable {
                 case "--markdown": options.markdownPath = try take()
                 case "--filter":
                     let pattern = try take()
-                    guard (try? NSRegularExpression(pattern: pattern)) != nil else {
-                        throw UsageError(description: "--filter: invalid regular expression \(pattern)")
+                    do {
+                        _ = try LinearRegex(pattern)
+                    } catch {
+                        throw UsageError(description: "--filter: \(error.title(pattern: pattern))\n  fix: \(error.fix)")
                     }
                     options.filter = pattern
                 case "--shard":

@@ -109,6 +109,7 @@ public struct FlowCheckCommand: Sendable {
         }
         let invalid = Self.invalidSpecs(loaded)
         report(invalid: invalid, console: console, environment: environment)
+        reportWarnings(loaded, console: console)
         let total = loaded.specs.count + invalid.count
         console.out("\(loaded.specs.count) of \(total) spec\(total == 1 ? "" : "s") valid")
         if total == 0 {
@@ -127,6 +128,11 @@ public struct FlowCheckCommand: Sendable {
         }
     }
 
+    /// The loader's warnings, on stderr: they never fail a run.
+    private func reportWarnings(_ loaded: SpecLoader.Result, console: Console) {
+        for warning in loaded.warnings { console.err(ControlCharacters.escaped(warning.description)) }
+    }
+
     // MARK: - run
 
     private func runFlows(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
@@ -137,11 +143,21 @@ public struct FlowCheckCommand: Sendable {
             console.err("flowcheck: \(error)")
             return .usageOrInvalidSpec
         }
+        reportWarnings(loaded, console: console)
         let json = options.format == .json
         var specs = loaded.specs
         var skipped = 0
-        if let pattern = options.filter, let regex = try? NSRegularExpression(pattern: pattern) {
-            let kept = specs.filter { regex.firstMatch(in: $0.id, range: NSRange($0.id.startIndex..., in: $0.id)) != nil }
+        if let pattern = options.filter, let regex = try? LinearRegex(pattern) {
+            var kept: [FlowSpec] = []
+            for spec in specs {
+                switch regex.search(spec.id) {
+                case .found: kept.append(spec)
+                case .notFound: break
+                case .gaveUp(let steps):
+                    console.err("flowcheck: --filter \(pattern) gave up on the id \(spec.id) after \(steps) steps")
+                    return .usageOrInvalidSpec
+                }
+            }
             skipped += specs.count - kept.count
             specs = kept
             if specs.isEmpty && loaded.invalidFiles.isEmpty {

@@ -40,6 +40,10 @@ struct ExpectationChecker {
     /// Whether the verdict on the call's outcome failed: the error and result checks then have
     /// nothing to add (a failed call has no result, a successful one no error).
     private var outcomeFailed = false
+    /// The spec file, for a regex that gives up: its failure names `file:line` of the step.
+    var specFile: String?
+    /// Steps a regex search may take before it gives up (see ``LinearRegex/defaultStepBudget``).
+    var regexStepBudget = LinearRegex.defaultStepBudget
 
     init(step: Step, variables: [String: String]) {
         self.step = step
@@ -93,7 +97,14 @@ struct ExpectationChecker {
     /// never shown, only its length: the scrubber knows issued tokens, not an SDK's verifier.
     private mutating func apply(_ check: String, _ matcher: Matcher, _ actual: String?, field: String? = nil) {
         let sensitive = field.map(Redactor.isSensitive(field:)) ?? false
-        if matcher.matches(actual, variables: variables, s256: FakeCrypto.s256Challenge(for:)) {
+        let outcome = matcher.evaluate(actual, variables: variables, s256: FakeCrypto.s256Challenge(for:), regexStepBudget: regexStepBudget)
+        if case .gaveUp(let reason) = outcome {
+            // No verdict on the SDK: the spec's own check could not be finished.
+            let place = "\(specFile ?? "step"):\(step.location.line)"
+            fail(check, expected: matcher.expectation, actual: "no verdict (\(place): \(reason); the spec's check, not the SDK)")
+            return
+        }
+        if outcome == .matched {
             if let name = matcher.capture, let actual {
                 variables[name] = actual
                 if sensitive { capturedSecrets.append(actual) }

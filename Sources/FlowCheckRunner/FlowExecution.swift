@@ -223,6 +223,7 @@ struct FlowExecution: Sendable {
                 }
                 var checker = ExpectationChecker(step: step, variables: variables)
                 checker.storeInodes = storeInodes
+                checker.specFile = spec.file
                 let readsStore = step.expect?.checks.contains(where: ExpectationChecker.readsStore) ?? false
                 let store = readsStore ? try await session.storeContents() : nil
                 var storeFiles: StoreFilesObservation?

@@ -18,6 +18,8 @@ public struct FlowSpec: Sendable {
     public var steps: [Step]
     /// Where the spec's top-level object starts.
     public var location: SourceLocation
+    /// What the loader warned about in this otherwise valid spec (severity `warning`).
+    public var warnings: [SpecDiagnostic] = []
 
     /// Every requirement id the flow cites: its own, then each step's that it does not already
     /// name, in step order.

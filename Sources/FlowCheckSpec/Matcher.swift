@@ -23,19 +23,36 @@ public struct Matcher: Sendable, Equatable {
         self.capture = capture
     }
 
-    /// The verdict on an actual value (nil: the field is not there). `s256` computes a PKCE
-    /// challenge from a verifier (the runner passes the fake server's own SHA-256).
-    public func matches(_ actual: String?, variables: [String: String], s256: (String) -> String = { _ in "" }) -> Bool {
+    /// The verdict on an actual value (nil: the field is not there), or no verdict: a regex
+    /// search that passed `regexStepBudget` steps gives up rather than run on (see
+    /// ``LinearRegex``). `s256` computes a PKCE challenge from a verifier (the runner passes the
+    /// fake server's own SHA-256).
+    public func evaluate(
+        _ actual: String?, variables: [String: String], s256: (String) -> String = { _ in "" },
+        regexStepBudget: Int = LinearRegex.defaultStepBudget
+    ) -> MatchOutcome {
         switch kind {
-        case .pkceS256(let template): return actual.map { s256($0) == template.render(variables) } ?? false
-        case .present: return actual != nil
-        case .absent: return actual == nil
-        case .equals(let template): return actual == template.render(variables)
-        case .notEquals(let template): return actual != template.render(variables)
-        case .contains(let template): return actual.map { $0.contains(template.render(variables)) } ?? false
+        case .pkceS256(let template): return MatchOutcome(actual.map { s256($0) == template.render(variables) } ?? false)
+        case .present: return MatchOutcome(actual != nil)
+        case .absent: return MatchOutcome(actual == nil)
+        case .equals(let template): return MatchOutcome(actual == template.render(variables))
+        case .notEquals(let template): return MatchOutcome(actual != template.render(variables))
+        case .contains(let template): return MatchOutcome(actual.map { $0.contains(template.render(variables)) } ?? false)
         case .regex(let pattern):
-            guard let actual, let regex = try? NSRegularExpression(pattern: pattern) else { return false }
-            return regex.firstMatch(in: actual, range: NSRange(actual.startIndex..., in: actual)) != nil
+            guard let actual else { return .notMatched }
+            let regex: LinearRegex
+            do {
+                regex = try LinearRegex(pattern)
+            } catch {
+                // Only a hand-made matcher gets here: the loader refuses such a pattern.
+                return .gaveUp(reason: "the pattern does not compile: \(error.message)")
+            }
+            switch regex.search(actual, stepBudget: regexStepBudget) {
+            case .found: return .matched
+            case .notFound: return .notMatched
+            case .gaveUp(let steps):
+                return .gaveUp(reason: "the search gave up after \(steps) steps (its budget) on a \(actual.unicodeScalars.count)-character value")
+            }
         }
     }
 

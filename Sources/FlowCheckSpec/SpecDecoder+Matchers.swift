@@ -1,5 +1,3 @@
-import Foundation
-
 extension SpecDecoder {
     mutating func decodeMatcher(_ node: JSONNode, _ path: String) -> Matcher? {
         if let text = node.scalarText {
@@ -29,10 +27,13 @@ extension SpecDecoder {
                 return nil
             }
             do {
-                _ = try NSRegularExpression(pattern: pattern)
+                let regex = try LinearRegex(pattern)
+                for warning in regex.portabilityWarnings {
+                    reader.warn(member.value, memberPath, warning.title(pattern: pattern), fix: warning.fix)
+                }
                 matcher = Matcher(.regex(pattern))
             } catch {
-                report(member.value, memberPath, "invalid regular expression /\(pattern)/", fix: "check the brackets and escapes (backslashes are doubled in JSON)")
+                report(member.value, memberPath, error.title(pattern: pattern), fix: error.fix)
                 return nil
             }
         case .equals: matcher = matcherTemplate(member.value, memberPath).map { Matcher(.equals($0)) }

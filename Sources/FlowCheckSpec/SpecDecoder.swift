@@ -52,7 +52,10 @@ struct SpecDecoder {
     /// Decodes a document; returns the spec or every diagnostic found.
     mutating func decode(_ root: JSONNode) -> SpecFile {
         let spec = decodeSpec(root)
-        if let spec, reader.diagnostics.isEmpty { return .valid(spec) }
+        if var spec, reader.diagnostics.isEmpty {
+            spec.warnings = reader.warnings
+            return .valid(spec)
+        }
         return .invalid(reader.diagnostics)
     }
 

@@ -9,6 +9,8 @@ public struct SpecLoader: Sendable {
         public var diagnostics: [SpecDiagnostic]
         /// The files that had at least one problem, in the order found.
         public var invalidFiles: [String]
+        /// Warnings about the valid specs, in file order (an invalid spec's come once it is fixed).
+        public var warnings: [SpecDiagnostic] = []
     }
 
     /// A path that names neither a file nor a folder.
@@ -68,6 +70,7 @@ public struct SpecLoader: Sendable {
         var specs: [FlowSpec] = []
         var diagnostics: [SpecDiagnostic] = []
         var invalid: [String] = []
+        var warnings: [SpecDiagnostic] = []
         var idOwners: [String: String] = [:]
         for file in files {
             switch load(file: file) {
@@ -78,6 +81,7 @@ public struct SpecLoader: Sendable {
                 } else {
                     idOwners[spec.id] = file
                     specs.append(spec)
+                    warnings += spec.warnings
                 }
             case .invalid(let problems):
                 // In file order, as an author reads them.
@@ -86,7 +90,7 @@ public struct SpecLoader: Sendable {
             }
         }
         specs.sort { $0.id < $1.id }
-        return Result(specs: specs, diagnostics: diagnostics, invalidFiles: invalid)
+        return Result(specs: specs, diagnostics: diagnostics, invalidFiles: invalid, warnings: warnings)
     }
 
     /// Loads one file.

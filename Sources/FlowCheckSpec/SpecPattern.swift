@@ -1,22 +1,25 @@
-import Foundation
-
-/// A fixed pattern the loader checks text against, compiled once: compiling an
-/// `NSRegularExpression` for every id, method, label and URL made loading the suite several
-/// times slower on Linux.
-struct SpecPattern: @unchecked Sendable {
-    // NSRegularExpression is immutable once made and safe to share between threads.
-    private let regex: NSRegularExpression?
-    private let pattern: String
+/// A fixed pattern the loader checks text against, compiled once with FlowCheck's own
+/// linear-time engine (``LinearRegex``), so no id, method, label or URL can make loading slow.
+struct SpecPattern: Sendable {
+    private let regex: LinearRegex
 
     init(_ pattern: String) {
-        self.pattern = pattern
-        self.regex = try? NSRegularExpression(pattern: pattern)
+        do {
+            regex = try LinearRegex(pattern)
+        } catch {
+            // The patterns are this file's own constants: a refused one is a programming error
+            // that every loader test would hit at once.
+            preconditionFailure("SpecPattern \(pattern): \(error)")
+        }
     }
 
-    /// Whether `text` matches (the patterns anchor themselves with `\A` and `\z`).
+    /// Whether `text` matches (the patterns anchor themselves with `\A` and `\z`). A search
+    /// that gives up (not possible for these small patterns within the default budget) is no.
     func matches(_ text: String) -> Bool {
-        guard let regex else { return text.range(of: pattern, options: .regularExpression) != nil }
-        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        switch regex.search(text) {
+        case .found: return true
+        case .notFound, .gaveUp: return false
+        }
     }
 
     static let catalogueID = SpecPattern("\\A[A-Z][A-Z0-9]*(-[A-Z0-9]+)+\\z")

@@ -8,6 +8,8 @@ public final class SpecReader {
     public let file: String
     /// Every problem found so far, in the order found.
     public private(set) var diagnostics: [SpecDiagnostic] = []
+    /// Warnings found so far (severity `warning`): reported, never making the spec invalid.
+    public private(set) var warnings: [SpecDiagnostic] = []
 
     public init(file: String) {
         self.file = file
@@ -15,6 +17,10 @@ public final class SpecReader {
 
     public func report(_ node: JSONNode, _ path: String, _ title: String, fix: String) {
         diagnostics.append(SpecDiagnostic(file: file, location: node.location, path: path, title: title, fix: fix))
+    }
+
+    public func warn(_ node: JSONNode, _ path: String, _ title: String, fix: String) {
+        warnings.append(SpecDiagnostic(file: file, location: node.location, path: path, title: title, fix: fix, severity: .warning))
     }
 
     public func report(at location: SourceLocation, _ path: String, _ title: String, fix: String) {

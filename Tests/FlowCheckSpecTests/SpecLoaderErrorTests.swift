@@ -77,7 +77,13 @@ struct SpecLoaderErrorTests {
             "t.json:7:69: error: a matcher takes one check, found absent and present at $.steps[0].expect.store.accessToken\n  fix: use one of equals, notEquals, present, absent, regex, contains, pkceS256",
         ]),
         Case(name: "invalid regex", json: spec(steps: #"[{"app": "products", "expect": {"result": {"productCount": {"regex": "(["}}}}]"#), expected: [
-            "t.json:7:81: error: invalid regular expression /([/ at $.steps[0].expect.result.productCount.regex\n  fix: check the brackets and escapes (backslashes are doubled in JSON)",
+            "t.json:7:81: error: invalid regular expression /([/: '[' at character 2 is never closed at $.steps[0].expect.result.productCount.regex\n  fix: add the missing ']', or escape a literal bracket as \\[",
+        ]),
+        Case(name: "unsupported regex: a backreference", json: spec(steps: #"[{"app": "products", "expect": {"result": {"productCount": {"regex": "^(\\d)\\1$"}}}}]"#), expected: [
+            "t.json:7:81: error: unsupported regular expression /^(\\d)\\1$/: backreference \\1 at character 6 at $.steps[0].expect.result.productCount.regex\n  fix: FlowCheck matches regexes in linear time and has no backreferences; repeat the group's pattern instead, or capture the value with \"capture\" and compare it with equals \"${name}\"",
+        ]),
+        Case(name: "unsupported regex: lookahead", json: spec(steps: #"[{"app": "products", "expect": {"result": {"productCount": {"regex": "^(?!0)"}}}}]"#), expected: [
+            "t.json:7:81: error: unsupported regular expression /^(?!0)/: negative lookahead (?! at character 2 at $.steps[0].expect.result.productCount.regex\n  fix: FlowCheck matches regexes in linear time and has no lookaround; write what it looks for into the pattern itself, or check it with another matcher",
         ]),
         Case(name: "variable used before capture", json: spec(steps: #"[{"app": "products", "expect": {"store": {"accessToken": "${tokn}"}}}]"#), expected: [
             "t.json:7:69: error: variable \"${tokn}\" is not captured by an earlier step at $.steps[0].expect.store.accessToken\n  fix: capture it in an earlier step, e.g. {\"present\": true, \"capture\": \"tokn\"}",
@@ -246,6 +252,19 @@ struct SpecLoaderErrorTests {
         case .invalid(let diagnostics):
             #expect(diagnostics.map(\.description) == testCase.expected)
         }
+    }
+
+    /// A nested quantifier loads (it is linear here) with a warning, never an error.
+    @Test func aNestedQuantifierIsAWarningNotAnError() throws {
+        let json = Self.spec(steps: #"[{"app": "products", "expect": {"result": {"productCount": {"regex": "^(a+)+$"}}}}]"#)
+        guard case .valid(let spec) = SpecLoader.standard.decode(Array(json.utf8), file: "t.json") else {
+            Issue.record("expected a valid spec")
+            return
+        }
+        #expect(spec.warnings.map(\.description) == [
+            "t.json:7:81: warning: nested quantifier in /^(a+)+$/ at character 6: linear in FlowCheck, exponential in a backtracking engine at $.steps[0].expect.result.productCount.regex\n  fix: repeat once, e.g. (a+)+ as a+, so the spec stays safe if its patterns are ported to NSRegularExpression, PCRE or JavaScript",
+        ])
+        #expect(spec.warnings.allSatisfy { $0.severity == .warning })
     }
 
     @Test func validSpecLoads() throws {

@@ -53,6 +53,7 @@ public func specFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     case .valid(let spec):
         // Rendering touches every decoded value, as the runner and reports do.
         _ = String(describing: spec)
+        for warning in spec.warnings { _ = warning.description }
     case .invalid(let diagnostics):
         for diagnostic in diagnostics { _ = diagnostic.description }
     }
@@ -62,5 +63,19 @@ public func specFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     } catch {
         _ = "\(error)"
     }
+    // The same bytes as a regex pattern: the engine must compile or refuse any text, and a
+    // search must end within its budget (a small one here, to keep runs fast).
+    if let pattern = String(validating: bytes, as: UTF8.self) {
+        do {
+            let regex = try LinearRegex(pattern)
+            for value in regexFuzzValues { _ = regex.search(value, stepBudget: 200_000) }
+            for warning in regex.portabilityWarnings { _ = warning.title(pattern: pattern) }
+        } catch {
+            _ = error.title(pattern: pattern) + error.fix
+        }
+    }
     return 0
 }
+
+/// Values the fuzzed patterns are searched in: empty, line ends, case variants, a long run.
+let regexFuzzValues = ["", "a", "\r\n", "Bearer abc\n", "\u{212A}ſé\u{301}", String(repeating: "a", count: 2000) + "!"]

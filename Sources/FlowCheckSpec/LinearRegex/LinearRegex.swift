@@ -1,0 +1,53 @@
+/// A regular expression matched in linear time: FlowCheck's own engine for spec `regex`
+/// matchers, `--filter` and the loader's fixed patterns.
+///
+/// The dialect is the common subset of NSRegularExpression (ICU) that specs use, with the same
+/// verdicts on the values specs see; see README "Regular expressions". It works on Unicode
+/// scalars (as ICU works on code points), searches anywhere in the value like `firstMatch`,
+/// and refuses at compile time what would need backtracking (backreferences, lookaround,
+/// possessive and atomic forms) or would make the program large (counts above 1000).
+///
+/// Every search is bounded twice: structurally, by (scalars + 1) × instructions steps, and by
+/// a step budget; a search over the budget gives up with ``RegexSearch/gaveUp(steps:)``
+/// instead of a verdict.
+public struct LinearRegex: Sendable {
+    /// Steps one search may take before it gives up: 100 million, room for a 100,000-scalar
+    /// value against a 1,000-instruction program (a 200-instruction one needs 20 million).
+    /// Such a search takes well under a second in a release build.
+    public static let defaultStepBudget = 100_000_000
+
+    public let pattern: String
+    let tree: RegexNode
+    let program: RegexProgram
+
+    /// Compiles `pattern`.
+    /// - Throws: ``RegexSyntaxError`` for a mistake or an unsupported construct, with its place.
+    public init(_ pattern: String) throws(RegexSyntaxError) {
+        var parser = RegexParser(pattern)
+        let tree = try parser.parse()
+        self.pattern = pattern
+        self.tree = tree
+        self.program = try RegexCompiler.compile(tree, caseInsensitive: parser.caseInsensitive)
+    }
+
+    /// Whether the pattern matches somewhere in `text`, or that the search gave up.
+    public func search(_ text: String, stepBudget: Int = LinearRegex.defaultStepBudget) -> RegexSearch {
+        var machine = RegexMachine(program: program, scalars: Array(text.unicodeScalars), budget: stepBudget)
+        return machine.run()
+    }
+
+    /// The number of instructions the pattern compiled to (what a search's cost scales with).
+    public var programSize: Int { program.instructions.count }
+
+    /// Shapes that are harmless here but exponential in a backtracking engine (nested
+    /// quantifiers), for `validate` to warn about.
+    public var portabilityWarnings: [RegexWarning] { RegexLint.warnings(in: tree) }
+}
+
+/// The answer of one search.
+public enum RegexSearch: Sendable, Equatable {
+    case found
+    case notFound
+    /// The search passed its step budget: no verdict.
+    case gaveUp(steps: Int)
+}
