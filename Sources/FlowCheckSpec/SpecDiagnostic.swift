@@ -17,7 +17,10 @@ public struct SpecDiagnostic: Error, Sendable, Equatable, CustomStringConvertibl
         self.fix = fix
     }
 
+    /// Always two lines: every part is kept to one line (control characters escaped as JSON
+    /// would), so nothing from a spec can start a line of its own.
     public var description: String {
-        "\(file):\(location.line):\(location.column): error: \(title) at \(path)\n  fix: \(fix)"
+        let one = SpecText.oneLine
+        return "\(one(file)):\(location.line):\(location.column): error: \(one(title)) at \(one(path))\n  fix: \(one(fix))"
     }
 }

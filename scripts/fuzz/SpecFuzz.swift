@@ -32,7 +32,7 @@ struct FuzzProvider: ProviderDescription {
             guard let fields = reader.object(item, itemPath, allowed: ["id", "secret"]) else { continue }
             _ = reader.string(fields, "id", in: item, itemPath, required: true)
             if let secret = reader.string(fields, "secret", in: item, itemPath, required: true), let member = fields["secret"] {
-                reader.checkSecretLength(secret, member.value, itemPath + ".secret")
+                reader.secret(secret, member.value, itemPath + ".secret")
                 secrets.append(secret)
             }
         }
