@@ -6,7 +6,7 @@
 //
 // The real provider kits live in another module (FlowCheckProviders, over the fake server), so
 // the loader here knows one provider of the fuzzer's own, "moltin", with actions of every
-// argument type and a fixture read through the same SpecReader the kits use.
+// argument type (and a dependent argument) and a fixture read through the same SpecReader the kits use.
 
 struct FuzzFixture: ProviderFixture {
     var secrets: [String]
@@ -18,7 +18,8 @@ struct FuzzProvider: ProviderDescription {
     var actions: [Vocabulary.ActionSignature] {
         [
             .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "auth", results: ["accessToken"]),
-            .init(name: "products", required: [], optional: ["concurrent", "url", "name"], summary: "products", results: ["productCount", "fired."], types: ["concurrent": .count(1...64), "url": .url, "name": .oneOf(["a", "b"])]),
+            .init(name: "products", required: [], optional: ["concurrent", "url", "name", "remove"], summary: "products", results: ["productCount", "fired."], types: ["concurrent": .count(1...64), "url": .url, "name": .oneOf(["a", "b"]), "remove": .listOf(["state", "code"])])
+                .requiring("url", when: "name", is: ["b"]),
         ]
     }
     var storeFields: [String] { ["accessToken", "refreshToken"] }
