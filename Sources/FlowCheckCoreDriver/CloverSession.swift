@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckProviders
 import FlowCheckRunner
 import FlowCheckSDK
 import FlowCheckSpec
@@ -118,9 +119,14 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
                 for (label, count) in fired.snapshot { result["fired.\(label)"] = String(count) }
                 return .ok(result)
             case "merchant":
-                let count = Int(arguments["concurrent"] ?? "1") ?? 1
+                // The loader checks the same range; a value from elsewhere that is out of it is a
+                // harness error, never silently one caller.
+                let written = arguments["concurrent"] ?? "1"
+                guard let count = Int(written), CloverKit.concurrentCallers.contains(count) else {
+                    throw DriverError("merchant: concurrent \"\(written)\" is not a whole number from \(CloverKit.concurrentCallers.lowerBound) to \(CloverKit.concurrentCallers.upperBound)")
+                }
                 let merchants = try await withThrowingTaskGroup(of: CloverMerchant.self) { group in
-                    for _ in 0..<max(1, count) { group.addTask { try await sdk.merchant() } }
+                    for _ in 0..<count { group.addTask { try await sdk.merchant() } }
                     var all: [CloverMerchant] = []
                     for try await merchant in group { all.append(merchant) }
                     return all
@@ -134,9 +140,12 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
                 switch arguments["name"] {
                 case "sandbox": environment = .sandbox
                 case "production": environment = .production
-                default:
+                case "custom":
                     guard let url = URL(string: arguments["baseURL"] ?? "") else { throw DriverError("environment: baseURL is not a URL") }
                     environment = .custom(web: url, api: url)
+                default:
+                    // The loader refuses any other name; a misspelt one is never taken as custom.
+                    throw DriverError("environment: unknown name \"\(arguments["name"] ?? "")\" (sandbox, production or custom)")
                 }
                 _ = try CloverConfiguration(environment: environment, appID: "app", appSecret: "", apiKey: "", apiSecret: "", oauthFlowType: FullOAuth(redirectURI: "https://example.com/oauth/callback"), baseURLPolicy: baseURLPolicy)
                 return .ok(["webHost": environment.webBaseURL.host ?? "", "apiHost": environment.apiBaseURL.host ?? ""])

@@ -11,8 +11,8 @@ public enum JSONPath {
         let isIdentifier = !key.isEmpty && key.unicodeScalars.allSatisfy(isWordScalar)
             && !(key.unicodeScalars.first.map { ("0"..."9").contains($0) } ?? false)
         if isIdentifier { return "." + key }
-        let escaped = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "[\"\(escaped)\"]"
+        // Escaped and cut as diagnostics quote spec text: a line feed in a key stays inside it.
+        return "[" + SpecText.quoted(key) + "]"
     }
 
     /// A path component for an array index.

@@ -19,6 +19,8 @@ public struct JSONReader {
     private var column = 1
     private var path: [String] = []
     private var depth = 0
+    /// Every bracket still open, innermost last: where it opened and the path of its value.
+    private var open: [(bracket: UInt8, location: SourceLocation, path: String)] = []
     /// Nesting deeper than this is refused rather than recursed into (a hostile file must not
     /// exhaust the stack).
     private let maxDepth = 256
@@ -33,9 +35,9 @@ public struct JSONReader {
         var reader = JSONReader(bytes: bytes)
         // A UTF-8 byte order mark is tolerated: some editors on Windows write one.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
-        reader.skipWhitespace()
+        try reader.skipWhitespace()
         let node = try reader.readValue()
-        reader.skipWhitespace()
+        try reader.skipWhitespace()
         if reader.index < reader.bytes.count {
             throw reader.error("unexpected text after the end of the document", fix: "remove everything after the final closing bracket")
         }
@@ -59,7 +61,10 @@ public struct JSONReader {
 
     private mutating func readValue() throws(SyntaxError) -> JSONNode {
         guard index < bytes.count else {
-            throw error("unexpected end of file, expected a value", fix: "complete the document; a bracket or brace may be missing")
+            if open.isEmpty {
+                throw error("unexpected end of file, expected a value", fix: "complete the document; a bracket or brace may be missing")
+            }
+            throw endOfFile(after: "where a value belongs")
         }
         let start = here
         switch bytes[index] {
@@ -82,6 +87,26 @@ public struct JSONReader {
         if depth > maxDepth {
             throw error("nesting deeper than \(maxDepth) levels", fix: "flatten the document")
         }
+        open.append((bytes[index], here, currentPath))
+    }
+
+    private mutating func leave() {
+        advance() // } or ]
+        depth -= 1
+        open.removeLast()
+    }
+
+    /// The end of the file where more was expected: a file cut off (often right after a comma,
+    /// as an editor's save or a truncated download leaves it). Says where the innermost bracket
+    /// still open was opened, since the end of the file says nothing about what is missing.
+    private func endOfFile(after what: String) -> SyntaxError {
+        guard let last = open.last else {
+            return error("unexpected end of file \(what)", fix: "complete the document; a bracket or brace may be missing")
+        }
+        let kind = last.bracket == UInt8(ascii: "{") ? "object" : "array"
+        let closers = String(open.reversed().map { $0.bracket == UInt8(ascii: "{") ? "}" : "]" })
+        let where_ = "\(last.location.line):\(last.location.column)"
+        return error("unexpected end of file \(what); the last open bracket is the \(kind) at \(where_) (\(last.path))", fix: "the file may be cut off: restore the rest, or complete the \(kind) opened at \(where_) and close what is still open with \(closers)")
     }
 
     private mutating func readObject() throws(SyntaxError) -> JSONNode {
@@ -89,44 +114,46 @@ public struct JSONReader {
         try enter()
         advance() // {
         var members: [JSONNode.Member] = []
-        skipWhitespace()
+        try skipWhitespace()
         if peek == UInt8(ascii: "}") {
-            advance()
-            depth -= 1
+            leave()
             return JSONNode(.object(members), at: start)
         }
         while true {
-            skipWhitespace()
+            try skipWhitespace()
             guard peek == UInt8(ascii: "\"") else {
                 if peek == UInt8(ascii: "}") {
                     throw error("trailing comma before '}'", fix: "remove the comma after the last member")
+                }
+                if peek == nil {
+                    throw endOfFile(after: members.isEmpty ? "inside an object" : "after a comma")
                 }
                 throw error("expected a key in double quotes", fix: "write keys as \"key\": value")
             }
             let keyLocation = here
             let key = try readString()
-            skipWhitespace()
+            try skipWhitespace()
             guard peek == UInt8(ascii: ":") else {
-                throw error("expected ':' after the key \"\(key)\"", fix: "separate each key from its value with a colon")
+                if peek == nil { throw endOfFile(after: "after the key \(SpecText.quoted(key))") }
+                throw error("expected ':' after the key \(SpecText.quoted(key))", fix: "separate each key from its value with a colon")
             }
             advance()
-            skipWhitespace()
+            try skipWhitespace()
             path.append(JSONPath.key(key))
             let value = try readValue()
             path.removeLast()
             members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
-            skipWhitespace()
+            try skipWhitespace()
             if peek == UInt8(ascii: ",") {
                 advance()
                 continue
             }
             if peek == UInt8(ascii: "}") {
-                advance()
-                depth -= 1
+                leave()
                 return JSONNode(.object(members), at: start)
             }
             if index >= bytes.count {
-                throw error("unexpected end of file inside an object", fix: "close the object with '}'")
+                throw endOfFile(after: "inside an object")
             }
             throw error("expected ',' or '}' after an object member", fix: "add a comma between members, or close the object with '}'")
         }
@@ -137,33 +164,34 @@ public struct JSONReader {
         try enter()
         advance() // [
         var items: [JSONNode] = []
-        skipWhitespace()
+        try skipWhitespace()
         if peek == UInt8(ascii: "]") {
-            advance()
-            depth -= 1
+            leave()
             return JSONNode(.array(items), at: start)
         }
         while true {
-            skipWhitespace()
+            try skipWhitespace()
             if peek == UInt8(ascii: "]") {
                 throw error("trailing comma before ']'", fix: "remove the comma after the last element")
+            }
+            if peek == nil {
+                throw endOfFile(after: items.isEmpty ? "inside an array" : "after a comma")
             }
             path.append(JSONPath.index(items.count))
             let item = try readValue()
             path.removeLast()
             items.append(item)
-            skipWhitespace()
+            try skipWhitespace()
             if peek == UInt8(ascii: ",") {
                 advance()
                 continue
             }
             if peek == UInt8(ascii: "]") {
-                advance()
-                depth -= 1
+                leave()
                 return JSONNode(.array(items), at: start)
             }
             if index >= bytes.count {
-                throw error("unexpected end of file inside an array", fix: "close the array with ']'")
+                throw endOfFile(after: "inside an array")
             }
             throw error("expected ',' or ']' after an array element", fix: "add a comma between elements, or close the array with ']'")
         }
@@ -204,6 +232,7 @@ public struct JSONReader {
     }
 
     private mutating func readString() throws(SyntaxError) -> String {
+        let opened = here
         advance() // opening quote
         var scalars = String.UnicodeScalarView()
         var runStart = index
@@ -214,15 +243,19 @@ public struct JSONReader {
         }
         while true {
             guard let c = peek else {
-                throw error("unterminated string", fix: "close the string with a double quote")
+                throw error("unterminated string (opened at \(opened.line):\(opened.column))", fix: "close the string with a double quote")
             }
             if c == UInt8(ascii: "\"") {
                 flush(self, &scalars, upTo: index)
                 advance()
                 return String(scalars)
             }
+            if c == 0x0A || c == 0x0D {
+                // CR LF too: a string left open at the end of its line, not a stray control character.
+                throw error("the string opened at \(opened.line):\(opened.column) is not closed before the end of its line", fix: "close it with a double quote on the same line; a line break inside a value is written \\n")
+            }
             if c < 0x20 {
-                throw error(c == 0x0A ? "line break inside a string" : "control character inside a string", fix: c == 0x0A ? "close the string before the line ends, or write \\n" : "escape it as \\u00XX")
+                throw error("control character \(describeByte(c)) inside a string", fix: "escape it as \\u00\(String(format: "%02X", c))")
             }
             if c == UInt8(ascii: "\\") {
                 flush(self, &scalars, upTo: index)
@@ -292,8 +325,14 @@ public struct JSONReader {
         }
     }
 
-    private mutating func skipWhitespace() {
+    /// Skips whitespace between tokens, and refuses a comment there: editors and other
+    /// formats (JSONC, JSON5) allow them, JSON does not.
+    private mutating func skipWhitespace() throws(SyntaxError) {
         while let c = peek, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { advance() }
+        if peek == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*") {
+            let style = bytes[index + 1] == UInt8(ascii: "/") ? "//" : "/* */"
+            throw error("a \(style) comment: JSON has no comments", fix: "remove it; say why in the step's \"note\" or in the spec's \"decisions\" list")
+        }
     }
 
     private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }

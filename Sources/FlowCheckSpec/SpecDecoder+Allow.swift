@@ -25,14 +25,14 @@ extension SpecDecoder {
             if let id, let node = members["invariant"]?.value {
                 invariant = Invariant(rawValue: id)
                 if invariant == nil {
-                    report(node, itemPath + ".invariant", "unknown invariant \"\(id)\"", fix: Suggestion.fix(for: id, in: ids, listName: "invariants"))
+                    report(node, itemPath + ".invariant", "unknown invariant \(quoted(id))", fix: Suggestion.fix(for: id, in: ids, listName: "invariants"))
                 } else if allowances.contains(where: { $0.invariant == invariant }) {
                     report(node, itemPath + ".invariant", "\"\(id)\" is allowed twice in this step", fix: "keep one entry for it")
                     invariant = nil
                 }
             }
             if let why, let node = members["why"]?.value, why.trimmingCharacters(in: .whitespacesAndNewlines).count < 10 {
-                report(node, itemPath + ".why", "an opt-out needs a reason a reader can judge, found \"\(why)\"", fix: "say why this step may break \(id ?? "the invariant"), in a sentence")
+                report(node, itemPath + ".why", "an opt-out needs a reason a reader can judge, found \(quoted(why))", fix: "say why this step may break \(id ?? "the invariant"), in a sentence")
             }
             if let invariant, let why, why.trimmingCharacters(in: .whitespacesAndNewlines).count >= 10 {
                 allowances.append(InvariantAllowance(invariant: invariant, why: why, location: item.location))

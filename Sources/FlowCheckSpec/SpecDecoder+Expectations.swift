@@ -9,7 +9,7 @@ extension SpecDecoder {
         for member in node.members ?? [] {
             let known = allowed.contains { $0.hasSuffix(".") ? member.key.hasPrefix($0) && member.key.count > $0.count : $0 == member.key }
             if !known {
-                report(at: member.keyLocation, path + JSONPath.key(member.key), "unknown field \"\(member.key)\"", fix: Suggestion.fix(for: member.key, in: allowed, listName: listName))
+                report(at: member.keyLocation, path + JSONPath.key(member.key), "unknown field \(quoted(member.key))", fix: Suggestion.fix(for: member.key, in: allowed, listName: listName))
             }
         }
     }
@@ -41,7 +41,7 @@ extension SpecDecoder {
         case .outcome:
             guard let outcome = string(members, "outcome", in: node, path, required: false, example: "\"ok\"") else { return nil }
             guard let value = Expectation.Outcome(rawValue: outcome) else {
-                report(member.value, path + ".outcome", "unknown outcome \"\(outcome)\"", fix: "use \"ok\" or \"error\"")
+                report(member.value, path + ".outcome", "unknown outcome \(quoted(outcome))", fix: "use \"ok\" or \"error\"")
                 return nil
             }
             return .outcome(value)
@@ -54,7 +54,7 @@ extension SpecDecoder {
                 case .kind:
                     guard let kind = string(fields, "kind", in: member.value, path + ".error", required: false, example: "\"tokenEndpoint\"") else { continue }
                     if Vocabulary.errorKinds.contains(kind) { checks.append(.kind(kind)) } else {
-                        report(field.value, path + ".error.kind", "unknown error kind \"\(kind)\"", fix: Suggestion.fix(for: kind, in: Vocabulary.errorKinds, listName: "error kinds"))
+                        report(field.value, path + ".error.kind", "unknown error kind \(quoted(kind))", fix: Suggestion.fix(for: kind, in: Vocabulary.errorKinds, listName: "error kinds"))
                     }
                 case .message:
                     if let message = decodeMatcher(field.value, path + ".error.message") { checks.append(.message(message)) }
@@ -149,7 +149,7 @@ extension SpecDecoder {
             case .method:
                 guard let method = string(members, "method", in: node, path, required: false, example: "\"POST\"") else { continue }
                 if SpecPattern.method.matches(method) { request.checks.append(.method(method)) } else {
-                    report(member.value, memberPath, "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
+                    report(member.value, memberPath, "method \(quoted(method)) is not an HTTP method", fix: "write it in capitals, e.g. \(quoted(method.uppercased()))")
                 }
             case .path:
                 if let matcher = decodeMatcher(member.value, memberPath) { request.checks.append(.path(matcher)) }
@@ -184,7 +184,7 @@ extension SpecDecoder {
             return nil
         }
         guard origins.contains(name) else {
-            report(member.value, path, "\"\(name)\" is not an origin of the \(provider.id.rawValue) fake", fix: Suggestion.fix(for: name, in: origins, listName: "origins of \(provider.id.rawValue)"))
+            report(member.value, path, "\(quoted(name)) is not an origin of the \(provider.id.rawValue) fake", fix: Suggestion.fix(for: name, in: origins, listName: "origins of \(provider.id.rawValue)"))
             return nil
         }
         return name

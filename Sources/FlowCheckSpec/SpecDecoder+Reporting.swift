@@ -15,11 +15,25 @@ extension SpecDecoder {
     func bool(_ member: JSONNode.Member?, _ path: String) -> Bool? { reader.bool(member, path) }
     func array(_ member: JSONNode.Member, _ path: String, example: String) -> [JSONNode]? { reader.array(member, path, example: example) }
 
+    /// Spec text for a message: secrets masked, quoted as a JSON string, cut.
+    func quoted(_ text: String) -> String { reader.quoted(text) }
+
+    /// Reports a template's syntax mistakes and every variable no earlier step captured.
     func checkVariables(_ template: Template, _ node: JSONNode, _ path: String) {
-        for name in template.variables where !defined.contains(name) {
+        for problem in template.problems {
+            // No default: a new kind of mistake must be reported here before anything compiles.
+            switch problem {
+            case .unclosed(let offset):
+                let name = template.raw.dropFirst(offset + 2).prefix { $0.isLetter || $0.isNumber || "._-".contains($0) }
+                report(node, path, "\"${\" at character \(offset + 1) of \(quoted(template.raw)) is never closed", fix: "close the variable with \"}\", e.g. \(quoted("${\(name.isEmpty ? "name" : name)}")), or write \"$${\" for a literal \"${\"")
+            case .emptyName(let offset):
+                report(node, path, "\"${}\" at character \(offset + 1) of \(quoted(template.raw)) names no variable", fix: "name a captured variable, e.g. \"${token}\", or write \"$${}\" for the literal text \"${}\"")
+            }
+        }
+        for name in template.variables where !name.isEmpty && !defined.contains(name) {
             let candidates = defined.sorted()
             let hint = Suggestion.closest(to: name, in: candidates).map { "did you mean \"${\($0)}\"? " } ?? ""
-            report(node, path, "variable \"${\(name)}\" is not captured by an earlier step", fix: "\(hint)capture it in an earlier step, e.g. {\"present\": true, \"capture\": \"\(name)\"}")
+            report(node, path, "variable \(quoted("${\(name)}")) is not captured by an earlier step", fix: "\(hint)capture it in an earlier step, e.g. {\"present\": true, \"capture\": \"\(name)\"}")
         }
     }
 }

@@ -6,9 +6,16 @@ extension SpecDecoder {
     mutating func decodeSpec(_ root: JSONNode) -> FlowSpec? {
         let path = "$"
         guard let members = object(root, path, allowed: Self.topKeys, example: "{\"id\": \"MLT-AUTH\", \"title\": \"...\", ...}") else { return nil }
+        // The fixture is read ahead of everything else (its problems are still listed in their
+        // place below): its secrets are masked in every diagnostic of the file.
+        let provider = providerToCheckAgainst(members)
+        let fixtureReader = SpecReader(file: file)
+        let fixtureMember = members["fixture"]
+        let fixture = provider.flatMap { provider in fixtureMember.flatMap { provider.description.decodeFixture($0.value, at: "$.fixture", reader: fixtureReader) } }
+        reader.registerSecrets(fixtureReader.secrets + (fixture?.secrets ?? []))
         let id = string(members, "id", in: root, path, required: true, example: "\"MLT-AUTH\"")
         if let id, let member = members["id"], !SpecPattern.catalogueID.matches(id) {
-            report(member.value, "$.id", "id \"\(id)\" is not a catalogue id", fix: "use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"")
+            report(member.value, "$.id", "id \(quoted(id)) is not a catalogue id", fix: "use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"")
         }
         let title = string(members, "title", in: root, path, required: true, example: "\"Auth stores a token\"")
         let summary = string(members, "summary", in: root, path, required: false)
@@ -19,18 +26,14 @@ extension SpecDecoder {
         if members["source"] == nil { missing("source", in: root, path, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") }
         let requirements = decodeRequirements(members["requirements"], in: root, path, required: true)
 
-        var provider: (any ProviderDescription)?
-        if let name = string(members, "provider", in: root, path, required: true, example: "\"moltin\"") {
-            provider = providers.description(of: Provider(name))
-            if provider == nil, let member = members["provider"] {
-                report(member.value, "$.provider", "unknown provider \"\(name)\"", fix: Suggestion.fix(for: name, in: providers.ids.map(\.rawValue), listName: "providers"))
-            }
+        if let name = string(members, "provider", in: root, path, required: true, example: "\"moltin\""), let member = members["provider"], provider?.isGuess != false {
+            let guess = provider.map { "; the rest of this spec was checked as a \(quoted($0.description.id.rawValue)) spec" } ?? ""
+            report(member.value, "$.provider", "unknown provider \(quoted(name))", fix: Suggestion.fix(for: name, in: providers.ids.map(\.rawValue), listName: "providers") + guess)
         }
-        var fixture: (any ProviderFixture)?
-        if let provider {
+        if let provider = provider?.description {
             defined.formUnion(Vocabulary.originVariables(provider.origins))
-            if let member = members["fixture"] {
-                fixture = provider.decodeFixture(member.value, at: "$.fixture", reader: reader)
+            if fixtureMember != nil {
+                reader.append(contentsOf: fixtureReader)
             } else {
                 missing("fixture", in: root, path, example: "{\"clients\": [{\"id\": \"store-1\", \"secret\": \"...\"}]}")
             }
@@ -50,7 +53,7 @@ extension SpecDecoder {
                 for (i, item) in items.enumerated() {
                     capturedThisStep = []
                     let stepRequirements = decodeRequirements(item.members?.first { $0.key == "requirements" }, in: item, "$.steps[\(i)]", required: false)
-                    if var step = decodeStep(item, "$.steps[\(i)]", number: i + 1, provider: provider) {
+                    if var step = decodeStep(item, "$.steps[\(i)]", number: i + 1, provider: provider?.description) {
                         step.requirements = stepRequirements
                         steps.append(step)
                     }
@@ -61,10 +64,10 @@ extension SpecDecoder {
             missing("steps", in: root, path, example: "[ ... ]")
         }
         for (label, call) in running.sorted(by: { $0.value.step < $1.value.step }) {
-            report(call.node, call.path, "the background call \"\(label)\" (step \(call.step)) is never awaited", fix: "add a step {\"await\": \"\(label)\"} after it, so its end is checked")
+            report(call.node, call.path, "the background call \(quoted(label)) (step \(call.step)) is never awaited", fix: "add a step {\"await\": \"\(label)\"} after it, so its end is checked")
         }
-        guard let id, let title, let source, let provider, let fixture else { return nil }
-        return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider.id, fixture: fixture, decisions: decisions, steps: steps, location: root.location, requirements: requirements)
+        guard let id, let title, let source, let provider, !provider.isGuess, let fixture else { return nil }
+        return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider.description.id, fixture: fixture, decisions: decisions, steps: steps, location: root.location, requirements: requirements)
     }
 
     /// A fixture file for `flowcheck serve`: an object whose keys are provider names and whose
@@ -82,11 +85,21 @@ extension SpecDecoder {
         return reader.diagnostics.isEmpty ? .success(fixtures) : .failure(FixtureSetError(diagnostics: reader.diagnostics))
     }
 
+    /// The provider the spec names or, when that is unknown, the one "did you mean" would
+    /// suggest (`isGuess`): the rest of the spec is checked against it, so every problem shows
+    /// in one pass rather than only after the provider's name is fixed.
+    func providerToCheckAgainst(_ members: [String: JSONNode.Member]) -> (description: any ProviderDescription, isGuess: Bool)? {
+        guard case .string(let name)? = members["provider"]?.value.value else { return nil }
+        if let known = providers.description(of: Provider(name)) { return (known, false) }
+        guard let guess = Suggestion.closest(to: name, in: providers.ids.map(\.rawValue)) else { return nil }
+        return providers.description(of: Provider(guess)).map { ($0, true) }
+    }
+
     func decodeSource(_ node: JSONNode, _ path: String) -> SourceReference? {
         guard let members = object(node, path, allowed: Self.sourceKeys, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") else { return nil }
         let seed = string(members, "seed", in: node, path, required: true, example: "\"003_d427daaf6ba0e8e7.txt\"")
         if let seed, let member = members["seed"], !SpecPattern.seedFile.matches(seed) {
-            report(member.value, path + ".seed", "seed \"\(seed)\" is not a seed file name", fix: "name one of the seed files, e.g. \"003_d427daaf6ba0e8e7.txt\"")
+            report(member.value, path + ".seed", "seed \(quoted(seed)) is not a seed file name", fix: "name one of the seed files, e.g. \"003_d427daaf6ba0e8e7.txt\"")
         }
         let passage = string(members, "passage", in: node, path, required: true, example: "\"Obtaining a new token\"")
         guard let seed, let passage else { return nil }

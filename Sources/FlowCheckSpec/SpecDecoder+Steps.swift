@@ -39,7 +39,7 @@ extension SpecDecoder {
                     }
                     action = .advanceClock(seconds: seconds, written: text)
                 } else {
-                    report(member.value, actionPath, "expected a duration such as \"61m\", found \(member.value.scalarText.map { "\"\($0)\"" } ?? member.value.typeName)", fix: "write hours, minutes and seconds as \"1h\", \"61m\", \"90s\" or \"1h30m\"")
+                    report(member.value, actionPath, "expected a duration such as \"61m\", found \(member.value.scalarText.map(quoted) ?? member.value.typeName)", fix: "write hours, minutes and seconds as \"1h\", \"61m\", \"90s\" or \"1h30m\"")
                 }
             case .fault: action = decodeFault(member.value, actionPath)
             case .clearFaults:
@@ -52,7 +52,7 @@ extension SpecDecoder {
                 let points = StoreCrashPoint.allCases.map(\.rawValue)
                 if case .string(let text) = member.value.value {
                     if let point = StoreCrashPoint(rawValue: text) { action = .crashStore(point) } else {
-                        report(member.value, actionPath, "unknown store crash point \"\(text)\"", fix: Suggestion.fix(for: text, in: points, listName: "crash points"))
+                        report(member.value, actionPath, "unknown store crash point \(quoted(text))", fix: Suggestion.fix(for: text, in: points, listName: "crash points"))
                     }
                 } else {
                     typeMismatch(member.value, actionPath, expected: "a string", example: "\"nextWrite\"")
@@ -61,7 +61,7 @@ extension SpecDecoder {
                 if case .string(let op) = member.value.value {
                     let operations = provider?.serverOperations ?? []
                     if operations.contains(op) { action = .server(operation: op) } else if provider != nil {
-                        report(member.value, actionPath, "unknown server operation \"\(op)\"", fix: Suggestion.fix(for: op, in: operations, listName: "operations for \(provider!.id.rawValue)"))
+                        report(member.value, actionPath, "unknown server operation \(quoted(op))", fix: Suggestion.fix(for: op, in: operations, listName: "operations for \(provider!.id.rawValue)"))
                     }
                 } else {
                     typeMismatch(member.value, actionPath, expected: "a string", example: "\"revokeTokens\"")
@@ -100,7 +100,7 @@ extension SpecDecoder {
         }
         guard let signature = signatures.first(where: { $0.name == name }) else {
             let scope = provider.map { " for provider \"\($0.rawValue)\"" } ?? ""
-            report(member.value, path, "unknown \(what) \"\(name)\"\(scope)", fix: Suggestion.fix(for: name, in: signatures.map(\.name), listName: listName))
+            report(member.value, path, "unknown \(what) \(quoted(name))\(scope)", fix: Suggestion.fix(for: name, in: signatures.map(\.name), listName: listName))
             return nil
         }
         var arguments: [Argument] = []
@@ -120,7 +120,7 @@ extension SpecDecoder {
                 let argumentPath = withPath + JSONPath.key(argument.key)
                 guard allowed.contains(argument.key) else {
                     let list = allowed.isEmpty ? "\"\(name)\" takes no arguments" : Suggestion.fix(for: argument.key, in: allowed, listName: "arguments of \(name)")
-                    report(at: argument.keyLocation, argumentPath, "unknown argument \"\(argument.key)\" for \"\(name)\"", fix: list)
+                    report(at: argument.keyLocation, argumentPath, "unknown argument \(quoted(argument.key)) for \"\(name)\"", fix: list)
                     continue
                 }
                 if let objectMembers = argument.value.members {
@@ -144,7 +144,7 @@ extension SpecDecoder {
                 }
                 let template = Template(text)
                 checkVariables(template, argument.value, argumentPath)
-                if template.variables.isEmpty { checkArgument(template.render([:]), signature.type(of: argument.key), argument.value, argumentPath) }
+                if template.problems.isEmpty { checkArgument(template, signature.type(of: argument.key), argument.value, argumentPath) }
                 arguments.append(Argument(name: argument.key, value: template))
             }
             // A parameter dropped and rewritten in one step: which wins would be the browser's
@@ -153,6 +153,9 @@ extension SpecDecoder {
             for transform in transforms where removed.contains(transform.parameter) {
                 report(at: transform.location, withPath + JSONPath.key(transform.parameter), "\"\(transform.parameter)\" is both removed and transformed", fix: "keep it in \"remove\" or transform it, not both; use two tamper steps for both in turn")
             }
+        }
+        if let members = with?.value.members {
+            checkDependents(signature, arguments, members, stepPath + ".with")
         }
         for required in signature.required where !arguments.contains(where: { $0.name == required }) && !(with?.value.members?.contains { $0.key == required } ?? false) {
             report(with?.value ?? member.value, with == nil ? stepPath : stepPath + ".with", "\"\(name)\" needs the argument \"\(required)\"", fix: "add \"with\": {\"\(required)\": \"...\"}")
@@ -167,7 +170,7 @@ extension SpecDecoder {
         guard let name = string(members, "transform", in: node, path, required: true, example: "\"flipCase\"") else { return nil }
         let names = TamperTransformKind.allCases.map(\.rawValue)
         guard let kind = TamperTransformKind(rawValue: name) else {
-            report(members["transform"]!.value, path + ".transform", "unknown transform \"\(name)\"", fix: Suggestion.fix(for: name, in: names, listName: "transforms"))
+            report(members["transform"]!.value, path + ".transform", "unknown transform \(quoted(name))", fix: Suggestion.fix(for: name, in: names, listName: "transforms"))
             return nil
         }
         let valueMember = members["value"]
@@ -203,7 +206,7 @@ extension SpecDecoder {
     func reportDuplicates(_ members: [JSONNode.Member], _ path: String) {
         var seen = Set<String>()
         for member in members where !seen.insert(member.key).inserted {
-            report(at: member.keyLocation, path + JSONPath.key(member.key), "duplicate key \"\(member.key)\"", fix: "keep one \"\(member.key)\" and remove the other")
+            report(at: member.keyLocation, path + JSONPath.key(member.key), "duplicate key \(quoted(member.key))", fix: "keep one \(quoted(member.key)) and remove the other")
         }
     }
 
@@ -229,7 +232,7 @@ extension SpecDecoder {
         guard let members = object(node, path, allowed: Self.sendKeys, example: "{\"method\": \"POST\", \"path\": \"/oauth/v2/refresh\", \"json\": {...}}") else { return nil }
         let method = string(members, "method", in: node, path, required: true, example: "\"POST\"")
         if let method, !SpecPattern.method.matches(method) {
-            report(members["method"]!.value, path + ".method", "method \"\(method)\" is not an HTTP method", fix: "write it in capitals, e.g. \"\(method.uppercased())\"")
+            report(members["method"]!.value, path + ".method", "method \(quoted(method)) is not an HTTP method", fix: "write it in capitals, e.g. \(quoted(method.uppercased()))")
             return nil
         }
         guard let rawPath = string(members, "path", in: node, path, required: true, example: "\"/oauth/v2/refresh\"") else { return nil }
@@ -253,7 +256,7 @@ extension SpecDecoder {
         guard let members = object(node, path, allowed: Self.faultKeys, example: "{\"kind\": \"serverError\", \"path\": \"/v1/products\", \"times\": 1}") else { return nil }
         guard let kind = string(members, "kind", in: node, path, required: true, example: "\"serverError\"") else { return nil }
         guard Vocabulary.faultKinds.contains(kind) else {
-            report(members["kind"]!.value, path + ".kind", "unknown fault \"\(kind)\"", fix: Suggestion.fix(for: kind, in: Vocabulary.faultKinds, listName: "faults"))
+            report(members["kind"]!.value, path + ".kind", "unknown fault \(quoted(kind))", fix: Suggestion.fix(for: kind, in: Vocabulary.faultKinds, listName: "faults"))
             return nil
         }
         let faultPath = string(members, "path", in: node, path, required: false, example: "\"/v1/products\"")
@@ -295,11 +298,11 @@ extension SpecDecoder {
             return nil
         }
         guard Self.label.matches(label) else {
-            report(member.value, asyncPath, "\"\(label)\" is not a label", fix: "start with a letter and use letters, digits, \"-\" and \"_\", e.g. \"refresh\"")
+            report(member.value, asyncPath, "\(quoted(label)) is not a label", fix: "start with a letter and use letters, digits, \"-\" and \"_\", e.g. \"refresh\"")
             return nil
         }
         if let earlier = running[label] {
-            report(member.value, asyncPath, "the background call \"\(label)\" is already running (started in step \(earlier.step))", fix: "await it with {\"await\": \"\(label)\"} before this step, or use another label")
+            report(member.value, asyncPath, "the background call \(quoted(label)) is already running (started in step \(earlier.step))", fix: "await it with {\"await\": \(quoted(label))} before this step, or use another label")
             return nil
         }
         guard case .app(let name, _)? = action else { return label }
@@ -320,10 +323,10 @@ extension SpecDecoder {
             return .await(label: label)
         }
         if let step = awaited[label] {
-            report(member.value, path, "the background call \"\(label)\" was already awaited in step \(step)", fix: "remove this step, or start the call again with \"async\": \"\(label)\" before it")
+            report(member.value, path, "the background call \(quoted(label)) was already awaited in step \(step)", fix: "remove this step, or start the call again with \"async\": \(quoted(label)) before it")
         } else {
             let hint = Suggestion.closest(to: label, in: running.keys.sorted()).map { "did you mean \"\($0)\"? " } ?? ""
-            report(member.value, path, "no background call \"\(label)\" was started before this step", fix: "\(hint)start it on an earlier app step with \"async\": \"\(label)\"")
+            report(member.value, path, "no background call \(quoted(label)) was started before this step", fix: "\(hint)start it on an earlier app step with \"async\": \(quoted(label))")
         }
         return nil
     }
@@ -331,22 +334,74 @@ extension SpecDecoder {
     /// The app action a label awaited in this step was started with.
     func awaitedCall(_ label: String) -> String? { awaitedLabels[label] }
 
-    /// A literal argument value against its type. No default: a new type must be checked here.
-    func checkArgument(_ value: String, _ type: Vocabulary.ArgumentType, _ node: JSONNode, _ path: String) {
+    /// An argument's value against its type, as the driver will interpret it. No default: a
+    /// new type must be checked here.
+    func checkArgument(_ template: Template, _ type: Vocabulary.ArgumentType, _ node: JSONNode, _ path: String) {
+        let value = template.raw
         switch type {
         case .text:
             return
         case .url:
-            if !Self.url.matches(value) {
-                report(node, path, "\"\(value)\" is not an absolute URL", fix: "write it with a scheme, e.g. \"https://pos.example.com/oauth/callback\" or \"com.example.app:/callback\"")
+            // A value that starts with a variable (`${redirect}`) takes its scheme from it; one
+            // that starts with text must start as a URL does.
+            if case .variable? = template.parts.first { return }
+            let sample = template.render(Dictionary(template.variables.map { ($0, "x") }, uniquingKeysWith: { first, _ in first }))
+            if !Self.url.matches(sample) {
+                report(node, path, "\(quoted(value)) is not an absolute URL", fix: "write it with a scheme, e.g. \"https://pos.example.com/oauth/callback\" or \"com.example.app:/callback\"")
             }
         case .count(let range):
-            if Int(value).map(range.contains) != true {
-                report(node, path, "\"\(value)\" is not a whole number from \(range.lowerBound) to \(range.upperBound)", fix: "write a number such as \"\(range.lowerBound)\"")
+            guard isLiteral(template, node, path, example: "\"\(range.lowerBound)\"") else { return }
+            guard let number = Int(value) else {
+                report(node, path, "\(quoted(value)) is not a whole number from \(range.lowerBound) to \(range.upperBound)", fix: "write a number such as \"\(range.lowerBound)\"")
+                return
+            }
+            if !range.contains(number) {
+                report(node, path, "\(number) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
             }
         case .oneOf(let words):
+            guard isLiteral(template, node, path, example: "\"\(words[0])\"") else { return }
             if !words.contains(value) {
-                report(node, path, "unknown value \"\(value)\"", fix: Suggestion.fix(for: value, in: words, listName: "values"))
+                report(node, path, "unknown value \(quoted(value))", fix: Suggestion.fix(for: value, in: words, listName: "values"))
+            }
+        case .listOf(let words):
+            guard isLiteral(template, node, path, example: "\"\(words.prefix(2).joined(separator: ","))\"") else { return }
+            var seen = Set<String>()
+            for item in value.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                if item.isEmpty {
+                    report(node, path, "an empty item in the list \(quoted(value))", fix: "separate the names with single commas, e.g. \"\(words.prefix(2).joined(separator: ","))\"")
+                } else if !words.contains(item) {
+                    report(node, path, "unknown value \(quoted(item)) in the list \(quoted(value))", fix: Suggestion.fix(for: item, in: words, listName: "values"))
+                } else if !seen.insert(item).inserted {
+                    report(node, path, "\(quoted(item)) is listed twice in \(quoted(value))", fix: "list it once")
+                }
+            }
+        }
+    }
+
+    /// Whether a count's or a word's value is written out: the driver reads it as written, so
+    /// a `${variable}` in it would reach the driver unchecked.
+    private func isLiteral(_ template: Template, _ node: JSONNode, _ path: String, example: String) -> Bool {
+        guard template.variables.isEmpty else {
+            report(node, path, "\(quoted(template.raw)) takes no variables: the driver reads this argument as written", fix: "write the value itself, e.g. \(example)")
+            return false
+        }
+        return true
+    }
+
+    /// Arguments that belong to some values of another (``Vocabulary/DependentArgument``):
+    /// needed for those values, refused for the others (the driver would ignore them).
+    func checkDependents(_ signature: Vocabulary.ActionSignature, _ arguments: [Argument], _ members: [JSONNode.Member], _ withPath: String) {
+        for dependent in signature.dependents {
+            guard let decider = arguments.first(where: { $0.name == dependent.on }), decider.value.variables.isEmpty else { continue }
+            let value = decider.value.raw
+            if case .oneOf(let words) = signature.type(of: dependent.on), !words.contains(value) { continue }
+            let wanted = dependent.values.map { "\"\($0)\"" }.joined(separator: " or ")
+            let member = members.first { $0.key == dependent.argument }
+            if dependent.values.contains(value), member == nil, let deciderMember = members.first(where: { $0.key == dependent.on }) {
+                let example = signature.type(of: dependent.argument) == .url ? "\"https://clover.internal.example\"" : "\"...\""
+                report(deciderMember.value, withPath + JSONPath.key(dependent.on), "\"\(signature.name)\" with \(dependent.on) \(quoted(value)) needs the argument \"\(dependent.argument)\"", fix: "add \"\(dependent.argument)\": \(example) to \"with\"")
+            } else if !dependent.values.contains(value), let member {
+                report(at: member.keyLocation, withPath + JSONPath.key(dependent.argument), "\"\(dependent.argument)\" is read only when \(dependent.on) is \(wanted); with \(quoted(value)) the driver ignores it", fix: "remove \"\(dependent.argument)\", or write \"\(dependent.on)\": \(wanted)")
             }
         }
     }

@@ -26,7 +26,10 @@ public struct SpecDiagnostic: Error, Sendable, Equatable, CustomStringConvertibl
         self.severity = severity
     }
 
+    /// Always two lines: every part is kept to one line (control characters escaped as JSON
+    /// would), so nothing from a spec can start a line of its own.
     public var description: String {
-        "\(file):\(location.line):\(location.column): \(severity.rawValue): \(title) at \(path)\n  fix: \(fix)"
+        let one = SpecText.oneLine
+        return "\(one(file)):\(location.line):\(location.column): \(severity.rawValue): \(one(title)) at \(one(path))\n  fix: \(one(fix))"
     }
 }

@@ -76,7 +76,7 @@ public struct SpecLoader: Sendable {
             switch load(file: file) {
             case .valid(let spec):
                 if let owner = idOwners[spec.id] {
-                    diagnostics.append(SpecDiagnostic(file: file, location: idLocation(of: file) ?? spec.location, path: "$.id", title: "duplicate id \"\(spec.id)\" (already used by \(owner))", fix: "give each flow its own catalogue id"))
+                    diagnostics.append(SpecDiagnostic(file: file, location: idLocation(of: file) ?? spec.location, path: "$.id", title: "duplicate id \(SpecText.quoted(spec.id)) (already used by \(owner))", fix: "give each flow its own catalogue id"))
                     invalid.append(file)
                 } else {
                     idOwners[spec.id] = file
@@ -103,8 +103,9 @@ public struct SpecLoader: Sendable {
 
     /// Decodes spec text that came from `file` (which only names it in diagnostics).
     public func decode(_ bytes: [UInt8], file: String) -> SpecFile {
-        if String(validating: bytes, as: UTF8.self) == nil {
-            return .invalid([SpecDiagnostic(file: file, location: SourceLocation(line: 1, column: 1), path: "$", title: "the file is not UTF-8 text", fix: "save it as UTF-8")])
+        if let invalid = UTF8Position.firstInvalidByte(in: bytes) {
+            let byte = String(format: "0x%02X", invalid.byte)
+            return .invalid([SpecDiagnostic(file: file, location: invalid.location, path: "$", title: "the file is not UTF-8 text: byte \(byte) (offset \(invalid.offset)) starts no UTF-8 character", fix: "save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252")])
         }
         let root: JSONNode
         do {

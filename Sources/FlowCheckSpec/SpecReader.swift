@@ -6,25 +6,81 @@ import Foundation
 public final class SpecReader {
     /// The file named in every diagnostic.
     public let file: String
-    /// Every problem found so far, in the order found.
-    public private(set) var diagnostics: [SpecDiagnostic] = []
-    /// Warnings found so far (severity `warning`): reported, never making the spec invalid.
-    public private(set) var warnings: [SpecDiagnostic] = []
+    /// Every problem found so far, in the order found, with every registered secret masked.
+    public var diagnostics: [SpecDiagnostic] { found.map(masked) }
+    private var found: [SpecDiagnostic] = []
+    /// The fixture secrets registered so far (``secret(_:_:_:)``, ``registerSecrets(_:)``).
+    public private(set) var secrets: [String] = []
+    /// The texts masked: each secret raw and JSON-escaped, longest first so a secret that
+    /// contains another is masked whole.
+    private var needles: [String] = []
+    /// Warnings found so far (severity `warning`): reported, never making the spec invalid;
+    /// masked like the problems.
+    public var warnings: [SpecDiagnostic] { foundWarnings.map(masked) }
+    private var foundWarnings: [SpecDiagnostic] = []
 
     public init(file: String) {
         self.file = file
     }
 
+    /// What stands in for a fixture secret in a diagnostic (the runner's reports use the same).
+    public static let secretMask = "‹redacted›"
+
+    /// Secrets shorter than this are not masked (masking every "ab" would wreck the message);
+    /// the loader refuses them anyway (``minimumSecretLength``).
+    static let shortestMaskedSecret = 4
+
+    /// Spec text for a diagnostic: secrets masked, then quoted as a JSON string and cut
+    /// (``SpecText/quoted(_:limit:)``), so a secret cannot be half shown by the cut.
+    public func quoted(_ text: String) -> String {
+        SpecText.quoted(mask(text))
+    }
+
+    /// Masks `secrets` in every diagnostic, reported or still to come: a spec's fixture secret
+    /// written into a bad value must not reach the console or a report through its diagnostic.
+    public func registerSecrets(_ secrets: [String]) {
+        var all = Set(needles)
+        for secret in secrets where secret.count >= Self.shortestMaskedSecret && !self.secrets.contains(secret) {
+            self.secrets.append(secret)
+            all.insert(secret)
+            all.insert(SpecText.escaped(secret))
+        }
+        needles = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+    }
+
+    private func mask(_ text: String) -> String {
+        var text = text
+        for secret in needles where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: Self.secretMask)
+        }
+        return text
+    }
+
+    private func masked(_ diagnostic: SpecDiagnostic) -> SpecDiagnostic {
+        guard !needles.isEmpty else { return diagnostic }
+        var copy = diagnostic
+        copy.title = mask(diagnostic.title)
+        copy.path = mask(diagnostic.path)
+        copy.fix = mask(diagnostic.fix)
+        return copy
+    }
+
+    /// Adds the problems another reader found (a fixture read ahead of the spec around it).
+    public func append(contentsOf other: SpecReader) {
+        found.append(contentsOf: other.found)
+        foundWarnings.append(contentsOf: other.foundWarnings)
+    }
+
     public func report(_ node: JSONNode, _ path: String, _ title: String, fix: String) {
-        diagnostics.append(SpecDiagnostic(file: file, location: node.location, path: path, title: title, fix: fix))
+        found.append(SpecDiagnostic(file: file, location: node.location, path: path, title: title, fix: fix))
     }
 
     public func warn(_ node: JSONNode, _ path: String, _ title: String, fix: String) {
-        warnings.append(SpecDiagnostic(file: file, location: node.location, path: path, title: title, fix: fix, severity: .warning))
+        foundWarnings.append(SpecDiagnostic(file: file, location: node.location, path: path, title: title, fix: fix, severity: .warning))
     }
 
     public func report(at location: SourceLocation, _ path: String, _ title: String, fix: String) {
-        diagnostics.append(SpecDiagnostic(file: file, location: location, path: path, title: title, fix: fix))
+        found.append(SpecDiagnostic(file: file, location: location, path: path, title: title, fix: fix))
     }
 
     public func typeMismatch(_ node: JSONNode, _ path: String, expected: String, example: String) {
@@ -41,11 +97,11 @@ public final class SpecReader {
         for member in members {
             let memberPath = path + JSONPath.key(member.key)
             if !allowed.contains(member.key) {
-                report(at: member.keyLocation, memberPath, "unknown key \"\(member.key)\"", fix: Suggestion.fix(for: member.key, in: allowed, listName: "allowed keys here"))
+                report(at: member.keyLocation, memberPath, "unknown key \(quoted(member.key))", fix: Suggestion.fix(for: member.key, in: allowed, listName: "allowed keys here"))
                 continue
             }
             if byKey[member.key] != nil {
-                report(at: member.keyLocation, memberPath, "duplicate key \"\(member.key)\"", fix: "keep one \"\(member.key)\" and remove the other")
+                report(at: member.keyLocation, memberPath, "duplicate key \(quoted(member.key))", fix: "keep one \(quoted(member.key)) and remove the other")
                 continue
             }
             byKey[member.key] = member
@@ -124,8 +180,10 @@ public final class SpecReader {
     /// wrecking the report (a secret "ab" would hide every "ab") is refused instead.
     public static let minimumSecretLength = 8
 
-    /// Reports a fixture secret too short to mask.
-    public func checkSecretLength(_ secret: String, _ node: JSONNode, _ path: String) {
+    /// Registers a fixture secret, masked in every diagnostic of the file
+    /// (``registerSecrets(_:)``), and reports one too short to mask.
+    public func secret(_ secret: String, _ node: JSONNode, _ path: String) {
+        registerSecrets([secret])
         if secret.count < Self.minimumSecretLength {
             report(node, path, "a secret shorter than \(Self.minimumSecretLength) characters cannot be masked in reports", fix: "use at least \(Self.minimumSecretLength) characters, as a real secret would have")
         }

@@ -111,9 +111,11 @@ public enum SpecSchema {
                 required.append("async")
             }
             if let signature, !(signature.required + signature.optional).isEmpty {
-                properties.append(("with", .closedObject((signature.required + signature.optional).map { name in
-                    (name, signature.transformable.contains(name) ? .object([M("anyOf", .array([scalar, .ref("tamperTransform")]))]) : argument(signature.type(of: name)))
-                }, required: signature.required, minProperties: 1)))
+                let with = SchemaNode.closedObject((signature.required + signature.optional).map { name in
+                    (name, signature.transformable.contains(name) ? .object([M("anyOf", .array([argument(signature.type(of: name)), .ref("tamperTransform")]))]) : argument(signature.type(of: name)))
+                }, required: signature.required, minProperties: 1)
+                let dependents = dependents(signature)
+                properties.append(("with", dependents.isEmpty ? with : .object([M("allOf", .array([with] + dependents))])))
                 if !signature.required.isEmpty { required.append("with") }
             }
             variants.append(.closedObject(properties, required: required))
@@ -184,20 +186,36 @@ public enum SpecSchema {
         return options.count == 1 ? options[0] : .object([M("anyOf", .array(options))])
     }
 
-    /// An argument of `type`: a literal of that type, or a value with `${variables}` (checked
-    /// once rendered). No default: a new type must be published here.
+    /// An argument of `type`, as the loader checks it. No default: a new type must be
+    /// published here.
     static func argument(_ type: Vocabulary.ArgumentType) -> SchemaNode {
         typealias M = SchemaNode.Member
-        let templated = SchemaNode.object([M("type", .string("string")), M("pattern", .string("\\$\\{"))])
         switch type {
         case .text:
             return scalar
         case .url:
-            return .object([M("anyOf", .array([.pattern("^[A-Za-z][A-Za-z0-9+.-]*:\\S+$"), templated]))])
+            // A URL, or a value that starts with a variable (`${redirect}`), which gives the scheme.
+            return .object([M("anyOf", .array([.pattern("^[A-Za-z][A-Za-z0-9+.-]*:\\S+$"), .pattern("^\\$\\{")]))])
         case .count(let range):
-            return .object([M("anyOf", .array([.integer(in: range), .pattern("^[0-9]+$"), templated]))])
+            return .object([M("anyOf", .array([.integer(in: range), .pattern("^[0-9]+$")]))])
         case .oneOf(let words):
-            return .object([M("anyOf", .array([.oneOf(words), templated]))])
+            return .oneOf(words)
+        case .listOf(let words):
+            let word = "(" + words.map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|") + ")"
+            return .pattern("^ *\(word)( *, *\(word))* *$", description: "some of \(words.joined(separator: ", ")), separated by commas")
+        }
+    }
+
+    /// `environment`'s `baseURL`: needed for `"name": "custom"`, refused for the other names.
+    static func dependents(_ signature: Vocabulary.ActionSignature) -> [SchemaNode] {
+        typealias M = SchemaNode.Member
+        return signature.dependents.map { dependent in
+            let needs = SchemaNode.object([M("required", .array([.string(dependent.argument)]))])
+            return .object([
+                M("if", .object([M("properties", .object([M(dependent.on, .oneOf(dependent.values))])), M("required", .array([.string(dependent.on)]))])),
+                M("then", needs),
+                M("else", .object([M("not", needs)])),
+            ])
         }
     }
 }

@@ -72,13 +72,16 @@ public enum BrowserOperation: String, CaseIterable, Sendable {
     public var signature: Vocabulary.ActionSignature {
         switch self {
         case .login:
-            return .init(name: rawValue, required: ["email", "password"], optional: [], summary: "the user loads the page the SDK opened and logs in")
+            return .init(name: rawValue, required: ["email", "password"], optional: [], summary: "the user loads the page the SDK opened and logs in", types: ["email": .text, "password": .text])
         case .deny:
             return .init(name: rawValue, required: [], optional: [], summary: "the user loads the page the SDK opened and declines")
         case .open:
             return .init(name: rawValue, required: ["url"], optional: [], summary: "the user's browser opens a URL the app built itself", types: ["url": .url])
         case .tamper:
-            var tamper = Vocabulary.ActionSignature(name: rawValue, required: [], optional: Vocabulary.tamperParameters + ["remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove")
+            // Any value may be set (an attacker's); only the listed parameters may be removed.
+            var types = Dictionary(uniqueKeysWithValues: Vocabulary.tamperParameters.map { ($0, Vocabulary.ArgumentType.text) })
+            types["remove"] = .listOf(Vocabulary.tamperParameters)
+            var tamper = Vocabulary.ActionSignature(name: rawValue, required: [], optional: Vocabulary.tamperParameters + ["remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove", types: types)
             tamper.transformable = Vocabulary.tamperParameters
             return tamper
         }

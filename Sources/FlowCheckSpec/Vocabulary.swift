@@ -15,8 +15,11 @@ public enum Vocabulary {
         public var results: [String] = []
         /// The arguments that may be a ``TamperTransform`` object instead of a value.
         public var transformable: [String] = []
-        /// Each argument's type; one not listed is ``ArgumentType/text``.
+        /// Each argument's type. Every argument has one (a test holds each kit to it); one not
+        /// listed would be read as ``ArgumentType/text``.
         public var types: [String: ArgumentType] = [:]
+        /// Arguments that belong to some values of another only (``DependentArgument``).
+        public var dependents: [DependentArgument] = []
         /// The call removes the stored token because the app asked it to (a logout): INV-KEEP,
         /// which forbids losing a token to a transient failure, does not judge it.
         public var clearsStore = false
@@ -46,14 +49,34 @@ public enum Vocabulary {
             return copy
         }
 
+        /// This action, with `argument` needed when `other` is one of `values` and ignored by
+        /// the driver otherwise.
+        public func requiring(_ argument: String, when other: String, is values: [String]) -> Self {
+            var copy = self
+            copy.dependents.append(DependentArgument(argument: argument, on: other, values: values))
+            return copy
+        }
+
         /// The type of the argument `name`.
         public func type(of name: String) -> ArgumentType { types[name] ?? .text }
     }
 
-    /// What an action's argument must be. The loader checks a literal value against it (a value
-    /// with `${variables}` is checked once rendered, by the driver), and the schema says it.
+    /// An optional argument the driver reads only for some values of another: `environment`'s
+    /// `baseURL`, read when `name` is `custom`. The loader demands it for those values and
+    /// refuses it for the others, where the driver would silently ignore it.
+    public struct DependentArgument: Sendable, Equatable {
+        public var argument: String
+        /// The argument whose value decides.
+        public var on: String
+        /// The values of ``on`` that need ``argument``.
+        public var values: [String]
+    }
+
+    /// What an action's argument must be, as the driver interprets it. The loader checks every
+    /// value against it, and the schema says it. A count or a word is read by the driver as
+    /// written, so it takes no `${variables}`; a URL may (its literal start is checked).
     public enum ArgumentType: Sendable, Equatable {
-        /// Any text.
+        /// Any text (a client id, a password, a label).
         case text
         /// An absolute URL: a scheme, then the rest (`https://...`, `com.example.app:/cb`).
         case url
@@ -61,6 +84,8 @@ public enum Vocabulary {
         case count(ClosedRange<Int>)
         /// One of the listed words.
         case oneOf([String])
+        /// Some of the listed words, separated by commas (`"state,code"`), each once.
+        case listOf([String])
     }
 
     /// What the scripted browser can do, and its arguments: one signature per

@@ -47,7 +47,7 @@ struct NewProviderTests {
             guard let members = reader.object(node, path, allowed: ["greeting", "apiKey"]) else { return nil }
             let greeting = reader.string(members, "greeting", in: node, path, required: true)
             let key = reader.string(members, "apiKey", in: node, path, required: true)
-            if let key, let member = members["apiKey"] { reader.checkSecretLength(key, member.value, path + ".apiKey") }
+            if let key, let member = members["apiKey"] { reader.secret(key, member.value, path + ".apiKey") }
             guard let greeting, let key else { return nil }
             return EchoFixture(greeting: greeting, apiKey: key)
         }

@@ -34,7 +34,7 @@ struct SpecLoaderErrorTests {
             "t.json:1:17: error: invalid JSON: trailing comma before ']' at $.steps\n  fix: remove the comma after the last element",
         ]),
         Case(name: "bad JSON: unterminated string", json: "{\"id\": \"MLT", expected: [
-            "t.json:1:12: error: invalid JSON: unterminated string at $.id\n  fix: close the string with a double quote",
+            "t.json:1:12: error: invalid JSON: unterminated string (opened at 1:8) at $.id\n  fix: close the string with a double quote",
         ]),
         Case(name: "bad JSON: empty file", json: "", expected: [
             "t.json:1:1: error: invalid JSON: unexpected end of file, expected a value at $\n  fix: complete the document; a bracket or brace may be missing",
@@ -92,7 +92,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:47: error: \"outcome\" checks an app call, and this step makes none at $.steps[0].expect.outcome\n  fix: move it to the step with the \"app\" call it is about",
         ]),
         Case(name: "unknown provider", json: spec(steps: #"[{"advanceClock": "1m"}]"#).replacingOccurrences(of: "\"moltin\"", with: "\"moltn\""), expected: [
-            "t.json:5:15: error: unknown provider \"moltn\" at $.provider\n  fix: did you mean \"moltin\"? providers: moltin, clover, clever, braintree",
+            "t.json:5:15: error: unknown provider \"moltn\" at $.provider\n  fix: did you mean \"moltin\"? providers: moltin, clover, clever, braintree; the rest of this spec was checked as a \"moltin\" spec",
         ]),
         Case(name: "bad id", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "MLT-AUTH", with: "mlt auth"), expected: [
             "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
@@ -197,7 +197,7 @@ struct SpecLoaderErrorTests {
             "t.json:6:87: error: expected a whole number at $.fixture.tokenLifetime\n  fix: write it as 3600",
         ]),
         Case(name: "id with a trailing newline", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"MLT-AUTH\\n\""), expected: [
-            "t.json:2:9: error: id \"MLT-AUTH\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
+            "t.json:2:9: error: id \"MLT-AUTH\\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
         ]),
         Case(name: "braintree backendConnectURLs empty", json: braintree(#"[]"#), expected: [
             "t.json:6:149: error: an empty backendConnectURLs changes nothing at $.fixture.backendConnectURLs\n  fix: remove it to hand out the backend's own connect URL, or list the URLs to hand out first, e.g. [\"http://connect.example.com/braintree/oauth/connect\"]",

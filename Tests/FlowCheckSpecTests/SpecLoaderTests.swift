@@ -51,7 +51,7 @@ struct SpecLoaderTests {
             Issue.record("expected invalid")
             return
         }
-        #expect(diagnostics.first?.title == "the file is not UTF-8 text")
+        #expect(diagnostics.map(\.description) == ["x.json:1:2: error: the file is not UTF-8 text: byte 0xFF (offset 1) starts no UTF-8 character at $\n  fix: save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252"])
     }
 
     /// The committed specs are the product: every one of them must load.

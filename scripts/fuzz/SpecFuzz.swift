@@ -6,7 +6,7 @@
 //
 // The real provider kits live in another module (FlowCheckProviders, over the fake server), so
 // the loader here knows one provider of the fuzzer's own, "moltin", with actions of every
-// argument type and a fixture read through the same SpecReader the kits use.
+// argument type (and a dependent argument) and a fixture read through the same SpecReader the kits use.
 
 struct FuzzFixture: ProviderFixture {
     var secrets: [String]
@@ -18,7 +18,8 @@ struct FuzzProvider: ProviderDescription {
     var actions: [Vocabulary.ActionSignature] {
         [
             .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "auth", results: ["accessToken"]),
-            .init(name: "products", required: [], optional: ["concurrent", "url", "name"], summary: "products", results: ["productCount", "fired."], types: ["concurrent": .count(1...64), "url": .url, "name": .oneOf(["a", "b"])]),
+            .init(name: "products", required: [], optional: ["concurrent", "url", "name", "remove"], summary: "products", results: ["productCount", "fired."], types: ["concurrent": .count(1...64), "url": .url, "name": .oneOf(["a", "b"]), "remove": .listOf(["state", "code"])])
+                .requiring("url", when: "name", is: ["b"]),
         ]
     }
     var storeFields: [String] { ["accessToken", "refreshToken"] }
@@ -32,7 +33,7 @@ struct FuzzProvider: ProviderDescription {
             guard let fields = reader.object(item, itemPath, allowed: ["id", "secret"]) else { continue }
             _ = reader.string(fields, "id", in: item, itemPath, required: true)
             if let secret = reader.string(fields, "secret", in: item, itemPath, required: true), let member = fields["secret"] {
-                reader.checkSecretLength(secret, member.value, itemPath + ".secret")
+                reader.secret(secret, member.value, itemPath + ".secret")
                 secrets.append(secret)
             }
         }

@@ -66,10 +66,10 @@ extension BraintreeKit {
         guard let members = reader.object(node, path, allowed: Self.fixtureKeys + Self.optionalFixtureKeys) else { return nil }
         let clientID = reader.string(members, "clientId", in: node, path, required: true, example: "\"bt-client-1\"")
         let clientSecret = reader.string(members, "clientSecret", in: node, path, required: true, example: "\"...\"")
-        if let clientSecret { reader.checkSecretLength(clientSecret, members["clientSecret"]!.value, path + ".clientSecret") }
+        if let clientSecret { reader.secret(clientSecret, members["clientSecret"]!.value, path + ".clientSecret") }
         let returnURL = reader.string(members, "returnURL", in: node, path, required: true, example: "\"examplescheme://braintree\"")
         if let returnURL, URL(string: returnURL)?.scheme == nil {
-            reader.report(members["returnURL"]!.value, path + ".returnURL", "returnURL \"\(returnURL)\" has no scheme", fix: "write the app's custom URL, e.g. \"examplescheme://braintree\" or \"com.example.app:/braintree\"")
+            reader.report(members["returnURL"]!.value, path + ".returnURL", "returnURL \(reader.quoted(returnURL)) has no scheme", fix: "write the app's custom URL, e.g. \"examplescheme://braintree\" or \"com.example.app:/braintree\"")
         }
         var backendConnectURLs: [String] = []
         if let member = members["backendConnectURLs"], let items = reader.array(member, path + ".backendConnectURLs", example: Self.backendConnectURLsExample) {
@@ -83,7 +83,7 @@ extension BraintreeKit {
                     continue
                 }
                 if URL(string: text)?.scheme == nil || text.contains(where: \.isWhitespace) {
-                    reader.report(item, itemPath, "\"\(text)\" is not an absolute URL", fix: "write it with a scheme and no spaces, e.g. \"http://connect.example.com/braintree/oauth/connect\" or \"examplescheme://connect\"")
+                    reader.report(item, itemPath, "\(reader.quoted(text)) is not an absolute URL", fix: "write it with a scheme and no spaces, e.g. \"http://connect.example.com/braintree/oauth/connect\" or \"examplescheme://connect\"")
                     continue
                 }
                 backendConnectURLs.append(text)
@@ -95,7 +95,7 @@ extension BraintreeKit {
             let id = reader.string(fields, "id", in: item, itemPath, required: true, example: "\"M1\"")
             let email = reader.string(fields, "email", in: item, itemPath, required: true, example: "\"owner@example.com\"")
             let password = reader.string(fields, "password", in: item, itemPath, required: true, example: "\"...\"")
-            if let password { reader.checkSecretLength(password, fields["password"]!.value, itemPath + ".password") }
+            if let password { reader.secret(password, fields["password"]!.value, itemPath + ".password") }
             if let id, let email, let password { merchants.append(.init(id: id, email: email, password: password)) }
         }
         guard let clientID, let clientSecret, let returnURL else { return nil }

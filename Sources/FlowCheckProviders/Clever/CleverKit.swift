@@ -16,7 +16,7 @@ public struct CleverKit: ProviderKit {
 
     public var actions: [Vocabulary.ActionSignature] {
         [
-            .init(name: "startLogin", required: ["clientId", "redirectURI"], optional: [], summary: "steps 2 and 3: a fresh state, then the authorize URL in the browser", results: [], types: ["redirectURI": .url]),
+            .init(name: "startLogin", required: ["clientId", "redirectURI"], optional: [], summary: "steps 2 and 3: a fresh state, then the authorize URL in the browser", results: [], types: ["clientId": .text, "redirectURI": .url]),
             .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "step 4: the custom redirect URL the app was opened with", results: ["tokenType"], types: ["url": .url]).endingLogin(),
             .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
         ]
@@ -71,7 +71,7 @@ extension CleverKit {
             guard let fields = reader.object(item, itemPath, allowed: Self.userKeys) else { continue }
             let email = reader.string(fields, "email", in: item, itemPath, required: true, example: "\"student@example.com\"")
             let password = reader.string(fields, "password", in: item, itemPath, required: true, example: "\"...\"")
-            if let password { reader.checkSecretLength(password, fields["password"]!.value, itemPath + ".password") }
+            if let password { reader.secret(password, fields["password"]!.value, itemPath + ".password") }
             if let email, let password { users.append(.init(email: email, password: password)) }
         }
         return CleverFixture(clients: clients, users: users)

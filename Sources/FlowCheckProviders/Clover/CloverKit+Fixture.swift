@@ -22,9 +22,9 @@ extension CloverKit {
             let secret = reader.string(fields, "secret", in: item, itemPath, required: true, example: "\"app-secret\"")
             let site = reader.string(fields, "siteURL", in: item, itemPath, required: true, example: "\"https://pos.example.com/\"")
             if let site, URL(string: site)?.host == nil {
-                reader.report(fields["siteURL"]!.value, itemPath + ".siteURL", "siteURL \"\(site)\" is not an absolute URL", fix: "write it like \"https://pos.example.com/\"")
+                reader.report(fields["siteURL"]!.value, itemPath + ".siteURL", "siteURL \(reader.quoted(site)) is not an absolute URL", fix: "write it like \"https://pos.example.com/\"")
             }
-            if let secret { reader.checkSecretLength(secret, fields["secret"]!.value, itemPath + ".secret") }
+            if let secret { reader.secret(secret, fields["secret"]!.value, itemPath + ".secret") }
             if let id, let secret, let site { apps.append(.init(id: id, secret: secret, siteURL: site)) }
         }
         var merchants: [CloverFixture.Merchant] = []
@@ -49,9 +49,9 @@ extension CloverKit {
             let password = reader.string(fields, "password", in: item, itemPath, required: true, example: "\"...\"")
             let merchant = reader.string(fields, "merchant", in: item, itemPath, required: true, example: "\"M1\"")
             if let merchant, !merchants.contains(where: { $0.id == merchant }) {
-                reader.report(fields["merchant"]!.value, itemPath + ".merchant", "no merchant \"\(merchant)\" in the fixture", fix: merchants.isEmpty ? "add a merchant with the id \"\(merchant)\" to \"merchants\"" : Suggestion.fix(for: merchant, in: merchants.map(\.id), listName: "merchants"))
+                reader.report(fields["merchant"]!.value, itemPath + ".merchant", "no merchant \(reader.quoted(merchant)) in the fixture", fix: merchants.isEmpty ? "add a merchant with the id \(reader.quoted(merchant)) to \"merchants\"" : Suggestion.fix(for: merchant, in: merchants.map(\.id), listName: "merchants"))
             }
-            if let password { reader.checkSecretLength(password, fields["password"]!.value, itemPath + ".password") }
+            if let password { reader.secret(password, fields["password"]!.value, itemPath + ".password") }
             if let email, let password, let merchant { employees.append(.init(email: email, password: password, merchantID: merchant)) }
         }
         var fixture = CloverFixture(apps: apps, merchants: merchants, employees: employees)

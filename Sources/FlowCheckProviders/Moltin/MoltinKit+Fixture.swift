@@ -17,7 +17,7 @@ extension MoltinKit {
             guard let fields = reader.object(item, itemPath, allowed: Self.clientKeys) else { continue }
             if let id = reader.string(fields, "id", in: item, itemPath, required: true, example: "\"store-1\""),
                let secret = reader.string(fields, "secret", in: item, itemPath, required: true, example: "\"s3cr3t\"") {
-                reader.checkSecretLength(secret, fields["secret"]!.value, itemPath + ".secret")
+                reader.secret(secret, fields["secret"]!.value, itemPath + ".secret")
                 clients.append(.init(id: id, secret: secret))
             }
         }

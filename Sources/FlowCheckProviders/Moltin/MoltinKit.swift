@@ -16,7 +16,7 @@ public struct MoltinKit: ProviderKit {
 
     public var actions: [Vocabulary.ActionSignature] {
         [
-            .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
+            .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"], types: ["clientId": .text, "clientSecret": .text]),
             .init(name: "refreshToken", required: [], optional: [], summary: "the tutorial's Refresh Token exercise", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
             .init(name: "deleteToken", required: [], optional: [], summary: "the tutorial's Delete Token").clearingStore(),
             .init(name: "products", required: [], optional: [], summary: "the tutorial's Products", results: ["productCount", "productIds", "productTitles"]),
