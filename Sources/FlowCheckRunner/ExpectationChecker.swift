@@ -113,7 +113,7 @@ struct ExpectationChecker {
             let actualValue: FailureValues.Value = actual.map { sensitive ? .masked(characters: $0.count) : .string($0) } ?? .absent
             // A sensitive field's expected value is shown as the spec wrote it (a variable name),
             // never rendered: the secret it stands for may be one the scrubber does not know.
-            fail(check, expected: sensitive ? StepNarrative.describe(FieldMatcher(field: field ?? "", matcher: matcher)) : rendered(matcher), actual: shown,
+            fail(check, expected: sensitive ? NarrativeMarkup.plain(StepNarrative.describe(FieldMatcher(field: field ?? "", matcher: matcher))) : rendered(matcher), actual: shown,
                  matcher: matcher.kind.key, values: (sensitive ? unrenderedValue(matcher) : renderedValue(matcher), actualValue))
         }
     }
