@@ -28,7 +28,7 @@ public enum MarkdownReport {
         if !run.invalidSpecs.isEmpty {
             out += "\n## Invalid specs\n\n"
             for invalid in run.invalidSpecs {
-                out += MarkdownText.fenced(invalid.messages.map(MarkdownText.blockLine), info: "text") + "\n"
+                out += MarkdownText.fenced(invalid.messages.flatMap { $0.components(separatedBy: "\n") }, info: "text") + "\n"
             }
         }
         for flow in run.flows {
@@ -91,7 +91,7 @@ public enum MarkdownReport {
             for failure in flow.failures { out += "- " + failureLine(failure) + "\n" }
             for skip in flow.skips { out += "- step \(skip.step): \(MarkdownText.code(skip.check)) skipped: \(MarkdownText.plain(skip.reason))\n" }
         }
-        for invalid in run.invalidSpecs { out += "\n" + MarkdownText.fenced(invalid.messages.map(MarkdownText.blockLine), info: "text") }
+        for invalid in run.invalidSpecs { out += "\n" + MarkdownText.fenced(invalid.messages.flatMap { $0.components(separatedBy: "\n") }, info: "text") }
         return ControlCharacters.escaped(out)
     }
 
