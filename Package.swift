@@ -57,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowCheckReportsTests",
-            dependencies: ["FlowCheckReports", "FlowCheckRunner"],
+            dependencies: ["FlowCheckReports", "FlowCheckRunner", "FlowCheckSpec"],
             exclude: ["Golden"]
         ),
         .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["flowcheck"]),

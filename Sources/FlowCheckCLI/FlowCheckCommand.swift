@@ -121,7 +121,7 @@ public struct FlowCheckCommand: Sendable {
 
     private func report(invalid: [InvalidSpec], console: Console, environment: Environment) {
         for spec in invalid {
-            console.err(ControlCharacters.escaped(spec.messages.joined(separator: "\n")))
+            console.err(ConsoleReport.invalid(spec))
         }
         if environment.githubActions {
             for line in GitHubAnnotations.render(invalid: invalid) { console.out(line) }
@@ -144,9 +144,10 @@ public struct FlowCheckCommand: Sendable {
             return .usageOrInvalidSpec
         }
         reportWarnings(loaded, console: console)
+        let startedAt = environment.now()
         let json = options.format == .json
         var specs = loaded.specs
-        var skipped = 0
+        var leftOut: [JSONReport.SkippedFlow] = []
         if let pattern = options.filter, let regex = try? LinearRegex(pattern) {
             var kept: [FlowSpec] = []
             for spec in specs {
@@ -158,7 +159,7 @@ public struct FlowCheckCommand: Sendable {
                     return .usageOrInvalidSpec
                 }
             }
-            skipped += specs.count - kept.count
+            leftOut += Self.left(specs, kept: kept, .filter(pattern: pattern))
             specs = kept
             if specs.isEmpty && loaded.invalidFiles.isEmpty {
                 console.err("flowcheck: no flow id matches --filter \(pattern)")
@@ -167,9 +168,10 @@ public struct FlowCheckCommand: Sendable {
         }
         if let shard = options.shard {
             let kept = Self.shard(specs, index: shard.index, count: shard.count)
-            skipped += specs.count - kept.count
+            leftOut += Self.left(specs, kept: kept, .shard(index: shard.index, count: shard.count))
             specs = kept
         }
+        let skipped = leftOut.count
         let invalid = Self.invalidSpecs(loaded)
         if options.list {
             report(invalid: invalid, console: console, environment: Environment())
@@ -187,7 +189,7 @@ public struct FlowCheckCommand: Sendable {
             console.err("flowcheck: no spec files (*.json) found in \(options.paths.joined(separator: " "))")
             return .usageOrInvalidSpec
         }
-        for spec in invalid { console.err(ControlCharacters.escaped(spec.messages.joined(separator: "\n"))) }
+        for spec in invalid { console.err(ConsoleReport.invalid(spec)) }
 
         var runnerOptions = FlowRunner.Options()
         if let jobs = options.jobs { runnerOptions.concurrency = jobs }
@@ -204,7 +206,7 @@ public struct FlowCheckCommand: Sendable {
             let finished = done.increment()
             if json { return }
             progress?("")
-            console.out(Self.consoleLine(flow, colour: colour))
+            console.out(ConsoleReport.line(flow, colour: colour))
             if finished < total { progress?("[\(finished)/\(total)] running") }
         }
         progress?("")
@@ -232,7 +234,9 @@ public struct FlowCheckCommand: Sendable {
             }
         }
         if environment.githubActions {
-            for line in GitHubAnnotations.render(run) { console.out(line) }
+            // With --format json, stdout carries the document alone: the runner reads
+            // workflow commands from stderr too.
+            for line in GitHubAnnotations.render(run) { json ? console.err(line) : console.out(line) }
         }
         let failed = run.failed + run.errors + invalid.count
         // A flow that passed with checks skipped (a store with no files) counts as skipped,
@@ -240,7 +244,7 @@ public struct FlowCheckCommand: Sendable {
         let skippedFlows = skipped + run.passedWithSkips
         let closing = "\(run.passed) passed, \(failed) failed" + (skippedFlows > 0 ? ", \(skippedFlows) skipped" : "")
         if json {
-            console.out(JSONReport.render(run, skipped: skipped))
+            console.out(JSONReport.render(run, startedAt: startedAt, skipped: leftOut))
             console.err(closing)
         } else {
             if let shard = options.shard { console.out("Shard \(shard.index)/\(shard.count): \(total) of \(total + skipped) flows") }
@@ -288,6 +292,12 @@ public struct FlowCheckCommand: Sendable {
         }
     }
 
+    /// The flows of `specs` not in `kept`, as the JSON report lists them.
+    private static func left(_ specs: [FlowSpec], kept: [FlowSpec], _ reason: JSONReport.SkippedFlow.Reason) -> [JSONReport.SkippedFlow] {
+        let keptIDs = Set(kept.map(\.id))
+        return specs.filter { !keptIDs.contains($0.id) }.map { JSONReport.SkippedFlow(id: $0.id, file: $0.file, reason: reason) }
+    }
+
     /// The `index`-th of `count` slices (1-based): flows sorted by id, dealt round-robin, so the
     /// slices together hold every flow exactly once and each run gets the same slice.
     static func shard(_ specs: [FlowSpec], index: Int, count: Int) -> [FlowSpec] {
@@ -315,26 +325,8 @@ public struct FlowCheckCommand: Sendable {
 
     static func invalidSpecs(_ loaded: SpecLoader.Result) -> [InvalidSpec] {
         loaded.invalidFiles.map { file in
-            let diagnostics = loaded.diagnostics.filter { $0.file == file }
-            return InvalidSpec(file: file, messages: diagnostics.map(\.description), line: diagnostics.first?.location.line ?? 1)
+            InvalidSpec(file: file, diagnostics: loaded.diagnostics.filter { $0.file == file })
         }
-    }
-
-    /// `✔ MLT-AUTH  title`, or `✘` with the failures indented under it; coloured on a terminal.
-    static func consoleLine(_ flow: FlowResult, colour: Bool = false) -> String {
-        let paint: (String, String) -> String = { code, text in colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-        let line: String
-        switch flow.status {
-        case .passed:
-            line = paint("32", "✔") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))"
-        case .passedWithSkips:
-            line = ([paint("36", "⏭") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))"] + flow.skips.map { "    " + ControlCharacters.escaped($0.message) }).joined(separator: "\n")
-        case .failed:
-            line = ([paint("31", "✘") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))"] + flow.failures.map { "    " + ControlCharacters.escaped($0.message) }).joined(separator: "\n")
-        case .error:
-            line = paint("33", "!") + " \(ControlCharacters.escaped(flow.id))  \(ControlCharacters.escaped(flow.title))\n    harness error: \(ControlCharacters.escaped(flow.errorMessage ?? "unknown"))"
-        }
-        return line
     }
 
     // MARK: - serve

@@ -4,7 +4,8 @@ import FlowCheckRunner
 /// Renders results as JUnit XML that validates against the Jenkins xUnit schema
 /// (shared/junit/junit-10.xsd), which GitLab and GitHub's JUnit actions also read.
 ///
-/// One `testsuite` per spec file (the schema allows `file` there, not on `testcase`), one
+/// One `testsuite` per spec file (the schema allows `file` there; it allows neither `file` nor
+/// `line` on `testcase`, so the line travels in the text: see ``located(_:line:_:)``), one
 /// `testcase` per flow named after its id; `<failure>` when the SDK did not conform, `<error>`
 /// when the harness broke or the spec is invalid; the redacted HTTP transcript in `<system-out>`;
 /// the requirement ids the flow cites as `<property name="requirement">` in the suite's `<properties>`.
@@ -35,9 +36,10 @@ public enum JUnitReport {
                 let detail = flow.skips.map(\.message).joined(separator: "\n")
                 out += "      <skipped message=\"\(attr(flow.skips.first?.message ?? "checks skipped"))\">\(text(detail))</skipped>\n"
             case .failed:
-                let first = flow.failures.first?.message ?? "failed"
-                let detail = flow.failures.map(\.message).joined(separator: "\n")
-                out += "      <failure type=\"conformance\" message=\"\(attr(first))\">\(text(detail))</failure>\n"
+                let line = flow.failures.first?.line ?? 1
+                let first = located(flow.file, line: line, flow.failures.first?.message ?? "failed")
+                let detail = flow.failures.map { located(flow.file, line: $0.line, $0.message) } + [frame(flow.file, line: line)]
+                out += "      <failure type=\"conformance\" message=\"\(attr(first))\">\(text(detail.joined(separator: "\n")))</failure>\n"
             case .error:
                 let message = flow.errorMessage ?? "harness error"
                 out += "      <error type=\"harness\" message=\"\(attr(message))\">\(text(message))</error>\n"
@@ -51,12 +53,29 @@ public enum JUnitReport {
             let first = invalid.messages.first ?? "invalid spec"
             out += "  <testsuite name=\"\(attr("invalid.\(invalid.file)"))\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\" file=\"\(attr(invalid.file))\">\n"
             out += "    <testcase name=\"\(attr(invalid.file))\" classname=\"flowcheck.specs\" time=\"0\">\n"
-            out += "      <error type=\"invalid-spec\" message=\"\(attr(firstLine(first)))\">\(text(invalid.messages.joined(separator: "\n")))</error>\n"
+            // The first problem's line leads and ends the text: a reader that takes the first
+            // `file:line` and one that takes the last both land on it.
+            let located = first.hasPrefix("\(invalid.file):") ? first : self.located(invalid.file, line: invalid.line, first)
+            let detail = invalid.messages + [frame(invalid.file, line: invalid.line)]
+            out += "      <error type=\"invalid-spec\" message=\"\(attr(firstLine(located)))\">\(text(detail.joined(separator: "\n")))</error>\n"
             out += "    </testcase>\n"
             out += "  </testsuite>\n"
         }
         out += "</testsuites>\n"
         return out
+    }
+
+    /// `spec-file:line: message`, as compilers write it: what GitHub's JUnit actions and editors
+    /// read a location from.
+    static func located(_ file: String, line: Int, _ message: String) -> String {
+        "\(file):\(line): \(message)"
+    }
+
+    /// The last line of a failure's text, like a stack frame: `    at spec-file:line`. Readers
+    /// that search the text for the last `file:line` (mikepenz/action-junit-report) find this
+    /// one, never a location a value inside a message happens to hold.
+    static func frame(_ file: String, line: Int) -> String {
+        "    at \(file):\(line)"
     }
 
     /// A plain decimal with millisecond precision, as the schema's time pattern wants.

@@ -3,7 +3,8 @@ import FlowCheckRunner
 
 /// Renders results as Markdown: living documentation of the expected behaviour, committed as
 /// `reports/flowcheck.md`. Byte-identical between runs: no timings, no ports, no random values,
-/// every secret already redacted by the runner.
+/// every secret already redacted by the runner. Every value goes through ``MarkdownText``: code
+/// spans and fenced blocks for spec and actual values, escaped plain text for titles and notes.
 public enum MarkdownReport {
     /// The whole report; with `coverage`, it ends with the requirement coverage matrix.
     public static func render(_ run: RunResult, coverage: CoverageMatrix? = nil) -> String {
@@ -17,17 +18,17 @@ public enum MarkdownReport {
         out += ".\n\n"
         out += "| Result | Flow | Title | Source |\n|---|---|---|---|\n"
         for flow in run.flows {
-            out += "| \(badge(flow.status)) | [\(flow.id)](#\(anchor(flow.id))) | \(cell(flow.title)) | `\(flow.seed)`: \(cell(flow.passage)) |\n"
+            out += "| \(badge(flow.status)) | [\(cell(flow.id))](#\(anchor(flow.id))) | \(cell(flow.title)) | \(MarkdownText.code(flow.seed, inTable: true)): \(cell(flow.passage)) |\n"
         }
         for invalid in run.invalidSpecs {
-            out += "| ⛔ invalid | `\(cell(invalid.file))` | the spec could not be loaded | |\n"
+            out += "| ⛔ invalid | \(MarkdownText.code(invalid.file, inTable: true)) | the spec could not be loaded | |\n"
         }
         out += "\n" + invariants(run)
         out += "\n" + contents(run)
         if !run.invalidSpecs.isEmpty {
             out += "\n## Invalid specs\n\n"
             for invalid in run.invalidSpecs {
-                out += "```text\n" + invalid.messages.joined(separator: "\n") + "\n```\n\n"
+                out += MarkdownText.fenced(invalid.messages.flatMap { $0.components(separatedBy: "\n") }, info: "text") + "\n"
             }
         }
         for flow in run.flows {
@@ -53,11 +54,11 @@ public enum MarkdownReport {
         out += "| Requirement | Statement | Flows | Invariants |\n|---|---|---|---|\n"
         for row in matrix.rows {
             let flows = row.flows.map { citation in
-                "[\(citation.flow)](#\(anchor(citation.flow)))" + (citation.verdict.map { " " + mark($0) } ?? "")
+                "[\(cell(citation.flow))](#\(anchor(citation.flow)))" + (citation.verdict.map { " " + mark($0) } ?? "")
             }
             let invariants = row.invariants.map { citation -> String in
                 guard let violated = citation.violatedIn else { return citation.invariant }
-                return violated.isEmpty ? "\(citation.invariant) ✅" : "\(citation.invariant) ❌ " + violated.map { "[\($0)](#\(anchor($0)))" }.joined(separator: ", ")
+                return violated.isEmpty ? "\(citation.invariant) ✅" : "\(citation.invariant) ❌ " + violated.map { "[\(cell($0))](#\(anchor($0)))" }.joined(separator: ", ")
             }
             let statement = "\(cell(row.statement)) _(\(cell(row.source)))_"
             let flowCell = row.isCovered ? flows.joined(separator: ", ") : "**uncovered**"
@@ -82,15 +83,15 @@ public enum MarkdownReport {
         var out = "## FlowCheck: \(run.passed) passed, " + (run.passedWithSkips > 0 ? "\(run.passedWithSkips) passed with skipped checks, " : "") + "\(run.failed) failed, \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
         if !run.invalidSpecs.isEmpty { out += ", \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
         out += "\n\n| Result | Flow | Title |\n|---|---|---|\n"
-        for flow in run.flows { out += "| \(badge(flow.status)) | \(flow.id) | \(cell(flow.title)) |\n" }
-        for invalid in run.invalidSpecs { out += "| ⛔ invalid | `\(cell(invalid.file))` | the spec could not be loaded |\n" }
+        for flow in run.flows { out += "| \(badge(flow.status)) | \(cell(flow.id)) | \(cell(flow.title)) |\n" }
+        for invalid in run.invalidSpecs { out += "| ⛔ invalid | \(MarkdownText.code(invalid.file, inTable: true)) | the spec could not be loaded |\n" }
         for flow in run.flows where flow.status != .passed {
-            out += "\n**\(flow.id)** (`\(flow.file)`)\n\n"
-            if let error = flow.errorMessage { out += "- harness error: \(error)\n" }
-            for failure in flow.failures { out += "- \(failure.message)\n" }
-            for skip in flow.skips { out += "- \(skip.message)\n" }
+            out += "\n**\(MarkdownText.plain(flow.id))** (\(MarkdownText.code(flow.file)))\n\n"
+            if let error = flow.errorMessage { out += "- harness error: \(MarkdownText.code(error))\n" }
+            for failure in flow.failures { out += "- " + failureLine(failure) + "\n" }
+            for skip in flow.skips { out += "- step \(skip.step): \(MarkdownText.code(skip.check)) skipped: \(MarkdownText.plain(skip.reason))\n" }
         }
-        for invalid in run.invalidSpecs { out += "\n```text\n" + invalid.messages.joined(separator: "\n") + "\n```\n" }
+        for invalid in run.invalidSpecs { out += "\n" + MarkdownText.fenced(invalid.messages.flatMap { $0.components(separatedBy: "\n") }, info: "text") }
         return ControlCharacters.escaped(out)
     }
 
@@ -101,7 +102,7 @@ public enum MarkdownReport {
         var out = "## Contents\n\n"
         for provider in providers {
             let flows = run.flows.filter { $0.provider == provider }
-            out += "- \(flows[0].providerTitle): " + flows.map { "[\($0.id)](#\(anchor($0.id)))" }.joined(separator: " · ") + "\n"
+            out += "- \(MarkdownText.plain(flows[0].providerTitle)): " + flows.map { "[\(MarkdownText.plain($0.id))](#\(anchor($0.id)))" }.joined(separator: " · ") + "\n"
         }
         if !run.invalidSpecs.isEmpty { out += "- [Invalid specs](#invalid-specs)\n" }
         return out
@@ -122,44 +123,44 @@ public enum MarkdownReport {
         } else {
             out += "Opt-outs (a step that may break an invariant, and why):\n\n"
             for (id, optOut) in optOuts {
-                out += "- [\(id)](#\(anchor(id))) step \(optOut.step), \(optOut.invariant)\(optOut.used ? "" : " (never needed in this run)"): \(optOut.why)\n"
+                out += "- [\(MarkdownText.plain(id))](#\(anchor(id))) step \(optOut.step), \(optOut.invariant)\(optOut.used ? "" : " (never needed in this run)"): \(MarkdownText.plain(optOut.why))\n"
             }
         }
         return out
     }
 
     private static func section(_ flow: FlowResult) -> String {
-        var out = "## \(flow.id)\n\n"
-        out += "**\(flow.title)**\n\n"
-        out += "Source: `\(flow.seed)`, \"\(flow.passage)\". Spec: `\(flow.file)`. Provider: \(flow.provider).\n\n"
-        if let summary = flow.summary { out += summary + "\n\n" }
-        if !flow.requirements.isEmpty { out += "Requirements: " + flow.requirements.map { "`\($0)`" }.joined(separator: ", ") + ".\n\n" }
+        var out = "## \(MarkdownText.plain(flow.id))\n\n"
+        out += "**\(MarkdownText.plain(flow.title))**\n\n"
+        out += "Source: \(MarkdownText.code(flow.seed)), \"\(MarkdownText.plain(flow.passage))\". Spec: \(MarkdownText.code(flow.file)). Provider: \(MarkdownText.plain(flow.provider)).\n\n"
+        if let summary = flow.summary { out += MarkdownText.plain(summary) + "\n\n" }
+        if !flow.requirements.isEmpty { out += "Requirements: " + flow.requirements.map { MarkdownText.code($0) }.joined(separator: ", ") + ".\n\n" }
         if !flow.decisions.isEmpty {
             out += "Decided where the source is silent:\n\n"
-            for decision in flow.decisions { out += "- \(decision)\n" }
+            for decision in flow.decisions { out += "- \(MarkdownText.plain(decision))\n" }
             out += "\n"
         }
         out += "Steps:\n\n"
         for step in flow.steps {
             let marker = step.status == .failed ? " ❌" : step.status == .skipped ? " ⏭️" : ""
-            let lead = step.action ?? "Check:"
+            let lead = step.action.map { MarkdownText.narrative($0) } ?? "Check:"
             out += "\(step.number). \(lead)\(marker)\n"
             for check in step.checks {
                 if check.hasPrefix("  ") {
-                    out += "     " + check.dropFirst(2) + "\n"
+                    out += "     " + MarkdownText.narrative(String(check.dropFirst(2))) + "\n"
                 } else {
-                    out += "   - \(check)\n"
+                    out += "   - \(MarkdownText.narrative(check))\n"
                 }
             }
-            if let note = step.note { out += "   - _Why:_ \(note)\n" }
-            if !step.requirements.isEmpty { out += "   - _Checks:_ " + step.requirements.map { "`\($0)`" }.joined(separator: ", ") + "\n" }
+            if let note = step.note { out += "   - _Why:_ \(MarkdownText.plain(note))\n" }
+            if !step.requirements.isEmpty { out += "   - _Checks:_ " + step.requirements.map { MarkdownText.code($0) }.joined(separator: ", ") + "\n" }
         }
         if !flow.optOuts.isEmpty || !flow.invariantsNotChecked.isEmpty {
             out += "\nInvariants this flow does not hold the SDK to:\n\n"
             for optOut in flow.optOuts {
-                out += "- step \(optOut.step): opts out of \(optOut.invariant)\(optOut.used ? "" : " (never needed in this run)"): \(optOut.why)\n"
+                out += "- step \(optOut.step): opts out of \(optOut.invariant)\(optOut.used ? "" : " (never needed in this run)"): \(MarkdownText.plain(optOut.why))\n"
             }
-            for reason in flow.invariantsNotChecked { out += "- not checked: \(reason)\n" }
+            for reason in flow.invariantsNotChecked { out += "- not checked: \(MarkdownText.plain(reason))\n" }
         }
         out += "\n"
         if let diagram = SequenceDiagram.render(flow) {
@@ -170,24 +171,28 @@ public enum MarkdownReport {
             out += "Outcome: ✅ passed.\n"
         case .passedWithSkips:
             out += "Outcome: ⏭️ passed with skipped checks: every check that could be made held, and these could not be made with this driver.\n\n"
-            for skip in flow.skips { out += "- \(skip.message)\n" }
+            for skip in flow.skips { out += "- step \(skip.step): \(MarkdownText.code(skip.check)) skipped: \(MarkdownText.plain(skip.reason))\n" }
         case .failed:
             let step = flow.failures.first?.step ?? 0
             out += "Outcome: ❌ failed at step \(step).\n\n"
-            out += "```diff\n"
-            // A fence inside a value would end the block early.
-            func fenced(_ s: String) -> String { s.replacingOccurrences(of: "```", with: "` ` `") }
+            // One line per side, whatever the values hold; the fence outgrows any backticks in them.
+            var lines: [String] = []
             for failure in flow.failures {
-                out += "@@ step \(failure.step): \(fenced(failure.check)) @@\n"
-                out += "- expected: \(fenced(failure.expected))\n"
-                out += "+ actual:   \(fenced(failure.actual))\n"
-                if !failure.requirements.isEmpty { out += "  cites:    \(fenced(failure.requirements.joined(separator: ", ")))\n" }
+                lines.append("@@ step \(failure.step): \(MarkdownText.blockLine(failure.check)) @@")
+                lines.append("- expected: \(MarkdownText.blockLine(failure.expected))")
+                lines.append("+ actual:   \(MarkdownText.blockLine(failure.actual))")
+                if !failure.requirements.isEmpty { lines.append("  cites:    \(MarkdownText.blockLine(failure.requirements.joined(separator: ", ")))") }
             }
-            out += "```\n"
+            out += MarkdownText.fenced(lines, info: "diff")
         case .error:
-            out += "Outcome: ⚠️ harness error: \(flow.errorMessage ?? "unknown").\n"
+            out += "Outcome: ⚠️ harness error: \(MarkdownText.code(flow.errorMessage ?? "unknown")).\n"
         }
         return out
+    }
+
+    /// `step 2: `check`: expected `x`, got `y``: each value a code span.
+    private static func failureLine(_ failure: CheckFailure) -> String {
+        "step \(failure.step): \(MarkdownText.code(failure.check)): expected \(MarkdownText.code(failure.expected)), got \(MarkdownText.code(failure.actual))"
     }
 
     private static func badge(_ status: FlowResult.Status) -> String {
@@ -208,7 +213,8 @@ public enum MarkdownReport {
         })
     }
 
+    /// Plain text in a table cell (``MarkdownText/plain(_:)`` escapes `|` and shows line breaks).
     private static func cell(_ s: String) -> String {
-        s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        MarkdownText.plain(s)
     }
 }

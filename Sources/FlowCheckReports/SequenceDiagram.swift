@@ -61,15 +61,30 @@ enum SequenceDiagram {
         return joined.isEmpty ? "/" : joined
     }
 
-    /// Message text Mermaid accepts: no statement separators, no entity markers, one line.
+    /// Message text Mermaid shows exactly as sent: each character that would end a statement,
+    /// start a comment, open an entity or be read as HTML is written as Mermaid's entity code
+    /// (`#59;` for `;`, `#35;` for `#`, ...), which Mermaid turns back into the character; a
+    /// line break as `\n` text, other control characters as `\u{X}` text.
     static func text(_ s: String) -> String {
-        String(s.map { c -> Character in
-            switch c {
-            case ";": return ","
-            case "#": return "№"
-            case "\n", "\r": return " "
-            default: return c
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case ";": out += "#59;"
+            case "#": out += "#35;"
+            case "<": out += "#lt;"
+            case ">": out += "#gt;"
+            case "&": out += "#38;"
+            case "\n": out += "#92;n"
+            case "\r": out += "#92;r"
+            case "\\": out += "#92;"
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                    out += "#92;u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
-        })
+        }
+        return out
     }
 }

@@ -72,6 +72,7 @@ struct ExpectationChecker {
     /// call, written or not).
     mutating func check(_ expectation: Expectation?, _ observed: StepObservation) {
         for check in Expectation.checks(of: expectation, afterCall: observed.call != nil) {
+            currentKind = check.kind
             switch check {
             case .outcome(let wanted): checkOutcome(wanted, errorKind: expectation?.expectedErrorKind, observed.call)
             case .error(let checks): checkError(checks, observed.call)
@@ -86,8 +87,13 @@ struct ExpectationChecker {
         }
     }
 
-    private mutating func fail(_ check: String, expected: String, actual: String) {
-        failures.append(CheckFailure(step: step.number, line: step.location.line, check: check, expected: expected, actual: actual))
+    /// The kind of the check being run, for the failures' data.
+    private var currentKind: CheckKind = .outcome
+
+    /// Records a failure: display text, and the compared values as data where they are one value each.
+    private mutating func fail(_ check: String, expected: String, actual: String, matcher: MatcherKind? = nil, values: (expected: FailureValues.Value?, actual: FailureValues.Value?) = (nil, nil)) {
+        let data = FailureValues(source: .check(currentKind), matcher: matcher, expected: values.expected, actual: values.actual)
+        failures.append(CheckFailure(step: step.number, line: step.location.line, check: check, expected: expected, actual: actual, values: data))
     }
 
     /// Values captured from sensitive fields: they join the secrets the reports must not show.
@@ -111,13 +117,15 @@ struct ExpectationChecker {
             }
             if matcher.capture != nil && actual == nil {
                 // A later step would compare against "${name}" literally and pass by accident.
-                fail(check, expected: "a value to capture as ${\(matcher.capture!)}", actual: "nothing (absent)")
+                fail(check, expected: "a value to capture as ${\(matcher.capture!)}", actual: "nothing (absent)", matcher: matcher.kind.key, values: (nil, .absent))
             }
         } else {
             let shown = actual.map { sensitive ? "\"\(Redactor.mask)\" (\($0.count) characters)" : quote($0) } ?? "nothing (absent)"
+            let actualValue: FailureValues.Value = actual.map { sensitive ? .masked(characters: $0.count) : .string($0) } ?? .absent
             // A sensitive field's expected value is shown as the spec wrote it (a variable name),
             // never rendered: the secret it stands for may be one the scrubber does not know.
-            fail(check, expected: sensitive ? StepNarrative.describe(FieldMatcher(field: field ?? "", matcher: matcher)) : rendered(matcher), actual: shown)
+            fail(check, expected: sensitive ? NarrativeMarkup.plain(StepNarrative.describe(FieldMatcher(field: field ?? "", matcher: matcher))) : rendered(matcher), actual: shown,
+                 matcher: matcher.kind.key, values: (sensitive ? unrenderedValue(matcher) : renderedValue(matcher), actualValue))
         }
     }
 
@@ -130,6 +138,24 @@ struct ExpectationChecker {
         case .pkceS256(let t): return "a PKCE verifier whose S256 challenge is \(quote(t.render(variables)))"
         // Nothing to fill in: the words are the spec's own.
         case .present, .absent, .regex: return matcher.expectation
+        }
+    }
+
+    /// The matcher's operand as data: the rendered template or the pattern; nil for present/absent.
+    private func renderedValue(_ matcher: Matcher) -> FailureValues.Value? {
+        switch matcher.kind {
+        case .equals(let t), .notEquals(let t), .contains(let t), .pkceS256(let t): return .string(t.render(variables))
+        case .regex(let pattern): return .string(pattern)
+        case .present, .absent: return nil
+        }
+    }
+
+    /// A sensitive field's operand as the spec wrote it (`${token}`), never rendered.
+    private func unrenderedValue(_ matcher: Matcher) -> FailureValues.Value? {
+        switch matcher.kind {
+        case .equals(let t), .notEquals(let t), .contains(let t), .pkceS256(let t): return .string(t.raw)
+        case .regex(let pattern): return .string(pattern)
+        case .present, .absent: return nil
         }
     }
 
@@ -170,7 +196,7 @@ struct ExpectationChecker {
         for check in checks {
             switch check {
             case .kind(let expectedKind):
-                if expectedKind != kind { fail("error.kind", expected: quote(expectedKind), actual: "\(quote(kind)) (\(message))") }
+                if expectedKind != kind { fail("error.kind", expected: quote(expectedKind), actual: "\(quote(kind)) (\(message))", values: (.string(expectedKind), .string(kind))) }
             case .message(let matcher):
                 apply("error.message", matcher, message)
             }
@@ -209,11 +235,11 @@ struct ExpectationChecker {
         for check in wanted.checks {
             switch check {
             case .method(let method):
-                if method != request.method { fail("\(label).method", expected: quote(method), actual: quote(request.method)) }
+                if method != request.method { fail("\(label).method", expected: quote(method), actual: quote(request.method), values: (.string(method), .string(request.method))) }
             case .path(let matcher):
                 apply("\(label).path", matcher, request.path)
             case .origin(let origin):
-                if origin != exchange.origin { fail("\(label).origin", expected: quote(origin), actual: quote(exchange.origin)) }
+                if origin != exchange.origin { fail("\(label).origin", expected: quote(origin), actual: quote(exchange.origin), values: (.string(origin), .string(exchange.origin))) }
             case .query(let fields):
                 checkFields(fields, query, "\(label).query")
             case .headers(let fields):
@@ -237,7 +263,7 @@ struct ExpectationChecker {
             case .strict:
                 checkStrict(wanted, request, query: query, label: label)
             case .status(let status):
-                if status != exchange.response.status { fail("\(label).status", expected: "\(status)", actual: "\(exchange.response.status)") }
+                if status != exchange.response.status { fail("\(label).status", expected: "\(status)", actual: "\(exchange.response.status)", values: (.integer(status), .integer(exchange.response.status))) }
             case .responseJson(let fields):
                 guard !fields.isEmpty else { break }
                 if let json = exchange.response.jsonFields() {
@@ -434,11 +460,11 @@ struct ExpectationChecker {
                     checkURL(url, actual.absoluteString, label: "browser.opened[\(i)]")
                 }
             case .pageStatus(let status):
-                if status != page?.status { fail("browser.pageStatus", expected: "\(status)", actual: page.map { "\($0.status)" } ?? "no page loaded") }
+                if status != page?.status { fail("browser.pageStatus", expected: "\(status)", actual: page.map { "\($0.status)" } ?? "no page loaded", values: (.integer(status), page.map { .integer($0.status) } ?? .absent)) }
             case .pageContains(let text):
                 let needle = text.render(variables)
                 if !(page?.body.contains(needle) ?? false) {
-                    fail("browser.page", expected: "contains \(quote(needle))", actual: page.map { "a \($0.status) page without it" } ?? "no page loaded")
+                    fail("browser.page", expected: "contains \(quote(needle))", actual: page.map { "a \($0.status) page without it" } ?? "no page loaded", matcher: .contains, values: (.string(needle), page == nil ? .absent : nil))
                 }
             case .redirect(let expected):
                 if let redirect = observed.redirect {

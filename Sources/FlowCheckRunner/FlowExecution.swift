@@ -289,7 +289,7 @@ struct FlowExecution: Sendable {
             store: store, storeFiles: files, issued: world.server.issuedSecrets, now: now))
         let allowed = Set(step.allow.map(\.invariant))
         let failures = violations.filter { !allowed.contains($0.invariant) }.map { violation in
-            CheckFailure(step: step.number, line: step.location.line, check: violation.invariant.rawValue, expected: violation.invariant.statement, actual: violation.detail)
+            CheckFailure(step: step.number, line: step.location.line, check: violation.invariant.rawValue, expected: violation.invariant.statement, actual: violation.detail, values: FailureValues(source: .invariant(violation.invariant.rawValue)))
         }
         let optOuts = step.allow.map { allowance in
             InvariantOptOut(step: step.number, line: allowance.location.line, invariant: allowance.invariant.rawValue, why: allowance.why, used: violations.contains { $0.invariant == allowance.invariant })
@@ -382,7 +382,7 @@ struct FlowExecution: Sendable {
             )
         }
         let failures = state.failures.map { failure in
-            CheckFailure(step: failure.step, line: failure.line, check: redactor.scrub(failure.check), expected: redactor.scrub(failure.expected), actual: redactor.scrub(failure.actual))
+            CheckFailure(step: failure.step, line: failure.line, check: redactor.scrub(failure.check), expected: redactor.scrub(failure.expected), actual: redactor.scrub(failure.actual), values: failure.values?.scrubbed(redactor.scrub))
         }
         let status: FlowResult.Status = state.errorMessage != nil ? .error : !failures.isEmpty ? .failed : state.skips.isEmpty ? .passed : .passedWithSkips
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckSpec
 
 /// What a whole run produced. Reporters read only this.
 public struct RunResult: Sendable {
@@ -55,12 +56,24 @@ public struct InvalidSpec: Sendable, Equatable {
     public var messages: [String]
     /// The line of the first problem (for CI annotations).
     public var line: Int
+    /// Each problem as data (file, line, column, JSON path, message, fix), in the loader's
+    /// order: the first is the one CI annotations and JUnit point at.
+    public var diagnostics: [SpecDiagnostic]
 
-    public init(file: String, messages: [String], line: Int) {
+    public init(file: String, messages: [String], line: Int, diagnostics: [SpecDiagnostic] = []) {
         self.file = file
         self.messages = messages
         self.line = line
+        self.diagnostics = diagnostics
     }
+
+    /// The invalid spec of `file` from the loader's diagnostics for it.
+    public init(file: String, diagnostics: [SpecDiagnostic]) {
+        self.init(file: file, messages: diagnostics.map(\.description), line: diagnostics.first?.location.line ?? 1, diagnostics: diagnostics)
+    }
+
+    /// The column of the first problem (1 when there is none to point at).
+    public var column: Int { diagnostics.first?.location.column ?? 1 }
 }
 
 /// One flow's verdict, with everything the reports show. All text is already redacted.
@@ -178,8 +191,12 @@ public struct CheckFailure: Sendable, Equatable {
     /// The requirement ids the failed check enforces: its step's, else its flow's; for an
     /// invariant's failure, the invariant's (``Invariant/requirements``).
     public var requirements: [String]
+    /// The same failure as data (check kind, matcher, the values compared); nil when the
+    /// failure was made by hand without them.
+    public var values: FailureValues?
 
-    public init(step: Int, line: Int, check: String, expected: String, actual: String, requirements: [String] = []) {
+    public init(step: Int, line: Int, check: String, expected: String, actual: String, requirements: [String] = [], values: FailureValues? = nil) {
+        self.values = values
         self.requirements = requirements
         self.step = step
         self.line = line

@@ -10,26 +10,26 @@ enum StepNarrative {
         switch action {
         case .app(let name, let arguments):
             let summary = actions.first { $0.name == name }?.summary
-            var sentence = background == nil ? "The app calls `\(name)`" : "The app starts `\(name)` in the background"
+            var sentence = background == nil ? "The app calls \(code(name))" : "The app starts \(code(name)) in the background"
             sentence += describeArguments(arguments)
             if let summary { sentence += " (\(summary))" }
-            if let background { sentence += " as `\(background)`, and goes on without waiting for it" }
+            if let background { sentence += " as \(code(background)), and goes on without waiting for it" }
             return sentence + "."
         case .await(let label):
-            return "The app waits for the background call `\(label)` to end."
+            return "The app waits for the background call \(code(label)) to end."
         case .advanceClock(let seconds, let written):
             return "The clock moves forward \(written) (\(seconds) s)."
         case .fault(let fault):
-            let scope = fault.path.map { "on `\($0)`" } ?? "on every path"
+            let scope = fault.path.map { "on \(code($0))" } ?? "on every path"
             let count = fault.times.map { $0 == 1 ? "once" : "\($0) times" } ?? "until cleared"
             let clock = fault.clockAdvanceWritten.map { "; while it holds a request the clock moves forward \($0)" } ?? ""
-            return "The server is told to fail with `\(fault.kind)` \(scope), \(count)\(clock)."
+            return "The server is told to fail with \(code(fault.kind)) \(scope), \(count)\(clock)."
         case .clearFaults:
             return "The server stops failing (faults cleared)."
         case .crashStore(let point):
             return "A crash is armed: \(point.summary); the SDK call that makes that write ends there."
         case .server(let operation):
-            return "The server performs `\(operation)`."
+            return "The server performs \(code(operation))."
         case .browser(let operation, let arguments, let transforms):
             let summary = operation.signature.summary
             var sentence = "The browser: \(summary)" + describeArguments(arguments)
@@ -38,7 +38,7 @@ enum StepNarrative {
             }
             return sentence + "."
         case .send(let request):
-            var sentence = "The harness itself sends `\(request.method) \(request.path.raw)`"
+            var sentence = "The harness itself sends \(code("\(request.method) \(request.path.raw)"))"
             let body = request.json.isEmpty ? request.form : request.json
             if !body.isEmpty { sentence += " with \(request.json.isEmpty ? "form" : "JSON")" + describeArguments(body).replacingOccurrences(of: " with", with: "") }
             return sentence + "."
@@ -47,11 +47,11 @@ enum StepNarrative {
 
     /// "`state` as captured, with the case of every letter swapped".
     static func describe(_ transform: ParameterTransform) -> String {
-        let base = "`\(transform.parameter)` as captured, \(transform.transform.kind.summary)"
+        let base = "\(code(transform.parameter)) as captured, \(transform.transform.kind.summary)"
         // No default: a new transform must say what it does here.
         switch transform.transform {
         case .flipCase, .dropLast, .empty: return base
-        case .append(let suffix): return base + " (`\(Transcript.maskQuery(suffix.raw))`)"
+        case .append(let suffix): return base + " (\(code(Transcript.maskQuery(suffix.raw))))"
         }
     }
 
@@ -61,7 +61,7 @@ enum StepNarrative {
         let list = arguments.map { argument in
             // A URL argument may carry a token in its query: masked like a transcript's.
             let value = Redactor.isSensitive(field: argument.name) && argument.value.variables.isEmpty ? Redactor.mask : Transcript.maskQuery(argument.value.raw)
-            return "\(argument.name) `\(value)`"
+            return "\(argument.name) \(code(value))"
         }
         return " with " + list.joined(separator: ", ")
     }
@@ -84,7 +84,7 @@ enum StepNarrative {
                 let sentence = "The call fails" + describe(checks) + "."
                 if let failsLine { lines[failsLine] = sentence } else { lines.append(sentence) }
             case .result(let fields):
-                for field in fields { lines.append("Result `\(field.field)` \(describe(field)).") }
+                for field in fields { lines.append("Result \(code(field.field)) \(describe(field)).") }
             case .requests(let requests):
                 if requests.isEmpty {
                     lines.append("The server sees no request.")
@@ -98,11 +98,11 @@ enum StepNarrative {
                 lines += checks.flatMap(describe)
             case .neverSent(let values):
                 guard !values.isEmpty else { break }
-                lines.append("No request carries " + values.map { $0.variables.isEmpty ? "\"\(Redactor.mask)\"" : $0.quoted }.joined(separator: " or ") + ", in any encoding.")
+                lines.append("No request carries " + values.map { code($0.variables.isEmpty ? Redactor.mask : $0.raw) }.joined(separator: " or ") + ", in any encoding.")
             case .storeEmpty(let empty):
                 lines.append(empty ? "The token store is empty." : "The token store is not empty.")
             case .store(let fields):
-                for field in fields { lines.append("Stored `\(field.field)` \(describe(field)).") }
+                for field in fields { lines.append("Stored \(code(field.field)) \(describe(field)).") }
             case .storeFiles(let kinds):
                 for kind in kinds {
                     // No default: a new file check must be narrated.
@@ -125,9 +125,9 @@ enum StepNarrative {
             switch check {
             case .kind(let kind):
                 let article = kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
-                kindClause = " with \(article) `\(kind)` error"
+                kindClause = " with \(article) \(code(kind)) error"
             case .message(let matcher):
-                messageClause = " whose message \(matcher.expectation)"
+                messageClause = " whose message \(expectation(matcher))"
             }
         }
         // Without a kind, "with an error" keeps the message clause a sentence.
@@ -143,7 +143,7 @@ enum StepNarrative {
             return [opened.count == 1 ? "The SDK opens the browser at:" : "The SDK opens the browser at, in order:"]
                 + opened.enumerated().map { i, url in "  \(i + 1). " + describe(url) }
         case .pageStatus(let status): return ["The page answers \(status)."]
-        case .pageContains(let text): return ["The page says \(text.quoted)."]
+        case .pageContains(let text): return ["The page says \(code(text.raw))."]
         case .redirect(let redirect): return ["The browser is redirected to " + describe(redirect) + "."]
         case .noRedirect: return ["The browser is not redirected (no code reaches the app)."]
         case .dismissed(let dismissed): return [dismissed ? "The SDK dismisses the browser." : "The browser stays open."]
@@ -157,7 +157,7 @@ enum StepNarrative {
         var parts: [String] = []
         func section(_ name: String, _ fields: [FieldMatcher]) {
             guard !fields.isEmpty else { return }
-            parts.append("\(name) " + fields.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", "))
+            parts.append("\(name) " + fields.map { "\(code($0.field)) \(describe($0))" }.joined(separator: ", "))
         }
         for check in request.checks {
             switch check {
@@ -173,11 +173,11 @@ enum StepNarrative {
             case .responseJson(let fields): section("answer", fields)
             }
         }
-        var head = "`\(method ?? "any method")"
+        var head: String
         if let path {
-            if case .equals(let template) = path.kind { head += " \(template.raw)`" } else { head += "` to a path that \(path.expectation)" }
+            if case .equals(let template) = path.kind { head = code("\(method ?? "any method") \(template.raw)") } else { head = code(method ?? "any method") + " to a path that \(expectation(path))" }
         } else {
-            head += "` to any path"
+            head = code(method ?? "any method") + " to any path"
         }
         if let origin { head += " on the \(origin) origin" }
         return parts.isEmpty ? head : head + ": " + parts.joined(separator: "; ")
@@ -187,13 +187,13 @@ enum StepNarrative {
         var parts: [String] = []
         for check in url.checks {
             switch check {
-            case .url(let matcher): parts.append("a URL that \(matcher.expectation)")
-            case .scheme(let matcher): parts.append("scheme \(matcher.expectation)")
-            case .host(let matcher): parts.append("host \(matcher.expectation)")
+            case .url(let matcher): parts.append("a URL that \(expectation(matcher))")
+            case .scheme(let matcher): parts.append("scheme \(expectation(matcher))")
+            case .host(let matcher): parts.append("host \(expectation(matcher))")
             case .path(let matcher):
-                if case .equals(let template) = matcher.kind { parts.append("`\(template.raw)`") } else { parts.append("a path that \(matcher.expectation)") }
+                if case .equals(let template) = matcher.kind { parts.append("\(code(template.raw))") } else { parts.append("a path that \(expectation(matcher))") }
             case .query(let fields):
-                if !fields.isEmpty { parts.append("query " + fields.map { "`\($0.field)` \(describe($0))" }.joined(separator: ", ")) }
+                if !fields.isEmpty { parts.append("query " + fields.map { "\(code($0.field)) \(describe($0))" }.joined(separator: ", ")) }
             case .strict: parts.append("no other parameters")
             }
         }
@@ -201,8 +201,8 @@ enum StepNarrative {
     }
 
     static func describe(_ field: FieldMatcher) -> String {
-        var text = Redactor.isSensitive(field: field.field) && isLiteral(field.matcher) ? masked(field.matcher) : field.matcher.expectation
-        if let capture = field.matcher.capture { text += " (kept as `${\(capture)}`)" }
+        var text = Redactor.isSensitive(field: field.field) && isLiteral(field.matcher) ? masked(field.matcher) : expectation(field.matcher)
+        if let capture = field.matcher.capture { text += " (kept as \(code("${\(capture)}")))" }
         return text
     }
 
@@ -216,11 +216,30 @@ enum StepNarrative {
 
     private static func masked(_ matcher: Matcher) -> String {
         switch matcher.kind {
-        case .equals: return "equals \"\(Redactor.mask)\""
-        case .notEquals: return "differs from \"\(Redactor.mask)\""
-        case .contains: return "contains \"\(Redactor.mask)\""
-        case .pkceS256: return "is the PKCE verifier of the S256 challenge \"\(Redactor.mask)\""
-        case .present, .absent, .regex: return matcher.expectation
+        case .equals: return "equals \(code(Redactor.mask))"
+        case .notEquals: return "differs from \(code(Redactor.mask))"
+        case .contains: return "contains \(code(Redactor.mask))"
+        case .pkceS256: return "is the PKCE verifier of the S256 challenge \(code(Redactor.mask))"
+        case .present, .absent, .regex: return expectation(matcher)
         }
+    }
+
+    /// What a matcher wants, its operand marked as a value (``Matcher/expectation`` in words,
+    /// for the narrative).
+    static func expectation(_ matcher: Matcher) -> String {
+        switch matcher.kind {
+        case .equals(let t): return "equals \(code(t.raw))"
+        case .notEquals(let t): return "differs from \(code(t.raw))"
+        case .present: return "is present"
+        case .absent: return "is absent"
+        case .regex(let pattern): return "matches the pattern \(code(pattern))"
+        case .contains(let t): return "contains \(code(t.raw))"
+        case .pkceS256(let t): return "is the PKCE verifier of the S256 challenge \(code(t.raw))"
+        }
+    }
+
+    /// A value quoted from the spec, marked so each report shows it by its own rule.
+    static func code(_ value: String) -> String {
+        NarrativeMarkup.value(value)
     }
 }

@@ -19,8 +19,8 @@ struct ReportGoldenTests {
             id: "MLT-AUTH", title: "Auth obtains a token", summary: "Why it matters.", file: "specs/moltin/auth.json", provider: "moltin",
             seed: "003_d427daaf6ba0e8e7.txt", passage: "Obtaining a new token", decisions: ["The fake issues no refresh token."],
             steps: [
-                StepResult(number: 1, line: 9, action: "The app calls `auth` with clientId `store-1`, clientSecret `‹redacted›`.", checks: ["The call succeeds.", "The server sees exactly this request:", "  1. `POST /oauth/access_token`: form `grant_type` equals \"client_credentials\"; answered 200"], note: nil, status: .passed),
-                StepResult(number: 2, line: 20, action: nil, checks: ["Stored `accessToken` is present (kept as `${token}`)."], note: "The token is parsed.", status: .passed),
+                StepResult(number: 1, line: 9, action: "The app calls \(NarrativeMarkup.value("auth")) with clientId \(NarrativeMarkup.value("store-1")), clientSecret \(NarrativeMarkup.value("‹redacted›")).", checks: ["The call succeeds.", "The server sees exactly this request:", "  1. \(NarrativeMarkup.value("POST /oauth/access_token")): form \(NarrativeMarkup.value("grant_type")) equals \(NarrativeMarkup.value("client_credentials")); answered 200"], note: nil, status: .passed),
+                StepResult(number: 2, line: 20, action: nil, checks: ["Stored \(NarrativeMarkup.value("accessToken")) is present (kept as \(NarrativeMarkup.value("${token}")))."], note: "The token is parsed.", status: .passed),
             ],
             status: .passed, failures: [], errorMessage: nil,
             transcript: ["#1 POST /oauth/access_token → 200\n> Content-Type: application/x-www-form-urlencoded\n> form: grant_type=client_credentials&client_secret=‹redacted›"],
@@ -38,7 +38,7 @@ struct ReportGoldenTests {
         var failed = FlowResult(
             id: "MLT-ENCODING", title: "Secrets with & < > \" survive | intact", summary: nil, file: "specs/moltin/encoding.json", provider: "moltin",
             seed: "003_d427daaf6ba0e8e7.txt", passage: "Percent Escaping String", decisions: [],
-            steps: [StepResult(number: 1, line: 8, action: "The app calls `auth`.", checks: ["The call succeeds."], note: nil, status: .failed)],
+            steps: [StepResult(number: 1, line: 8, action: "The app calls \(NarrativeMarkup.value("auth")).", checks: ["The call succeeds."], note: nil, status: .failed)],
             status: .failed,
             failures: [CheckFailure(step: 1, line: 8, check: "requests[0] (POST /oauth/access_token).form.client_secret", expected: "equals \"‹redacted›\"", actual: "\"‹redacted›\" (2 characters) ]]> \u{1B}[31m\u{0}", requirements: ["SEED-003-encoding"])],
             errorMessage: nil, transcript: [], duration: 1.5
@@ -47,7 +47,7 @@ struct ReportGoldenTests {
         let broken = FlowResult(
             id: "MLT-NETFAIL", title: "Network failures", summary: nil, file: "specs/moltin/netfail.json", provider: "moltin",
             seed: "003_d427daaf6ba0e8e7.txt", passage: "getProducts", decisions: [],
-            steps: [StepResult(number: 1, line: 8, action: "The app calls `products`.", checks: ["The call succeeds."], note: nil, status: .notRun)],
+            steps: [StepResult(number: 1, line: 8, action: "The app calls \(NarrativeMarkup.value("products")).", checks: ["The call succeeds."], note: nil, status: .notRun)],
             status: .error, failures: [], errorMessage: "harness: the server could not listen", transcript: [], duration: 0
         )
         let invalid = InvalidSpec(file: "specs/bad.json", messages: ["specs/bad.json:3:5: error: unknown key \"tite\" at $.tite\n  fix: did you mean \"title\"?"], line: 3)

@@ -55,7 +55,7 @@ struct ExampleDriverTests {
         let markdown = MarkdownReport.render(run)
         #expect(markdown.contains("0 passed, 1 passed with skipped checks, 0 failed"))
         #expect(markdown.contains("Outcome: ⏭️ passed with skipped checks"))
-        #expect(FlowCheckCommand.consoleLine(result).hasPrefix("⏭ MLT-STORE-FILES"))
+        #expect(ConsoleReport.line(result).hasPrefix("⏭ MLT-STORE-FILES"))
         #expect(GitHubAnnotations.render(run).first?.hasPrefix("::warning file=") == true)
     }
 

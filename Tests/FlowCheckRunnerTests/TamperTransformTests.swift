@@ -47,6 +47,6 @@ struct TamperTransformTests {
             ParameterTransform(parameter: "state", transform: .flipCase, location: Self.here),
             ParameterTransform(parameter: "code", transform: .append(Template("x")), location: Self.here),
         ])
-        #expect(StepNarrative.action(action, actions: []) == "The browser: an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove with `state` as captured, with the case of every letter swapped, `code` as captured, with a suffix appended (`x`).")
+        #expect(StepNarrative.action(action, actions: []).map(NarrativeMarkup.plain)?.replacingOccurrences(of: "\"", with: "`") == "The browser: an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove with `state` as captured, with the case of every letter swapped, `code` as captured, with a suffix appended (`x`).")
     }
 }

@@ -1,0 +1,58 @@
+import FlowCheckRunner
+
+/// What a person reads on the console, one rule for every value printed there: no raw control
+/// character (a line feed shows as `\n`, so a value can never begin a console line of its
+/// own, where a CI runner could read it as a command), long values cut with a marker.
+public enum ConsoleReport {
+    /// `✔ MLT-AUTH  title`, or `✘` with the failures indented under it; coloured on a terminal.
+    public static func line(_ flow: FlowResult, colour: Bool = false) -> String {
+        let paint: (String, String) -> String = { code, text in colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+        let head = " \(value(flow.id))  \(value(flow.title))"
+        switch flow.status {
+        case .passed:
+            return paint("32", "✔") + head
+        case .passedWithSkips:
+            return ([paint("36", "⏭") + head] + flow.skips.map { "    " + value($0.message) }).joined(separator: "\n")
+        case .failed:
+            return ([paint("31", "✘") + head] + flow.failures.map { "    " + value($0.message) }).joined(separator: "\n")
+        case .error:
+            return paint("33", "!") + head + "\n    harness error: " + value(flow.errorMessage ?? "unknown")
+        }
+    }
+
+    /// An invalid spec's problems, each `file:line:col: error: ... at path` and its `fix:` line;
+    /// the values inside them escaped like any other.
+    public static func invalid(_ spec: InvalidSpec) -> String {
+        guard !spec.diagnostics.isEmpty else { return spec.messages.map(value).joined(separator: "\n") }
+        return spec.diagnostics.map { diagnostic in
+            var shown = diagnostic
+            shown.file = value(diagnostic.file)
+            shown.title = value(diagnostic.title)
+            shown.path = value(diagnostic.path)
+            shown.fix = value(diagnostic.fix)
+            return shown.description
+        }.joined(separator: "\n")
+    }
+
+    /// One value made safe for one console line: every control character as text (`\n`, `\r`,
+    /// `\t`, `\u{1B}`), cut after ``ValueCut/line`` characters.
+    public static func value(_ text: String) -> String {
+        let cut = ValueCut.cut(text, limit: ValueCut.line)
+        var out = ""
+        out.unicodeScalars.reserveCapacity(cut.unicodeScalars.count)
+        for scalar in cut.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                    out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}
