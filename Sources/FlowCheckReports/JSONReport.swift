@@ -32,7 +32,7 @@ public enum JSONReport {
 
     public static func render(_ run: RunResult, startedAt: Date = Date(timeIntervalSince1970: 0), skipped: [SkippedFlow] = []) -> String {
         let flows: [[String: Any]] = run.flows.map(flow)
-        let root: [String: Any] = [
+        var root: [String: Any] = [
             "formatVersion": formatVersion,
             "tool": ["name": "flowcheck", "version": ToolVersion.current],
             "startedAt": timestamp(startedAt),
@@ -45,6 +45,9 @@ public enum JSONReport {
             "skippedFlows": skipped.map(skippedFlow),
             "invalidSpecs": run.invalidSpecs.map(invalidSpec),
         ]
+        if let interruption = run.interruption {
+            root["interrupted"] = ["signal": interruption.signal, "notRun": interruption.notRun] as [String: Any]
+        }
         guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

@@ -12,7 +12,8 @@ import FlowCheckRunner
 public enum JUnitReport {
     public static func render(_ run: RunResult) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        let total = run.flows.count + run.invalidSpecs.count
+        let notRun = run.interruption?.notRun ?? []
+        let total = run.flows.count + run.invalidSpecs.count + notRun.count
         let errors = run.errors + run.invalidSpecs.count
         let time = run.flows.reduce(0) { $0 + $1.duration }
         out += "<testsuites name=\"flowcheck\" tests=\"\(total)\" failures=\"\(run.failed)\" errors=\"\(errors)\" time=\"\(seconds(time))\">\n"
@@ -60,6 +61,17 @@ public enum JUnitReport {
             out += "      <error type=\"invalid-spec\" message=\"\(attr(firstLine(located)))\">\(text(detail.joined(separator: "\n")))</error>\n"
             out += "    </testcase>\n"
             out += "  </testsuite>\n"
+        }
+        if let interruption = run.interruption {
+            // A flow the interrupted run did not finish: named, skipped, never passed.
+            let message = "not run: the run was interrupted by \(interruption.signal)"
+            for id in interruption.notRun {
+                out += "  <testsuite name=\"\(attr("notRun.\(id)"))\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"0\">\n"
+                out += "    <testcase name=\"\(attr(id))\" classname=\"flowcheck.notRun\" time=\"0\">\n"
+                out += "      <skipped message=\"\(attr(message))\"/>\n"
+                out += "    </testcase>\n"
+                out += "  </testsuite>\n"
+            }
         }
         out += "</testsuites>\n"
         return out

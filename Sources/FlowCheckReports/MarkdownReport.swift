@@ -16,6 +16,7 @@ public enum MarkdownReport {
         out += "\(run.failed) failed, \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
         if !run.invalidSpecs.isEmpty { out += "; \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
         out += ".\n\n"
+        if let interruption = run.interruption { out += "**Interrupted.** " + MarkdownText.plain(interruption.sentence()) + "\n\n" }
         out += "| Result | Flow | Title | Source |\n|---|---|---|---|\n"
         for flow in run.flows {
             out += "| \(badge(flow.status)) | [\(cell(flow.id))](#\(anchor(flow.id))) | \(cell(flow.title)) | \(MarkdownText.code(flow.seed, inTable: true)): \(cell(flow.passage)) |\n"
@@ -82,6 +83,7 @@ public enum MarkdownReport {
     public static func summary(_ run: RunResult) -> String {
         var out = "## FlowCheck: \(run.passed) passed, " + (run.passedWithSkips > 0 ? "\(run.passedWithSkips) passed with skipped checks, " : "") + "\(run.failed) failed, \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
         if !run.invalidSpecs.isEmpty { out += ", \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
+        if let interruption = run.interruption { out += "\n\n**Interrupted.** " + MarkdownText.plain(interruption.sentence(listing: 20)) }
         out += "\n\n| Result | Flow | Title |\n|---|---|---|\n"
         for flow in run.flows { out += "| \(badge(flow.status)) | \(cell(flow.id)) | \(cell(flow.title)) |\n" }
         for invalid in run.invalidSpecs { out += "| ⛔ invalid | \(MarkdownText.code(invalid.file, inTable: true)) | the spec could not be loaded |\n" }

@@ -146,8 +146,13 @@ struct ConsoleAndSignalBinaryTests {
         #expect(child.stderr.text.contains("flowcheck: The run was interrupted by \(name):"), "\(child.stderr.text)")
         Self.expectNoCrash(child.stderr.text)
         let junit = try String(contentsOf: root.appendingPathComponent("reports/junit.xml"), encoding: .utf8)
-        let ran = junit.components(separatedBy: "<testcase ").count - 1
-        #expect(ran >= 1 && ran < flows, "\(ran) flows in the report")
+        let listed = junit.components(separatedBy: "<testcase ").count - 1
+        let notRun = junit.components(separatedBy: "<skipped message=\"not run: the run was interrupted by \(name)\"/>").count - 1
+        // Every selected flow is in the report: the finished ones with their verdict, the rest skipped as not run.
+        #expect(listed == flows, "\(listed) flows in the report")
+        #expect(notRun >= 1 && notRun < flows, "\(notRun) flows not run")
         #expect(junit.hasSuffix("</testsuites>\n"))
+        let markdown = try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)
+        #expect(markdown.contains("**Interrupted.** The run was interrupted by \(name): \(notRun) flows did not run"))
     }
 }
