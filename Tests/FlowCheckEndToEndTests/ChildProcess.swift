@@ -30,8 +30,11 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` and returns once it runs.
-    static func launch(_ name: String, executable: URL, arguments: [String], directory: URL? = nil, environment: [String: String]? = nil, deadline: Double) async throws -> ChildProcess {
+    /// - Parameter onStdout: run on the reading thread, the moment stdout first contains the
+    ///   text: for a reaction (a signal) that must not wait for a busy cooperative pool.
+    static func launch(_ name: String, executable: URL, arguments: [String], directory: URL? = nil, environment: [String: String]? = nil, deadline: Double, onStdout: (text: String, action: @Sendable (ChildProcess) -> Void)? = nil) async throws -> ChildProcess {
         let child = ChildProcess(name: name, deadline: deadline)
+        if let onStdout { child.stdout.when(onStdout.text) { [weak child] in if let child { onStdout.action(child) } } }
         let process = child.process
         if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: FileManager.default.isExecutableFile(atPath:)) {
             process.executableURL = URL(fileURLWithPath: setpriv)
@@ -127,6 +130,14 @@ final class OutputLog: @unchecked Sendable {
     private var data = Data()
     private var ended = false
     private var waiters: [(text: String, what: String, found: OneShot<Void>)] = []
+    private var triggers: [(text: String, action: @Sendable () -> Void)] = []
+
+    /// Runs `action` on the reading thread as soon as the output contains `text` (once).
+    func when(_ text: String, _ action: @escaping @Sendable () -> Void) {
+        lock.lock()
+        triggers.append((text, action))
+        lock.unlock()
+    }
 
     /// Everything read so far, as text.
     var text: String {
@@ -145,7 +156,10 @@ final class OutputLog: @unchecked Sendable {
             let text = String(decoding: data, as: UTF8.self)
             let ready = waiters.filter { ended || text.contains($0.text) }
             waiters.removeAll { ended || text.contains($0.text) }
+            let fired = triggers.filter { text.contains($0.text) }
+            triggers.removeAll { text.contains($0.text) }
             lock.unlock()
+            for trigger in fired { trigger.action() }
             for waiter in ready {
                 waiter.found.fulfil(text.contains(waiter.text) ? .success(()) : .failure(DeadlinePassed(description: "\(waiter.what): the output ended without \"\(waiter.text)\"")))
             }

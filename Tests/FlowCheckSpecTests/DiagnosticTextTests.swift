@@ -25,7 +25,7 @@ struct DiagnosticTextTests {
             "t.json:7:32: error: unknown fault \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…\"(+120 characters) at $.steps[0].fault.kind\n  fix: faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable, hold",
         ]),
         Case(name: "a secret in an invalid regex", json: spec(#"[{"app": "products", "expect": {"result": {"productCount": {"regex": "(sk-abcdef"}}}}]"#, #"{"clients": [{"id": "store-1", "secret": "sk-abcdef"}]}"#), expected: [
-            "t.json:7:81: error: invalid regular expression /(‹redacted›/ at $.steps[0].expect.result.productCount.regex\n  fix: check the brackets and escapes (backslashes are doubled in JSON)",
+            "t.json:7:81: error: invalid regular expression /(‹redacted›/: '(' at character 1 is never closed at $.steps[0].expect.result.productCount.regex\n  fix: add the missing ')', or escape a literal parenthesis as \\(",
         ]),
         Case(name: "a secret in an unknown value, reported before the fixture", json: spec(#"[{"app": "products"}]"#, #"{"clients": [{"id": "store-1", "secret": "sk-abcdef"}]}"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"sk-abcdef\""), expected: [
             "t.json:2:9: error: id \"‹redacted›\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
