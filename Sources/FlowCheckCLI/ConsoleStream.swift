@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckReports
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -44,28 +45,7 @@ public final class ConsoleStream: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard goneReason == nil else { return }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                Glibc.write(descriptor, buffer.baseAddress, buffer.count)
-                #else
-                Darwin.write(descriptor, buffer.baseAddress, buffer.count)
-                #endif
-            }
-            if written > 0 {
-                bytes = bytes.dropFirst(written)
-            } else if written < 0, errno == EINTR {
-                continue
-            } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                // A non-blocking descriptor that is full: wait until it takes more.
-                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&ready, 1, 1000)
-            } else {
-                goneReason = written < 0 ? errno : EIO
-                return
-            }
-        }
+        goneReason = DescriptorWrite.all(text, to: descriptor)
     }
 
     /// Makes a write to a closed pipe fail with `EPIPE` instead of killing the process.

@@ -37,22 +37,6 @@ public enum ConsoleReport {
     /// One value made safe for one console line: every control character as text (`\n`, `\r`,
     /// `\t`, `\u{1B}`), cut after ``ValueCut/line`` characters.
     public static func value(_ text: String) -> String {
-        let cut = ValueCut.cut(text, limit: ValueCut.line)
-        var out = ""
-        out.unicodeScalars.reserveCapacity(cut.unicodeScalars.count)
-        for scalar in cut.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                    out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
+        ControlEscape.escaped(ValueCut.cut(text, limit: ValueCut.line), special: ["\n": "\\n", "\r": "\\r", "\t": "\\t"])
     }
 }

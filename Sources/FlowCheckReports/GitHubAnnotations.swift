@@ -74,21 +74,7 @@ public enum GitHubAnnotations {
     /// Escaping of a command's message (GitHub's toolkit `escapeData`), plus every other
     /// control character as `\u{X}` text.
     static func data(_ s: String) -> String {
-        var out = ""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "%": out += "%25"
-            case "\r": out += "%0D"
-            case "\n": out += "%0A"
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                    out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
+        ControlEscape.escaped(s, special: ["%": "%25", "\r": "%0D", "\n": "%0A"])
     }
 
     /// Escaping of a property value (`escapeProperty`).

@@ -43,25 +43,10 @@ public enum ReportWriter {
         let temporary = folder.appendingPathComponent(temporaryName(for: url.lastPathComponent, pid: getpid())).path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw WriteError(path: path, reason: sentence(errno)) }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                Glibc.write(descriptor, buffer.baseAddress, buffer.count)
-                #else
-                Darwin.write(descriptor, buffer.baseAddress, buffer.count)
-                #endif
-            }
-            if written > 0 {
-                bytes = bytes.dropFirst(written)
-            } else if written < 0, errno == EINTR {
-                continue
-            } else {
-                let code = written < 0 ? errno : EIO
-                _ = close(descriptor)
-                _ = unlink(temporary)
-                throw WriteError(path: path, reason: sentence(code))
-            }
+        if let code = DescriptorWrite.all(text, to: descriptor) {
+            _ = close(descriptor)
+            _ = unlink(temporary)
+            throw WriteError(path: path, reason: sentence(code))
         }
         guard close(descriptor) == 0 else {
             let code = errno

@@ -81,12 +81,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Kills the child if it still runs; safe to call at any time, any number of times.
     func kill() {
-        guard process.isRunning else { return }
-        #if canImport(Glibc)
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        #else
-        _ = Darwin.kill(process.processIdentifier, SIGKILL)
-        #endif
+        signal(SIGKILL)
     }
 
     /// The child's own thread: launches, reads both pipes to their end, waits for the exit.
