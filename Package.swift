@@ -60,7 +60,9 @@ let package = Package(
             dependencies: ["FlowCheckReports", "FlowCheckRunner", "FlowCheckSpec"],
             exclude: ["Golden"]
         ),
-        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["flowcheck"]),
+        // Saves tokens until killed: for the end-to-end test of what a killed save leaves.
+        .executableTarget(name: "store-churn", dependencies: ["FlowCheckSDK"], path: "Tests/StoreChurn"),
+        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["flowcheck", "store-churn", "FlowCheckSDK"]),
         .testTarget(
             name: "FlowCheckExploreTests",
             dependencies: ["FlowCheckExplore", "FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders"]

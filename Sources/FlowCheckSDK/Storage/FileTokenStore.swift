@@ -54,6 +54,7 @@ public final class FileTokenStore: TokenStore {
         guard chmod(path, 0o700) == 0 else {
             throw Self.posixFailure("could not restrict the token directory to its owner")
         }
+        removeLeftoverTemporaryFiles()
     }
 
     /// Reads the blob stored under `key`.
@@ -74,7 +75,8 @@ public final class FileTokenStore: TokenStore {
     /// - Throws: `OAuthError` `.storage` when any step fails; the previous blob is then intact.
     public func write(_ data: Data, for key: String) throws {
         let path = try filePath(for: key)
-        let temporaryPath = directory.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString).path
+        removeLeftoverTemporaryFiles()
+        let temporaryPath = directory.appendingPathComponent(Self.temporaryName(pid: getpid())).path
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw Self.posixFailure("could not create a temporary token file for key '\(key)'")
@@ -108,10 +110,16 @@ public final class FileTokenStore: TokenStore {
 
     /// Removes the file for `key`; a missing file is not an error.
     /// - Throws: `OAuthError` `.storage` when the file exists but cannot be removed.
+    /// Leftover temporary files (which may hold a token a killed save was writing) go too,
+    /// so no token bytes stay in the directory once the store says it is empty.
     public func delete(_ key: String) throws {
         let path = try filePath(for: key)
+        let removedLeftovers = removeLeftoverTemporaryFiles()
         if unlink(path) != 0 {
-            if errno == ENOENT { return }
+            if errno == ENOENT {
+                if removedLeftovers > 0 { try syncDirectory() }
+                return
+            }
             throw Self.posixFailure("could not delete the token file for key '\(key)'")
         }
         try syncDirectory()
@@ -138,8 +146,33 @@ public final class FileTokenStore: TokenStore {
 
     // MARK: - Private
 
-    /// Temporary files start with a dot, which no encoded key file name does.
+    /// Temporary files start with a dot, which no encoded key file name does, then the
+    /// writing process's id: `.tmp-PID-UUID`.
     static let temporaryPrefix = ".tmp-"
+
+    static func temporaryName(pid: Int32) -> String {
+        temporaryPrefix + "\(pid)-" + UUID().uuidString
+    }
+
+    /// Removes the temporary files of saves that can no longer finish: those of processes that
+    /// no longer run (killed mid-save), and unnamed ones from before the name carried the
+    /// process id. A save in progress in a live process (this one or another) keeps its file.
+    /// Failures are ignored: a leftover that cannot be removed is no reason not to save.
+    /// - Returns: how many were removed.
+    @discardableResult
+    func removeLeftoverTemporaryFiles() -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(Self.temporaryPrefix) {
+            let rest = name.dropFirst(Self.temporaryPrefix.count)
+            if let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 {
+                // Alive, or alive under another user: not ours to remove.
+                if kill(pid, 0) == 0 || errno == EPERM { continue }
+            }
+            if unlink(directory.appendingPathComponent(name).path) == 0 { removed += 1 }
+        }
+        return removed
+    }
 
     private func filePath(for key: String) throws -> String {
         directory.appendingPathComponent(try Self.fileName(forKey: key)).path
