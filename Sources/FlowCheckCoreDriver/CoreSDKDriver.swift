@@ -10,7 +10,7 @@ import FlowCheckSpec
 /// transport that tampers with requests, a store that forgets) and prove each spec catches them.
 public struct CoreSDKDriver: FlowDriver {
     /// Builds the transport a session uses; the default is a real `URLSessionTransport`.
-    public typealias TransportFactory = @Sendable (_ base: URLSessionTransport) -> any HTTPTransport
+    public typealias TransportFactory = @Sendable (_ base: any HTTPTransport) -> any HTTPTransport
     /// Builds the token store a session uses; the default is a real `FileTokenStore`.
     public typealias StoreFactory = @Sendable (_ base: FileTokenStore) -> any TokenStore
     /// Builds the browser seam; the default forwards to the runner's browser window.
@@ -78,18 +78,21 @@ public struct CoreSDKDriver: FlowDriver {
         let clock = wrapClock(context.clock)
         // A request the server never answers ends on the SDK's clock, as in an app: with the
         // flow's virtual clock that costs no real time.
-        let transport = DeadlineTransport(base: wrapTransport(base), clock: clock, timeout: requestTimeout)
+        // The tap sits at the network boundary, under everything the SDK (or a broken
+        // variant's transport) does, and sees every request that leaves.
+        let tap = SentRequestTap(base: base)
+        let transport = DeadlineTransport(base: wrapTransport(tap), clock: clock, timeout: requestTimeout)
         let random = wrapRandom(SystemRandomSource())
         let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
         switch context.provider {
         case .moltin:
-            return FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, credentialStore: moltinCredentialStore(store), onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
+            return TappedSession(FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, credentialStore: moltinCredentialStore(store), onClose: { base.invalidate() }), store: fileStore, crashable: crashable), tap: tap)
         case .clover:
-            return FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, baseURLPolicy: cloverBaseURLPolicy, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
+            return TappedSession(FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, baseURLPolicy: cloverBaseURLPolicy, onClose: { base.invalidate() }), store: fileStore, crashable: crashable), tap: tap)
         case .clever:
-            return FileBackedSession(CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() }), store: fileStore, crashable: crashable)
+            return TappedSession(FileBackedSession(CleverSession(context: context, transport: transport, store: store, userAgent: userAgent, random: random, onClose: { base.invalidate() }), store: fileStore, crashable: crashable), tap: tap)
         case .braintree:
-            return BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, urlPolicy: braintreeURLPolicy, onClose: { base.invalidate() })
+            return TappedSession(BraintreeSession(context: context, transport: transport, userAgent: userAgent, notify: wrapNotify, urlPolicy: braintreeURLPolicy, onClose: { base.invalidate() }), tap: tap)
         default:
             // Providers are an open set: one registered after this driver was written is a
             // harness error naming it, never a crash.

@@ -77,11 +77,36 @@ public protocol FlowSession: AnyObject, Sendable {
     /// then reported as skipped with that reason, never as passed.
     func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport
 
+    /// Every request the SDK handed to the network in this session so far, in order, as the
+    /// driver saw it on the way out: those that reached a fake and those that never could (a
+    /// host that does not resolve, a clear-text URL elsewhere). INV-ORIGIN judges where they
+    /// carried credentials. nil (the default) when the driver cannot see them: INV-ORIGIN then
+    /// judges only what reached the fakes.
+    func sentRequests() async -> [SentRequest]?
+
     /// Releases the SDK's resources (sessions, files). Called once when the flow ends.
     func close() async
 }
 
+/// A request as the SDK sent it, seen by the driver at the network boundary.
+public struct SentRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [(String, String)]
+    public var body: Data
+
+    public init(method: String, url: URL, headers: [(String, String)], body: Data) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
 extension FlowSession {
+    /// Cannot see the SDK's outgoing requests: INV-ORIGIN judges what reached the fakes.
+    public func sentRequests() async -> [SentRequest]? { nil }
+
     /// Not file-backed: `storeFiles` checks are skipped.
     public func storeLocation() async throws -> StoreLocation? { nil }
 

