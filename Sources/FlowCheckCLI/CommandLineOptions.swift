@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckRunner
 import FlowCheckSpec
 
 /// The parsed command line of `flowcheck`.
@@ -39,6 +40,12 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var port = 0
     /// `serve`: a fixture file instead of the documented default.
     public var fixturePath: String?
+    /// `serve --host`: the IPv4 address the fakes bind (the control API stays on loopback).
+    public var host = "127.0.0.1"
+    /// `serve --control-port`: the control API's port (0: ephemeral).
+    public var controlPort = 0
+    /// `serve --ready-file`: written (atomically) with every URL once every port listens.
+    public var readyFile: String?
     /// `explore`: its own options (parsed in CommandLineOptions+Explore.swift).
     public var explore = ExploreOptions()
 
@@ -49,6 +56,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.requirements == rhs.requirements && lhs.help == rhs.help && lhs.jobs == rhs.jobs
             && lhs.shard?.index == rhs.shard?.index && lhs.shard?.count == rhs.shard?.count && lhs.format == rhs.format
             && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath && lhs.explore == rhs.explore
+            && lhs.host == rhs.host && lhs.controlPort == rhs.controlPort && lhs.readyFile == rhs.readyFile
     }
 
     /// A command line that cannot be understood.
@@ -59,13 +67,14 @@ public struct CommandLineOptions: Sendable, Equatable {
     public static let usage = """
     USAGE: flowcheck [options] <file-or-dir>...
            flowcheck validate <file-or-dir>...
-           flowcheck serve [--port N] [--fixture FILE]
+           flowcheck serve [--port N] [--fixture FILE] [--host ADDR] [--control-port N] [--ready-file F]
            flowcheck schema
            flowcheck explore [--provider P] [--seed N] [--runs N] [--steps N] [--out DIR]
 
     Runs JSON flow specs against the SDK core and an in-process fake provider server, and writes
     a JUnit XML and a Markdown report. `validate` checks specs without running them. `serve` runs
-    the fake providers standalone on loopback until Ctrl-C. `schema` prints the JSON Schema for
+    the fake providers standalone until Ctrl-C, on a virtual clock that only its control API
+    (loopback only; README "The control API") moves. `schema` prints the JSON Schema for
     specs (specs/flowcheck.schema.json is its output). `explore` runs random flows from provider
     models and writes each distinct failure, shrunk, as a spec to DIR (see "EXPLORE OPTIONS").
 
@@ -80,6 +89,11 @@ public struct CommandLineOptions: Sendable, Equatable {
       --requirements    with --list: print the requirement coverage matrix (who checks what)
       --port N          serve: the first port (providers take N, N+1, ...; default: ephemeral)
       --fixture FILE    serve: fixtures to serve instead of the documented default
+      --host ADDR       serve: the IPv4 address the fakes bind (default: 127.0.0.1; 0.0.0.0
+                        lets a phone reach them, and warns: any client may use the fakes)
+      --control-port N  serve: the control API's port, always on 127.0.0.1 (default: ephemeral)
+      --ready-file F    serve: once every port listens, write F (JSON: base URLs and the
+                        control URL) atomically; scripts wait for it instead of racing start
       -h, --help        show this help
 
     EXPLORE OPTIONS:
@@ -107,7 +121,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck explore --seed 1 --runs 1000
     """
 
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--help"]
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
@@ -181,6 +195,16 @@ public struct CommandLineOptions: Sendable, Equatable {
                     options.port = port
                 case "--fixture":
                     options.fixturePath = try take()
+                case "--host":
+                    let text = try take()
+                    guard FakeProviderHost.isBindableHost(text) else { throw UsageError(description: "--host takes an IPv4 address such as 127.0.0.1 or 0.0.0.0, not \(text)") }
+                    options.host = text
+                case "--control-port":
+                    let text = try take()
+                    guard let port = Int(text), (0...65_535).contains(port) else { throw UsageError(description: "--control-port takes a port from 0 to 65535, not \(text)") }
+                    options.controlPort = port
+                case "--ready-file":
+                    options.readyFile = try take()
                 default:
                     let hint = knownFlags.first { Self.close(flag, $0) }.map { " (did you mean \($0)?)" } ?? ""
                     throw UsageError(description: "unknown option \(flag)\(hint)")
@@ -189,6 +213,9 @@ public struct CommandLineOptions: Sendable, Equatable {
             index += 1
         }
         if options.help { return options }
+        if options.command != .serve && (options.host != "127.0.0.1" || options.controlPort != 0 || options.readyFile != nil) {
+            throw UsageError(description: "--host, --control-port and --ready-file go with serve (try: flowcheck serve --ready-file /tmp/ready.json)")
+        }
         if options.requirements && !(options.list && options.command == .run) {
             throw UsageError(description: "--requirements goes with --list (try: flowcheck --list --requirements specs/)")
         }
@@ -198,6 +225,7 @@ public struct CommandLineOptions: Sendable, Equatable {
                 throw UsageError(description: "no spec file or folder given (try: flowcheck \(options.command == .validate ? "validate " : "")specs/)")
             }
         case .serve:
+            if options.controlPort != 0 && options.controlPort == options.port { throw UsageError(description: "--control-port \(options.controlPort) is the first provider's --port; give the control API a port of its own") }
             if !options.paths.isEmpty { throw UsageError(description: "serve takes no spec paths (did you mean --fixture \(options.paths[0])?)") }
         case .explore:
             break

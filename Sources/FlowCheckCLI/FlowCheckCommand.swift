@@ -347,13 +347,28 @@ public struct FlowCheckCommand: Sendable {
             console.err(ControlCharacters.escaped("\(error)"))
             return .usageOrInvalidSpec
         }
-        let host = FakeProviderHost(fixtures: fixtures, now: environment.now, log: { console.out($0) })
+        // A virtual clock started at the wall time, which only the control API moves: a person
+        // can put the fakes past a token's expiry as a spec's advanceClock step does.
+        let clock = ServeClock(start: environment.now())
+        let host = FakeProviderHost(fixtures: fixtures, now: { clock.now }, log: { console.out($0) })
+        host.advanceClock = { clock.advance(by: $0) }
+        let control = ServeControl(host: host, clock: clock)
         let endpoints: [FakeProviderHost.Endpoint]
+        let controlURL: URL
         do {
-            endpoints = try host.start(firstPort: options.port)
+            endpoints = try host.start(firstPort: options.port, host: options.host)
+            controlURL = try control.start(port: options.controlPort)
         } catch {
+            host.stop()
             console.err("flowcheck: could not start the fake providers: \(error)")
             return .harnessFailure
+        }
+        defer {
+            control.stop()
+            host.stop()
+        }
+        if !FakeProviderHost.isLoopbackHost(options.host) {
+            console.err("flowcheck: warning: --host \(options.host) lets any client that can reach this machine use the fakes, which accept any client and hold the fixture's test secrets (the control API stays on 127.0.0.1)")
         }
         for endpoint in endpoints {
             console.out("\(endpoint.provider.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(endpoint.baseURL.absoluteString)")
@@ -362,8 +377,18 @@ public struct FlowCheckCommand: Sendable {
                 console.out("\("  \(name)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(url.absoluteString)")
             }
         }
-        console.out("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on loopback; Ctrl-C stops.")
+        console.out("\("control".padding(toLength: 10, withPad: " ", startingAt: 0)) \(controlURL.absoluteString)")
+        if let path = options.readyFile {
+            do {
+                try ServeReadyFile.write(ServeReadyFile.document(endpoints: endpoints, control: controlURL), to: path)
+            } catch {
+                console.err("flowcheck: could not write the ready file \(path): \(error.localizedDescription)")
+                return .harnessFailure
+            }
+        }
+        console.out("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on \(options.host); virtual clock at \(ISO8601DateFormatter().string(from: clock.now)) (moved only by the control API); Ctrl-C stops.")
         _ = await environment.interrupt.wait()
+        control.stop()
         host.stop()
         console.out("Stopped.")
         return .passed

@@ -20,6 +20,10 @@ public final class FakeProviderHost: @unchecked Sendable {
     private let now: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
     private var worlds: [FakeWorld] = []
+    /// Each started provider with its world and fixture secrets, for ``ServeControl``.
+    private(set) var served: [(provider: Provider, world: FakeWorld, fixtureSecrets: [String])] = []
+    /// Moves `now` (a `stall` fault's `clockAdvance`); set before `start`; nil on the wall clock.
+    public var advanceClock: (@Sendable (TimeInterval) -> Void)?
 
     /// - Parameters:
     ///   - fixtures: the providers to serve, in order.
@@ -35,8 +39,9 @@ public final class FakeProviderHost: @unchecked Sendable {
 
     /// Starts every provider: on `firstPort`, `firstPort + 1`, ... in order (a provider with
     /// two origins takes two ports), or on ephemeral ports when `firstPort` is 0.
+    /// - Parameter address: where every provider binds (loopback unless `serve --host`).
     /// - Throws: when a port cannot be bound (the ones already started are stopped).
-    public func start(firstPort: Int = 0) throws -> [Endpoint] {
+    public func start(firstPort: Int = 0, address: BindAddress = .loopback) throws -> [Endpoint] {
         var endpoints: [Endpoint] = []
         do {
             var offset = 0
@@ -47,15 +52,28 @@ public final class FakeProviderHost: @unchecked Sendable {
                 let kit = try providers.registeredKit(for: provider)
                 let port = firstPort == 0 ? 0 : firstPort + offset
                 offset += kit.origins.count
-                let world = try FakeWorld(kit: kit, fixture: fixture, now: now, port: port) { exchange in
+                // `GET /` lists the fake's endpoints and accounts (ServeIndexProvider).
+                let directory = (kit as? any ServeDirectoryProviding)?.serveDirectory(for: fixture)
+                var index: (any FakeProvider & BaseURLSettable)?
+                let front: ((any FakeProvider) -> any FakeProvider)? = directory.map { directory in
+                    { persona in
+                        let wrapped = indexed(persona, provider: provider.rawValue, directory: directory)
+                        index = wrapped
+                        return wrapped
+                    }
+                }
+                let world = try FakeWorld(kit: kit, fixture: fixture, now: now, advanceClock: advanceClock, port: port, address: address, front: front) { exchange in
                     // Structure first (bodies, Authorization, query), then every secret known now.
                     let redactor = Redactor(secrets: secrets + (box.world?.server.issuedSecrets ?? []))
                     let head = Transcript.render(exchange).split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
                     log(ControlCharacters.escaped(redactor.scrub("\(provider.rawValue)  \(head)")))
                 }
                 box.world = world
+                let baseURLs = world.server.baseURLs.mapValues { Self.reachable($0, bound: address) }
+                index?.setBaseURLs(baseURLs)
                 worlds.append(world)
-                endpoints.append(Endpoint(provider: provider, baseURL: world.server.baseURL, baseURLs: world.server.baseURLs))
+                served.append((provider, world, secrets))
+                endpoints.append(Endpoint(provider: provider, baseURL: Self.reachable(world.server.baseURL, bound: address), baseURLs: baseURLs))
             }
         } catch {
             stop()
@@ -68,6 +86,7 @@ public final class FakeProviderHost: @unchecked Sendable {
     public func stop() {
         for world in worlds { world.stop() }
         worlds = []
+        served = []
     }
 
     /// Lets an exchange observer reach the world it belongs to, which exists only after start.
@@ -78,6 +97,32 @@ public final class FakeProviderHost: @unchecked Sendable {
             get { lock.lock(); defer { lock.unlock() }; return value }
             set { lock.lock(); value = newValue; lock.unlock() }
         }
+    }
+
+    /// `url` (a server's 127.0.0.1 URL) as a client reaches it when the server binds `address`:
+    /// unchanged for loopback and 0.0.0.0 (every interface, loopback included), with the
+    /// address as host otherwise.
+    private static func reachable(_ url: URL, bound address: BindAddress) -> URL {
+        guard !address.isAny, address != .loopback, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        components.host = address.description
+        return components.url ?? url
+    }
+
+    /// ``start(firstPort:address:)`` on the IPv4 address `host` names (`serve --host`).
+    /// - Throws: when `host` is not an IPv4 address, or a port cannot be bound.
+    public func start(firstPort: Int = 0, host: String) throws -> [Endpoint] {
+        guard let address = BindAddress(host) else { throw DriverError("\(host) is not an IPv4 address") }
+        return try start(firstPort: firstPort, address: address)
+    }
+
+    /// Whether `host` binds loopback only (127.0.0.0/8): no warning is due.
+    public static func isLoopbackHost(_ host: String) -> Bool {
+        BindAddress(host)?.isLoopback ?? false
+    }
+
+    /// Whether `text` is an IPv4 address `start(address:)` can bind (`serve --host`).
+    public static func isBindableHost(_ text: String) -> Bool {
+        BindAddress(text) != nil
     }
 
     /// The documented default fixture of `flowcheck serve` (README, "Serving the fakes"):

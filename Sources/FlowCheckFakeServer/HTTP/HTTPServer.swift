@@ -24,6 +24,8 @@ public final class HTTPServer: @unchecked Sendable {
     private struct State {
         var phase: Phase = .idle
         var port = 0
+        /// Where the listener binds; kept so `acceptConnections()` reopens the same address.
+        var address = BindAddress.loopback
         /// The listening descriptor while `phase == .listening`; owned by the accept thread.
         var listener: Int32 = -1
         /// Live connection descriptors; each is owned by its connection thread.
@@ -54,14 +56,15 @@ public final class HTTPServer: @unchecked Sendable {
         state.withLock { $0.port }
     }
 
-    /// Binds 127.0.0.1 on `port` (0, the default: an ephemeral one), starts accepting and
-    /// returns the bound port.
+    /// Binds `address` (127.0.0.1 unless told) on `port` (0, the default: an ephemeral one),
+    /// starts accepting and returns the bound port.
     @discardableResult
-    public func start(port: Int = 0) throws(HTTPServerError) -> Int {
+    public func start(port: Int = 0, address: BindAddress = .loopback) throws(HTTPServerError) -> Int {
         Socket.ignoreSIGPIPE()
         return try state.withLock { (state: inout State) throws(HTTPServerError) -> Int in
             guard state.phase == .idle else { throw .alreadyStarted }
-            let fd = try Socket.openListener(port: port)
+            let fd = try Socket.openListener(port: port, address: address)
+            state.address = address
             state.port = Socket.localPort(fd)
             beginAccepting(on: fd, state: &state)
             return state.port
@@ -87,7 +90,7 @@ public final class HTTPServer: @unchecked Sendable {
             case .listening: return
             case .idle, .stopped: throw .notRunning
             case .refusing:
-                let fd = try Socket.openListener(port: state.port)
+                let fd = try Socket.openListener(port: state.port, address: state.address)
                 beginAccepting(on: fd, state: &state)
             }
         }

@@ -19,11 +19,11 @@ enum Socket {
         return true
     }()
 
-    /// Opens a listening TCP socket on 127.0.0.1:`port` (0 = ephemeral).
+    /// Opens a listening TCP socket on `address`:`port` (0 = ephemeral; loopback unless told).
     ///
     /// The backlog is generous (the kernel caps it at `somaxconn`) so a burst of a few
     /// hundred connects is queued rather than dropped and retried a second later.
-    static func openListener(port: Int, backlog: Int32 = 1024) throws(HTTPServerError) -> Int32 {
+    static func openListener(port: Int, address bindAddress: BindAddress = .loopback, backlog: Int32 = 1024) throws(HTTPServerError) -> Int32 {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
@@ -38,7 +38,7 @@ enum Socket {
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        address.sin_addr = in_addr(s_addr: bindAddress.networkOrder)
         let bound = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

@@ -59,10 +59,11 @@ public final class FakeProviderServer: @unchecked Sendable {
     /// `.unreachable` was injected before starting).
     /// - Parameter port: a fixed port for a standalone server's primary origin (any other
     ///   origin then takes the ports after it); 0 (the default) for ephemeral ones.
-    public func start(port: Int = 0) throws(HTTPServerError) {
+    /// - Parameter address: where every origin binds (loopback unless `flowcheck serve --host`).
+    public func start(port: Int = 0, address: BindAddress = .loopback) throws(HTTPServerError) {
         try control.withLock { (control: inout Control) throws(HTTPServerError) in
             for (offset, origin) in servers.enumerated() {
-                try origin.server.start(port: port == 0 ? 0 : port + offset)
+                try origin.server.start(port: port == 0 ? 0 : port + offset, address: address)
                 if control.unreachable { origin.server.refuseConnections() }
             }
         }

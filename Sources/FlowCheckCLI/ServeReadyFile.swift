@@ -1,0 +1,32 @@
+import Foundation
+import FlowCheckRunner
+
+/// `serve --ready-file`: the document a script waits for instead of racing the build and the
+/// start. Written atomically (a temporary file renamed into place), so whoever sees the file
+/// sees all of it, and only once every port listens.
+///
+/// ```json
+/// {"control": "http://127.0.0.1:PORT",
+///  "providers": {"moltin": {"baseURL": "http://127.0.0.1:PORT", "baseURLs": {"main": "..."}}}}
+/// ```
+enum ServeReadyFile {
+    static func document(endpoints: [FakeProviderHost.Endpoint], control: URL) -> Data {
+        var providers: [String: Any] = [:]
+        for endpoint in endpoints {
+            providers[endpoint.provider.rawValue] = [
+                "baseURL": endpoint.baseURL.absoluteString,
+                "baseURLs": endpoint.baseURLs.mapValues(\.absoluteString),
+            ] as [String: Any]
+        }
+        let document: [String: Any] = ["control": control.absoluteString, "providers": providers]
+        // Strings and dictionaries of strings only: serialisation cannot fail.
+        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return data + Data("\n".utf8)
+    }
+
+    /// Writes `data` to `path` atomically.
+    /// - Throws: when the folder cannot be written.
+    static func write(_ data: Data, to path: String) throws {
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import FlowCheckFakeServer
+import FlowCheckSpec
+
+/// The control API of `flowcheck serve`: what a spec's steps do to the fakes (faults, the
+/// clock, server operations) and what a report shows (the recorded exchanges, redacted),
+/// over JSON HTTP, so curl or a test script can drive a sequence against a real client.
+///
+/// It always listens on 127.0.0.1, whatever `--host` the fakes bind: it can break the fakes
+/// and move their clock. Every answer is JSON; bad input is 400 with a `reason`, an unknown
+/// path 404 and a wrong method 405. The routes are ``ServeControlRoute``; README.md,
+/// "The control API", documents them.
+public final class ServeControl: @unchecked Sendable {
+    private let host: FakeProviderHost
+    private let clock: ServeClock
+    private var server: HTTPServer?
+
+    /// - Parameters:
+    ///   - host: the started fakes it controls.
+    ///   - clock: the virtual clock the fakes read (only this API moves it).
+    public init(host: FakeProviderHost, clock: ServeClock) {
+        self.host = host
+        self.clock = clock
+    }
+
+    /// Listens on 127.0.0.1:`port` (0: an ephemeral port) and returns the base URL.
+    public func start(port: Int = 0) throws -> URL {
+        let server = HTTPServer(responder: ClosureResponder { [weak self] request in
+            self?.respond(to: request) ?? ServeControlAnswer.failure(503, "serve is stopping")
+        })
+        let bound = try server.start(port: port, address: .loopback)
+        self.server = server
+        var components = URLComponents()
+        components.scheme = "http"
+        components.host = "127.0.0.1"
+        components.port = bound
+        return components.url ?? URL(fileURLWithPath: "/")
+    }
+
+    /// Stops listening. Idempotent.
+    public func stop() {
+        server?.stop()
+        server = nil
+    }
+
+    /// One request, socket-free (the server calls it on a connection's thread).
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        let route: ServeControlRoute
+        switch ServeControlRoute.match(method: request.method, path: request.path) {
+        case .found(let found): route = found
+        case .unknownPath: return ServeControlAnswer.failure(404, "no control endpoint \(request.path); GET / lists them")
+        case .wrongMethod(let allowed):
+            var response = ServeControlAnswer.failure(405, "\(request.path) takes \(allowed.joined(separator: " or "))")
+            response.headers.set("Allow", allowed.joined(separator: ", "))
+            return response
+        }
+        do {
+            return try answer(route, request)
+        } catch {
+            return ServeControlAnswer.failure(400, error.reason)
+        }
+    }
+
+    private func answer(_ route: ServeControlRoute, _ request: HTTPRequest) throws(ServeControlError) -> HTTPResponse {
+        switch route {
+        case .index:
+            return .json(200, [
+                "providers": host.served.map(\.provider.rawValue),
+                "endpoints": ServeControlRoute.allCases.map { ["method": $0.method, "path": $0.path, "summary": $0.summary] },
+            ])
+        case .readClock:
+            return .json(200, clockDocument())
+        case .advanceClock:
+            let body = try ServeControlInput(request)
+            let seconds = try body.duration("advance")
+            guard seconds > 0 else { throw ServeControlError("advance must move the clock forward (it never goes back: tokens issued would be dated in the future)") }
+            clock.advance(by: TimeInterval(seconds))
+            return .json(200, clockDocument())
+        case .readFaults:
+            let targets = try self.targets(provider: request.queryItem("provider"))
+            var document: [String: Any] = [:]
+            for target in targets {
+                var faults: [[String: Any]] = target.world.server.activeFaults.map(Self.faultDocument)
+                if target.world.server.isUnreachable { faults.insert(["kind": FaultKind.unreachable.rawValue], at: 0) }
+                document[target.provider.rawValue] = faults
+            }
+            return .json(200, ["faults": document])
+        case .injectFault:
+            let body = try ServeControlInput(request)
+            let target = try self.target(body.requiredText("provider"))
+            let kindText = try body.requiredText("kind")
+            guard let kind = FaultKind(rawValue: kindText) else {
+                throw ServeControlError("kind \(kindText) is not a fault; one of: \(FaultKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let path = try body.optionalText("path")
+            if let path, !path.hasPrefix("/") { throw ServeControlError("path must start with / (e.g. /v1/products), not \(path)") }
+            let times = try body.optionalCount("times")
+            let clockAdvance = try body.optionalDuration("clockAdvance")
+            if clockAdvance != nil && kind != .stall { throw ServeControlError("clockAdvance goes with kind stall only") }
+            do {
+                try target.world.inject(FaultSpec(kind: kind.rawValue, path: path, times: times, clockAdvance: clockAdvance))
+            } catch {
+                throw ServeControlError("\(error)")
+            }
+            var fault: [String: Any] = ["kind": kind.rawValue]
+            if let path { fault["path"] = path }
+            if let times { fault["times"] = times }
+            return .json(200, ["provider": target.provider.rawValue, "injected": fault])
+        case .clearFaults:
+            let targets = try self.targets(provider: request.queryItem("provider"))
+            var failures: [String] = []
+            for target in targets {
+                do { try target.world.clearFaults() } catch { failures.append("\(target.provider.rawValue): \(error)") }
+            }
+            guard failures.isEmpty else { return ServeControlAnswer.failure(500, failures.joined(separator: "; ")) }
+            return .json(200, ["cleared": targets.map(\.provider.rawValue)])
+        case .serverOperation:
+            let body = try ServeControlInput(request)
+            let target = try self.target(body.requiredText("provider"))
+            let operation = try body.requiredText("operation")
+            do {
+                try target.world.perform(operation)
+            } catch {
+                throw ServeControlError("\(error)")
+            }
+            return .json(200, ["provider": target.provider.rawValue, "performed": operation])
+        case .readExchanges:
+            let targets = try self.targets(provider: request.queryItem("provider"))
+            var since = 0
+            if let text = request.queryItem("since") {
+                guard let number = Int(text), number >= 0 else { throw ServeControlError("since takes an exchange number (0 or more), not \(text)") }
+                since = number
+            }
+            var exchanges: [[String: Any]] = []
+            for target in targets {
+                let redactor = Redactor(secrets: target.fixtureSecrets + target.world.server.issuedSecrets)
+                for exchange in target.world.server.exchanges where exchange.index + 1 > since {
+                    let transcript = redactor.scrub(Transcript.render(exchange))
+                    exchanges.append([
+                        "provider": target.provider.rawValue,
+                        "number": exchange.index + 1,
+                        "method": redactor.scrub(exchange.request.method),
+                        "path": redactor.scrub(exchange.request.path),
+                        "status": exchange.response.status,
+                        "fault": exchange.fault ?? NSNull(),
+                        "transcript": transcript.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),
+                    ])
+                }
+            }
+            return .json(200, ["exchanges": exchanges])
+        }
+    }
+
+    private func clockDocument() -> [String: Any] {
+        let now = clock.now
+        return ["now": ISO8601DateFormatter().string(from: now), "unix": Int(now.timeIntervalSince1970)]
+    }
+
+    private static func faultDocument(_ fault: Fault) -> [String: Any] {
+        var document: [String: Any] = ["kind": fault.kind.rawValue]
+        if let path = fault.path { document["path"] = path }
+        if let times = fault.times { document["times"] = times }
+        return document
+    }
+
+    private typealias Target = (provider: Provider, world: FakeWorld, fixtureSecrets: [String])
+
+    private func target(_ name: String) throws(ServeControlError) -> Target {
+        let served = host.served
+        guard let target = served.first(where: { $0.provider.rawValue == name }) else {
+            throw ServeControlError("provider \(name) is not served; one of: \(served.map(\.provider.rawValue).joined(separator: ", "))")
+        }
+        return target
+    }
+
+    /// One provider, or every one when `provider` is nil.
+    private func targets(provider: String?) throws(ServeControlError) -> [Target] {
+        guard let provider else { return host.served }
+        return [try target(provider)]
+    }
+}
