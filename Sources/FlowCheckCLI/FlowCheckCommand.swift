@@ -87,7 +87,6 @@ public struct FlowCheckCommand: Sendable {
             return await serve(options, console: console, environment: environment)
         case .validate: return validate(options, console: console, environment: environment)
         case .run:
-            if !options.list { environment.interrupt.handle() }
             return await runFlows(options, console: console, environment: environment)
         case .explore: return await explore(options.explore, console: console)
         case .schema:
@@ -199,6 +198,8 @@ public struct FlowCheckCommand: Sendable {
         let colour = environment.colour
         let progress = json ? nil : console.progress
         progress?("[0/\(total)] running")
+        // From here a signal stops the run cleanly; before (while loading) it exits at once.
+        environment.interrupt.handle()
         // Temporary report files a killed run left behind go before anything is written.
         for path in [options.junitPath, options.markdownPath] { ReportWriter.removeStaleTemporaryFiles(for: path) }
         let runner = FlowRunner(driver: driver, options: runnerOptions)
@@ -227,9 +228,9 @@ public struct FlowCheckCommand: Sendable {
         }
         if let summaryPath = environment.stepSummaryPath {
             do {
-                try Self.append(MarkdownReport.summary(run) + "\n", to: summaryPath)
+                try ReportWriter.append(MarkdownReport.summary(run) + "\n", to: summaryPath)
             } catch {
-                console.err("flowcheck: could not append to GITHUB_STEP_SUMMARY (\(summaryPath)): \(error.localizedDescription)")
+                console.err("flowcheck: GITHUB_STEP_SUMMARY: \(error)")
                 reportFailed = true
             }
         }
@@ -302,18 +303,6 @@ public struct FlowCheckCommand: Sendable {
     /// slices together hold every flow exactly once and each run gets the same slice.
     static func shard(_ specs: [FlowSpec], index: Int, count: Int) -> [FlowSpec] {
         specs.sorted { $0.id < $1.id }.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
-    }
-
-    private static func append(_ text: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        if !FileManager.default.fileExists(atPath: path) {
-            try Data(text.utf8).write(to: url)
-            return
-        }
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(text.utf8))
     }
 
     /// Counts finished flows across the runner's tasks.

@@ -60,6 +60,23 @@ public enum ReportWriter {
         }
     }
 
+    /// Appends `text` to the file at `path` (created, owner read-write and others read, when
+    /// missing): for `$GITHUB_STEP_SUMMARY`, which other steps write too.
+    /// - Throws: ``WriteError`` in a sentence (a folder, no permission, a full disk).
+    public static func append(_ text: String, to path: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            throw WriteError(path: path, reason: "it is a folder; it must name a file")
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw WriteError(path: path, reason: sentence(errno)) }
+        if let code = DescriptorWrite.all(text, to: descriptor) {
+            _ = close(descriptor)
+            throw WriteError(path: path, reason: sentence(code))
+        }
+        guard close(descriptor) == 0 else { throw WriteError(path: path, reason: sentence(errno)) }
+    }
+
     /// Removes the temporary files a killed run left beside `path`: those of processes that
     /// no longer run (a concurrent run's file is its own, and stays). Errors are ignored: a
     /// file that cannot be removed is no reason not to write the report.

@@ -59,12 +59,12 @@ struct FlowExecution: Sendable {
                 fixtureSecrets: spec.fixture.secrets, serverOnlySecrets: spec.fixture.serverOnlySecrets, actions: kit.actions,
                 origin: { persona.origin(serving: $0) }, origins: Set(world!.server.baseURLs.values.map(Self.origin)), accessTokenExpiry: { persona.accessTokenExpiry($0) }
             ), enabled: invariants)
-            let ending = await Self.withTimeLimit(limit, watchdog: watchdog) { [spec, world, session] in
+            let ending = await Self.withTimeLimit(limit, watchdog: watchdog, progress: { progress.state.withLock { $0.current } }) { [spec, world, session] in
                 await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
             } onTimeout: {
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
-                    state.errorMessage = "the flow did not finish within \(limit.components.seconds) s of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
+                    state.errorMessage = "the flow made no progress for \(limit.components.seconds) s of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
                 }
             }
             if case .cancelled = ending {
@@ -315,7 +315,7 @@ struct FlowExecution: Sendable {
     /// calling task is cancelled; either way `body` is cancelled and left behind (a hung call
     /// may never come back). The watchdog settles the wait from its own thread, so a body that
     /// holds every cooperative thread cannot keep the time limit from being recorded.
-    static func withTimeLimit(_ limit: Duration, watchdog: Watchdog, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable () -> Void) async -> Ending {
+    static func withTimeLimit(_ limit: Duration, watchdog: Watchdog, progress: @escaping @Sendable () -> Int = { 0 }, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable () -> Void) async -> Ending {
         let ending = Locked<Ending?>(nil)
         let work = Locked<Task<Void, Never>?>(nil)
         let armed = Locked<Watchdog.Armed?>(nil)
@@ -337,7 +337,7 @@ struct FlowExecution: Sendable {
                     return
                 }
                 work.withLock { $0 = Task { await body(); settle(.finished) } }
-                armed.withLock { $0 = watchdog.arm(limit) { settle(.timedOut) } }
+                armed.withLock { $0 = watchdog.arm(limit, progress: progress) { settle(.timedOut) } }
                 // Settled while starting: the new watch would otherwise run for the whole limit,
                 // and work started after a cancellation would go on uncancelled.
                 if ending.withLock({ $0 }) != nil {

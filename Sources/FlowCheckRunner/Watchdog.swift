@@ -30,13 +30,26 @@ public struct Watchdog: Sendable {
 
     /// Starts watching: `fire` runs once when the limit is reached, unless the returned
     /// ``Armed`` is disarmed first.
-    func arm(_ limit: Duration, fire: @escaping @Sendable () -> Void) -> Armed {
+    ///
+    /// The real-time watch measures the limit from the flow's last progress: when the limit
+    /// passes and `progress` has moved since, it watches one more limit from now. A flow that
+    /// is slow because the machine is overloaded moves from step to step, slowly, and is not
+    /// called hung; a flow stuck in one step is, a limit after it got there. However it moves,
+    /// it gets at most ``progressLimits`` limits in all.
+    func arm(_ limit: Duration, progress: @escaping @Sendable () -> Int = { 0 }, fire: @escaping @Sendable () -> Void) -> Armed {
         switch mode {
         case .realTime:
             let disarmed = DispatchSemaphore(value: 0)
             let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
             let thread = Thread {
-                if disarmed.wait(timeout: .now() + seconds) == .timedOut { fire() }
+                var seen = progress()
+                for _ in 0..<Self.progressLimits {
+                    if disarmed.wait(timeout: .now() + seconds) == .success { return }
+                    let now = progress()
+                    if now == seen { break }
+                    seen = now
+                }
+                fire()
             }
             thread.name = "flowcheck watchdog"
             thread.stackSize = 64 * 1024
@@ -50,6 +63,9 @@ public struct Watchdog: Sendable {
             return Armed { task.cancel() }
         }
     }
+
+    /// How many limits a flow that keeps moving may take in all (4: two minutes at 30 s).
+    static let progressLimits = 4
 
     /// A running watch; ``disarm()`` stops it (idempotent, and harmless after it fired).
     struct Armed: Sendable {

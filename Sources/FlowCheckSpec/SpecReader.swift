@@ -97,6 +97,10 @@ public final class SpecReader {
         for member in members {
             let memberPath = path + JSONPath.key(member.key)
             if !allowed.contains(member.key) {
+                // A misspelt "secret" or "password" still holds one: masked like the fixture's.
+                if case .string(let value) = member.value.value, Self.looksSensitive(member.key) || Suggestion.closest(to: member.key, in: allowed).map(Self.looksSensitive) == true {
+                    registerSecrets([value])
+                }
                 report(at: member.keyLocation, memberPath, "unknown key \(quoted(member.key))", fix: Suggestion.fix(for: member.key, in: allowed, listName: "allowed keys here"))
                 continue
             }
@@ -182,6 +186,15 @@ public final class SpecReader {
 
     /// Registers a fixture secret, masked in every diagnostic of the file
     /// (``registerSecrets(_:)``), and reports one too short to mask.
+    /// Whether a key names a credential (`secret`, `clientSecret`, `password`, `refreshToken`,
+    /// `apiKey`...): the value of such a key that the loader cannot place is masked anyway.
+    static func looksSensitive(_ key: String) -> Bool {
+        let lowered = key.lowercased()
+        if ["secret", "password", "passwd", "token", "key", "credential"].contains(where: { lowered.contains($0) }) { return true }
+        // Misspelt: `clientSecert`, `pasword`, `acessToken`.
+        return Suggestion.closest(to: lowered, in: ["secret", "clientsecret", "password", "accesstoken", "refreshtoken", "apikey"]) != nil
+    }
+
     public func secret(_ secret: String, _ node: JSONNode, _ path: String) {
         registerSecrets([secret])
         if secret.count < Self.minimumSecretLength {

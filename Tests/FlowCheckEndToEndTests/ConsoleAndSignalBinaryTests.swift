@@ -101,6 +101,18 @@ struct ConsoleAndSignalBinaryTests {
         #expect(!run.stderr.contains("NSCocoaErrorDomain"))
     }
 
+    /// `GITHUB_STEP_SUMMARY` naming a folder gets a sentence too, and the reports are written.
+    @Test func aStepSummaryThatIsAFolderGetsAPlainSentence() async throws {
+        let root = try Self.workspace(flows: 1)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("summary"), withIntermediateDirectories: true)
+        let run = try await Binary.run(["specs/"], in: root, environment: ["GITHUB_STEP_SUMMARY": root.appendingPathComponent("summary").path])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("flowcheck: GITHUB_STEP_SUMMARY: could not write \(root.appendingPathComponent("summary").path): it is a folder; it must name a file"), "\(run.stderr)")
+        #expect(!run.stderr.contains("NSCocoaErrorDomain"))
+        try Self.expectReports(in: root, flows: 1)
+    }
+
     /// A temporary report file left by a killed run (its process is gone) is removed at the
     /// next start; one of a process that still runs is not ours to remove.
     @Test func staleTemporaryReportFilesAreRemovedAtTheNextStart() async throws {

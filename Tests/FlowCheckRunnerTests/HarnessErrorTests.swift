@@ -84,7 +84,7 @@ struct HarnessErrorTests {
         let runner = FlowRunner(driver: HangingDriver(signal: signal), options: .init(timeLimit: .seconds(30), watchdog: signal.watchdog()))
         let result = await runner.run(try Self.spec(#"[{"app": "deleteToken"}, {"app": "products"}]"#))
         #expect(result.status == .error)
-        #expect(result.errorMessage?.contains("within 30 s of real time (it hung in step 2)") == true, "\(result.errorMessage ?? "")")
+        #expect(result.errorMessage?.contains("made no progress for 30 s of real time (it hung in step 2)") == true, "\(result.errorMessage ?? "")")
         #expect(result.steps.map(\.status) == [.passed, .notRun])
     }
 

@@ -45,6 +45,31 @@ struct WatchdogAndInterruptTests {
         #expect(!blockerThreads.withLock { $0 }.contains { pthread_equal($0, firing) != 0 }, "the watchdog fired on a thread a flow held")
     }
 
+    /// The real-time watch counts from the last progress: a flow that keeps moving (slowly, on
+    /// an overloaded machine) is not called hung until it stops moving, or has had
+    /// `progressLimits` limits in all.
+    @Test(arguments: [(2, 4), (Int.max, 1 + Watchdog.progressLimits)])
+    func theRealTimeWatchdogFiresWhenProgressStops(moves: Int, readsWhenFired: Int) async throws {
+        let reads = Locked(0)
+        let fired = DispatchSemaphore(value: 0)
+        let readsAtFire = Locked(0)
+        let armed = Watchdog.realTime.arm(.milliseconds(20), progress: {
+            reads.withLock { count in
+                defer { count += 1 }
+                return min(count, moves)
+            }
+        }) {
+            readsAtFire.withLock { $0 = reads.withLock { $0 } }
+            fired.signal()
+        }
+        defer { armed.disarm() }
+        let didFire = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Thread.detachNewThread { continuation.resume(returning: fired.wait(timeout: .now() + 30) == .success) }
+        }
+        #expect(didFire, "WatchdogAndInterruptTests: the watchdog did not fire within 30 s")
+        #expect(readsAtFire.withLock { $0 } == readsWhenFired)
+    }
+
     /// A run whose task is cancelled while flow 2 of 3 hangs returns promptly with flow 1 only:
     /// flow 2 is left out (it did not finish) and flow 3 never starts.
     @Test func cancellingARunStopsItAndKeepsOnlyTheFinishedFlows() async throws {

@@ -73,6 +73,21 @@ struct DiagnosticTextTests {
         }
     }
 
+    /// A secret under a misspelt key (`secrte`, `pasword`) is not known to the fixture, yet
+    /// it is still masked wherever the spec's other mistakes quote it.
+    @Test(arguments: ["secrte", "clientSecert", "pasword"])
+    func aSecretUnderAMisspeltKeyIsMaskedToo(_ key: String) {
+        let json = Self.spec(#"[{"app": "auth", "with": {"clientId": "store-1", "clientSecret": "sk-Zq9Wm3Lp7Xy"}, "expect": {"result": {"accessToken": {"regex": "sk-Zq9Wm3Lp7Xy("}}}}]"#, #"{"clients": [{"id": "store-1", "KEY": "sk-Zq9Wm3Lp7Xy"}]}"#.replacingOccurrences(of: "KEY", with: key))
+        guard case .invalid(let diagnostics) = SpecLoader.standard.decode(Array(json.utf8), file: "t.json") else {
+            Issue.record("expected diagnostics, the spec loaded")
+            return
+        }
+        #expect(diagnostics.count >= 2, "\(diagnostics)")
+        for diagnostic in diagnostics {
+            #expect(!diagnostic.description.contains("sk-Zq9Wm3Lp7Xy"), "\(diagnostic.description)")
+        }
+    }
+
     @Test(arguments: [
         ("plain", #""plain""#),
         ("a\"b\\c", #""a\"b\\c""#),

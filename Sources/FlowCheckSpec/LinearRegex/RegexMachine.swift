@@ -47,6 +47,8 @@ struct RegexMachine {
             for pc in current {
                 steps += 1
                 if steps > budget { return .gaveUp(steps: steps) }
+                // A flow that timed out, or a run interrupted, stops waiting for the verdict.
+                if steps & 0xFFFF == 0, Task.isCancelled { return .gaveUp(steps: steps) }
                 let consumes: Bool
                 switch instructions[pc] {
                 case .scalar(let expected): consumes = expected == scalar

@@ -157,10 +157,12 @@ struct RegexParser {
     private mutating func number(intervalAt start: Int) throws(RegexSyntaxError) -> Int? {
         var value: Int?
         while let c = peek, c.isASCII, ScalarProperties.isDigit(c) {
-            value = (value ?? 0) * 10 + Int(c.value - 0x30)
-            if value! > Self.maximumCount { throw RegexSyntaxError(.countTooLarge(value!), at: start) }
+            // Read to the last digit, so the message names the count as written (saturating
+            // far above the limit, so no count overflows).
+            value = min((value ?? 0) * 10 + Int(c.value - 0x30), 1_000_000_000_000)
             index += 1
         }
+        if let value, value > Self.maximumCount { throw RegexSyntaxError(.countTooLarge(value), at: start) }
         return value
     }
 
