@@ -2,9 +2,14 @@ import Foundation
 
 /// The API host's OAuth endpoints: code exchange (with PKCE verification) and refresh.
 extension FakeClover {
-    /// 401 for an unknown `client_id`, with a Basic challenge (RFC 9110 §11.6.1: every 401
-    /// carries one) though a PKCE client sends no credentials.
-    static let invalidClient = TokenEndpointError.invalidClient(realm: "clover", description: "unknown client_id")
+    /// 401 for an unknown `client_id`. RFC 9110 §15.5.2: every 401 carries a challenge; a PKCE
+    /// client sends its id in the body and no HTTP credentials, so the challenge is
+    /// ``Persona/formChallenge(realm:)``, not a Basic one Clover would not accept (and which
+    /// makes FoundationNetworking's URLSession drop the 401's body, or wait, on Linux).
+    static let invalidClient = TokenEndpointError(
+        status: 401, code: "invalid_client", description: "unknown client_id", rule: .tokenInvalidClient,
+        challenge: Persona.formChallenge(realm: "clover")
+    )
 
     // MARK: - POST /oauth/v2/token
 
