@@ -12,6 +12,8 @@ enum Transcript {
         let response = exchange.response
         var lines: [String] = []
         var head = "#\(exchange.index + 1) \(request.method) \(maskQuery(request.target)) → \(response.status)"
+        // Why a fake refused: the rule beside the status (its header line is then not repeated).
+        if let rule = exchange.rule { head += " [\(rule.rawValue)]" }
         // A provider with several origins (Clover's web and API hosts): which one it came in on.
         if exchange.origin != FakeOrigin.main { head += " (on \(exchange.origin))" }
         if let fault = exchange.fault { head += " (fault: \(fault))" }
@@ -20,7 +22,7 @@ enum Transcript {
             lines.append("> \(name): \(maskHeader(name, value))")
         }
         if !request.body.isEmpty { lines.append("> " + body(request.body, contentType: request.headers["Content-Type"])) }
-        for (name, value) in response.headers.pairs {
+        for (name, value) in response.headers.pairs where name.lowercased() != FlowCheckRule.header.lowercased() {
             lines.append("< \(name): \(maskHeader(name, value))")
         }
         if !response.body.isEmpty { lines.append("< " + body(response.body, contentType: response.headers["Content-Type"])) }

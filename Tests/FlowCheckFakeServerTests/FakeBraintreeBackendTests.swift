@@ -91,7 +91,7 @@ struct FakeBraintreeBackendTests {
         headers.add("Host", BraintreeWorld.host)
         let response = env.send(HTTPRequest(method: "GET", target: path + row.query, headers: headers, body: Data(row.body.utf8)))
         #expect(response.status == 400)
-        #expect(response.bodyText == #"{"error":"the client secret belongs on the server"}"#)
+        #expect(response.bodyText == #"{"error":"FlowCheck policy: the client secret belongs on the server"}"#)
     }
 
     /// DECISION under test: a secret under 8 characters is matched by name only, so it cannot

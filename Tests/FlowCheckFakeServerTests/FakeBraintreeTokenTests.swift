@@ -45,16 +45,31 @@ struct FakeBraintreeTokenTests {
         HeaderCase(name: "device: no header", authorization: nil),
         HeaderCase(name: "missing colon", authorization: BraintreeWorld.basic("client_id%24sandbox%24abcclient_secret%24sandbox%24s3cr3t")),
         HeaderCase(name: "wrong secret", authorization: BraintreeWorld.basic("client_id%24sandbox%24abc:client_secret%24sandbox%24nope")),
-        HeaderCase(
-            name: "id and secret not form-encoded",
-            authorization: BraintreeWorld.basic("client_id$sandbox$abc:client_secret$sandbox$s3cr3t")
-        ),
+        HeaderCase(name: "secret with a plus (form-decodes to a space)", authorization: BraintreeWorld.basic("client_id$sandbox$abc:client_secret+sandbox+s3cr3t")),
+        HeaderCase(name: "a tab after the scheme", authorization: "Basic\t" + Data("client_id$sandbox$abc:client_secret$sandbox$s3cr3t".utf8).base64EncodedString()),
+        HeaderCase(name: "bearer", authorization: "Bearer client_secret%24sandbox%24s3cr3t"),
+    ]
+
+    /// Spellings of the right credentials (RFC 9110 §11.1, RFC 6749 §2.3.1): what requests
+    /// (raw `$`), authlib (quoted) and hand-written backends send.
+    static let acceptedHeaders: [HeaderCase] = [
+        HeaderCase(name: "id and secret not form-encoded", authorization: BraintreeWorld.basic("client_id$sandbox$abc:client_secret$sandbox$s3cr3t")),
         HeaderCase(
             name: "lowercase scheme",
             authorization: "basic " + Data("client_id%24sandbox%24abc:client_secret%24sandbox%24s3cr3t".utf8).base64EncodedString()
         ),
-        HeaderCase(name: "bearer", authorization: "Bearer client_secret%24sandbox%24s3cr3t"),
+        HeaderCase(
+            name: "uppercase scheme, two spaces",
+            authorization: "BASIC  " + Data("client_id$sandbox$abc:client_secret$sandbox$s3cr3t".utf8).base64EncodedString()
+        ),
     ]
+
+    @Test(arguments: acceptedHeaders)
+    func everySpellingOfTheBackendCredentialsIsAccepted(_ row: HeaderCase) throws {
+        let code = try BraintreeWorld.code(in: env.authorize())
+        let response = env.accessTokens(code: code, authorization: row.authorization)
+        #expect(response.status == 200, "\(response.bodyText)")
+    }
 
     @Test(arguments: refusedHeaders)
     func anythingButTheExactBackendCredentialsIsInvalidClient(_ row: HeaderCase) throws {

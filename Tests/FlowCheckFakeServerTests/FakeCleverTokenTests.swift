@@ -63,9 +63,15 @@ struct FakeCleverTokenTests {
         HeaderCase(name: "a secret after the colon", authorization: [CleverWorld.basic("cle1:secret")], status: 401, error: "invalid_client"),
         HeaderCase(name: "a space after the colon", authorization: [CleverWorld.basic("cle1: ")], status: 401, error: "invalid_client"),
         HeaderCase(name: "no colon", authorization: [CleverWorld.basic("cle1")], status: 401, error: "invalid_client"),
-        HeaderCase(name: "unpadded base64", authorization: ["Basic Y2xlMTo"], status: 401, error: "invalid_client"),
-        HeaderCase(name: "lowercase scheme", authorization: ["basic Y2xlMTo="], status: 401, error: "invalid_client"),
-        HeaderCase(name: "two spaces", authorization: ["Basic  Y2xlMTo="], status: 401, error: "invalid_client"),
+        // RFC 9110 §11.1: the scheme is case-insensitive and followed by 1*SP; base64 padding
+        // is what a decoder can do without.
+        HeaderCase(name: "unpadded base64", authorization: ["Basic Y2xlMTo"], status: 200),
+        HeaderCase(name: "lowercase scheme", authorization: ["basic Y2xlMTo="], status: 200),
+        HeaderCase(name: "uppercase scheme", authorization: ["BASIC Y2xlMTo="], status: 200),
+        HeaderCase(name: "two spaces", authorization: ["Basic  Y2xlMTo="], status: 200),
+        HeaderCase(name: "a tab, not SP", authorization: ["Basic\tY2xlMTo="], status: 401, error: "invalid_client"),
+        HeaderCase(name: "no token", authorization: ["Basic "], status: 401, error: "invalid_client"),
+        HeaderCase(name: "scheme prefix only", authorization: ["BasicY2xlMTo="], status: 401, error: "invalid_client"),
         HeaderCase(name: "raw, not base64", authorization: ["Basic cle1:"], status: 401, error: "invalid_client"),
         HeaderCase(name: "bearer", authorization: ["Bearer Y2xlMTo="], status: 401, error: "invalid_client"),
         HeaderCase(name: "id in another case", authorization: [CleverWorld.basic("CLE1:")], status: 401, error: "invalid_client"),
@@ -98,18 +104,24 @@ struct FakeCleverTokenTests {
         var clientID: String
         /// The user-pass RFC 6749 §2.3.1 prescribes, written out by hand.
         var encoded: String
-        /// Spellings a careless client might send instead.
+        /// Other spellings of the same id: form-decoding makes them the same (raw, as
+        /// requests, httpx and authlib send it, or with %20 or lowercase hex).
+        var alsoAccepted: [String]
+        /// Spellings that decode to another id.
         var wrong: [String]
         var testDescription: String { name }
     }
 
     static let encodings: [EncodingCase] = [
-        EncodingCase(name: "colon", clientID: "a:b", encoded: "a%3Ab:", wrong: ["a:b:"]),
-        EncodingCase(name: "space", clientID: "my app", encoded: "my+app:", wrong: ["my app:", "my%20app:"]),
-        EncodingCase(name: "non-ASCII", clientID: "clé", encoded: "cl%C3%A9:", wrong: ["clé:", "cl%c3%a9:"]),
-        EncodingCase(name: "tilde and star", clientID: "a~b*c", encoded: "a%7Eb*c:", wrong: ["a~b*c:", "a%7Eb%2Ac:"]),
-        EncodingCase(name: "dollar and plus", clientID: "id$1+2", encoded: "id%241%2B2:", wrong: ["id$1+2:"]),
-        EncodingCase(name: "RFC 6749 Appendix B", clientID: " %&+£€", encoded: "+%25%26%2B%C2%A3%E2%82%AC:", wrong: ["%20%25%26%2B%C2%A3%E2%82%AC:"]),
+        // The id's own colon must be encoded: the first colon ends the id (RFC 7617 §2).
+        EncodingCase(name: "colon", clientID: "a:b", encoded: "a%3Ab:", alsoAccepted: [], wrong: ["a:b:"]),
+        EncodingCase(name: "space", clientID: "my app", encoded: "my+app:", alsoAccepted: ["my app:", "my%20app:"], wrong: ["my%2Bapp:"]),
+        EncodingCase(name: "non-ASCII", clientID: "clé", encoded: "cl%C3%A9:", alsoAccepted: ["clé:", "cl%c3%a9:"], wrong: ["cl%E9:"]),
+        EncodingCase(name: "tilde and star", clientID: "a~b*c", encoded: "a%7Eb*c:", alsoAccepted: ["a~b*c:", "a%7Eb%2Ac:"], wrong: []),
+        EncodingCase(name: "Braintree id", clientID: "client_id$sandbox$abc", encoded: "client_id%24sandbox%24abc:", alsoAccepted: ["client_id$sandbox$abc:"], wrong: []),
+        // A raw '+' form-decodes to a space: the one spelling a raw id cannot keep.
+        EncodingCase(name: "dollar and plus", clientID: "id$1+2", encoded: "id%241%2B2:", alsoAccepted: [], wrong: ["id$1+2:"]),
+        EncodingCase(name: "RFC 6749 Appendix B", clientID: " %&+£€", encoded: "+%25%26%2B%C2%A3%E2%82%AC:", alsoAccepted: ["%20%25%26%2B%C2%A3%E2%82%AC:"], wrong: ["%zz:"]),
     ]
 
     @Test(arguments: encodings)
@@ -126,6 +138,13 @@ struct FakeCleverTokenTests {
         }
         let response = env.token(code: code, redirectURI: redirect, authorization: CleverWorld.basic(row.encoded))
         #expect(response.status == 200, "\(response.bodyText)")
+        // Each other spelling is the same client: it gets past client authentication to the
+        // (now spent) code, not a 401.
+        for spelling in row.alsoAccepted {
+            let again = env.token(code: code, redirectURI: redirect, authorization: CleverWorld.basic(spelling))
+            #expect(again.status == 400, "\(spelling) must authenticate the client")
+            #expect(CleverWorld.oauthError(again) == "invalid_grant")
+        }
     }
 
     // MARK: - No secret anywhere

@@ -127,7 +127,7 @@ struct FakeCloverTokenTests {
         ])
         #expect(response.status == 400)
         #expect(CloverWorld.oauthError(response).code == "invalid_request")
-        #expect(CloverWorld.oauthError(response).description == "client_secret must not be sent by a PKCE (low-trust) client")
+        #expect(CloverWorld.oauthError(response).description == "FlowCheck policy: client_secret must not be sent by a PKCE (low-trust) client")
         #expect(env.token(code: code).status == 200, "a refused request does not spend the code")
     }
 

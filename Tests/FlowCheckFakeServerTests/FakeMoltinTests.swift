@@ -104,17 +104,28 @@ struct FakeMoltinTests {
         #expect(moltin.issuedSecrets.isEmpty)
     }
 
-    @Test(arguments: [nil, "application/x-www-form-urlencoded; charset=UTF-8", "Application/X-WWW-Form-Urlencoded"])
-    func toleratesMissingOrParameterisedContentType(contentType: String?) {
+    @Test func refusesAMissingContentTypeAsEveryFakeDoes() {
+        let response = post([("grant_type", "client_credentials"), ("client_id", "client-a"), ("client_secret", "s3cr3t+/=")], contentType: nil)
+        #expect(response.status == 400)
+        #expect(error(response)?.hasPrefix("FlowCheck policy: ") == true)
+        #expect(response.rule == .tokenContentType)
+    }
+
+    @Test(arguments: ["application/x-www-form-urlencoded; charset=UTF-8", "Application/X-WWW-Form-Urlencoded"])
+    func toleratesParameterisedContentType(contentType: String) {
         let response = post([("grant_type", "client_credentials"), ("client_id", "client-a"), ("client_secret", "s3cr3t+/=")], contentType: contentType)
         #expect(response.status == 200)
     }
 
     @Test func undecodableFormIs400() {
-        let request = HTTPRequest(method: "POST", target: "/oauth/access_token", body: Data("grant_type=%zz".utf8))
+        let request = HTTPRequest(
+            method: "POST", target: "/oauth/access_token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data("grant_type=%zz".utf8)
+        )
         let response = world.responder.respond(to: request)
         #expect(response.status == 400)
-        #expect(error(response) == "Malformed form body")
+        #expect(error(response) == "malformed form body")
+        #expect(response.rule == .tokenMalformedBody)
     }
 
     // MARK: - Refresh
@@ -219,9 +230,12 @@ struct FakeMoltinTests {
 
     @Test func tokenLifetimeComesFromTheFixture() throws {
         let short = FakeMoltin(fixture: MoltinFixture(clients: [Self.client], products: [], tokenLifetime: 60))
-        let request = HTTPRequest(method: "POST", target: "/oauth/access_token", body: Data(FormBody.encode([
-            ("grant_type", "client_credentials"), ("client_id", Self.client.id), ("client_secret", Self.client.secret),
-        ]).utf8))
+        let request = HTTPRequest(
+            method: "POST", target: "/oauth/access_token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data(FormBody.encode([
+                ("grant_type", "client_credentials"), ("client_id", Self.client.id), ("client_secret", Self.client.secret),
+            ]).utf8)
+        )
         let response = short.handle(request, now: clock.now)
         #expect(response.jsonFields()?["expires_in"] == "60")
         let access = try token(response)
@@ -247,8 +261,8 @@ struct FakeMoltinTests {
     @Test(arguments: [
         ("GET", "/oauth/access_token", 405, "POST"),
         ("PUT", "/oauth/access_token", 405, "POST"),
-        ("POST", "/v1/products", 405, "GET"),
-        ("DELETE", "/v1/products", 405, "GET"),
+        ("POST", "/v1/products", 405, "GET, HEAD"),
+        ("DELETE", "/v1/products", 405, "GET, HEAD"),
         ("GET", "/v1/products/", 404, nil),
         ("GET", "/", 404, nil),
         ("POST", "/oauth/token", 404, nil),

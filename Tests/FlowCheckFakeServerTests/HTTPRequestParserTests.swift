@@ -10,7 +10,7 @@ struct HTTPRequestParserTests {
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     private func status(_ result: HTTPParseResult) -> Int? {
-        if case .failure(let status, _) = result { return status }
+        if case .failure(let status, _, _) = result { return status }
         return nil
     }
 
@@ -101,9 +101,12 @@ struct HTTPRequestParserTests {
         ("GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505),
         ("GET / HTTP/1.2\r\nHost: h\r\n\r\n", 505),
         ("GET / HTTP/0.9\r\nHost: h\r\n\r\n", 505),
-        // Transfer-Encoding: we only frame by Content-Length.
-        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 501),
-        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabc", 501),
+        // Transfer-Encoding: chunked only, never with Content-Length.
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 501),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 400),
+        // RFC 9112 §6.1: a request whose codings do not end in chunked MUST be answered 400.
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabc", 400),
         // Content-Length.
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", 400),
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: +1\r\n\r\nx", 400),
@@ -142,8 +145,9 @@ struct HTTPRequestParserTests {
         // Still incomplete but already over the limit: answered without waiting for more.
         let incomplete = "GET / HTTP/1.1\r\nHost: h\r\nX-Long: \(String(repeating: "a", count: 64))"
         #expect(status(parser.parse(bytes(incomplete))) == 431)
+        // The request line alone cannot fit in the limit: the target is what is too long.
         let longLine = "GET /\(String(repeating: "a", count: 100))"
-        #expect(status(parser.parse(bytes(longLine))) == 431)
+        #expect(status(parser.parse(bytes(longLine))) == 414)
     }
 
     @Test func headAtTheLimitIsAccepted() {

@@ -94,7 +94,7 @@ struct HTTPServerTests {
         let payloads: [[UInt8]] = [
             [0x00, 0xFF, 0x0D, 0x0A, 0x0D, 0x0A],
             Array("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
-            Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n".utf8),
+            Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n".utf8),
             Array("GET / HTTP/9.9\r\nHost: x\r\n\r\n".utf8),
         ]
         let expected = [400, 400, 501, 505]

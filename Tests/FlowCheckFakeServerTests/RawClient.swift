@@ -192,7 +192,8 @@ final class RawClient {
     /// Reads one response framed by Content-Length (interim 1xx responses are returned too);
     /// nil if the stream ends or fails first, or (with a recorded issue) if no whole response
     /// arrived within `patience` of the call.
-    func readResponse(sourceLocation: SourceLocation = #_sourceLocation) -> Response? {
+    /// `toHEAD`: the response answers a HEAD, so it has no body whatever its Content-Length.
+    func readResponse(toHEAD: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) -> Response? {
         let deadline = ContinuousClock.now + .seconds(patience)
         func fill() -> Bool {
             switch receive(upTo: 64 * 1024, until: deadline) {
@@ -221,7 +222,7 @@ final class RawClient {
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var response = Response(status: status, headers: headers, body: [])
-        let length = Int(response.header("Content-Length") ?? "0") ?? 0
+        let length = toHEAD ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
         let bodyStart = end + 4
         while pending.count < bodyStart + length {
             guard fill() else { return nil }

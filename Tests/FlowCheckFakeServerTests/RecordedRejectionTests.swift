@@ -12,22 +12,39 @@ struct RecordedRejectionTests {
         var method: String
         var target: String
         var header: (name: String, value: String)?
+        var rule: FlowCheckRule = .httpMalformedRequestLine
         var testDescription: String { name }
     }
 
     static let cases: [Case] = [
         Case(name: "garbage", raw: "THIS IS NOT HTTP\r\n\r\n", status: 400, method: "?", target: "?"),
         Case(name: "bad method", raw: "G(T / HTTP/1.1\r\nHost: x\r\n\r\n", status: 400, method: "?", target: "/"),
-        Case(name: "unsupported version", raw: "GET /v1/products HTTP/9.9\r\nHost: x\r\n\r\n", status: 505, method: "GET", target: "/v1/products"),
+        Case(name: "unsupported version", raw: "GET /v1/products HTTP/9.9\r\nHost: x\r\n\r\n", status: 505, method: "GET", target: "/v1/products", rule: .httpVersionNotSupported),
         Case(
-            name: "chunked", raw: "POST /oauth/access_token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
-            status: 501, method: "POST", target: "/oauth/access_token", header: ("Transfer-Encoding", "chunked")
+            name: "gzip coding", raw: "POST /oauth/access_token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+            status: 501, method: "POST", target: "/oauth/access_token", header: ("Transfer-Encoding", "gzip, chunked"),
+            rule: .httpTransferCodingNotSupported
+        ),
+        Case(
+            name: "malformed chunk", raw: "POST /oauth/access_token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            status: 400, method: "POST", target: "/oauth/access_token", header: ("Transfer-Encoding", "chunked"), rule: .httpMalformedChunk
+        ),
+        Case(
+            name: "chunked body too large", raw: "POST /oauth/access_token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n",
+            status: 413, method: "POST", target: "/oauth/access_token", header: ("Transfer-Encoding", "chunked"), rule: .httpBodyTooLarge
         ),
         Case(
             name: "body too large", raw: "POST /oauth/access_token HTTP/1.1\r\nHost: x\r\nContent-Length: 999\r\n\r\n",
-            status: 413, method: "POST", target: "/oauth/access_token", header: ("Content-Length", "999")
+            status: 413, method: "POST", target: "/oauth/access_token", header: ("Content-Length", "999"), rule: .httpBodyTooLarge
         ),
-        Case(name: "head too large", raw: "GET /\(String(repeating: "a", count: 600)) HTTP/1.1\r\nHost: x\r\n\r\n", status: 431, method: "GET", target: "/" + String(repeating: "a", count: 600)),
+        Case(
+            name: "target too long", raw: "GET /\(String(repeating: "a", count: 600)) HTTP/1.1\r\nHost: x\r\n\r\n", status: 414,
+            method: "GET", target: "/" + String(repeating: "a", count: 600), rule: .httpTargetTooLong
+        ),
+        Case(
+            name: "head too large", raw: "GET / HTTP/1.1\r\nHost: x\r\nX-Long: \(String(repeating: "a", count: 600))\r\n\r\n", status: 431,
+            method: "GET", target: "/", rule: .httpHeadTooLarge
+        ),
     ]
 
     @Test(arguments: cases)
@@ -56,6 +73,8 @@ struct RecordedRejectionTests {
         #expect(exchange.response.status == testCase.status)
         #expect(exchange.response.bodyText == response.bodyText)
         #expect(exchange.fault == nil)
+        #expect(exchange.rule == testCase.rule)
+        #expect(response.header("FlowCheck-Rule") == testCase.rule.rawValue)
         #expect(exchange.time == clock.now)
         if let header = testCase.header {
             #expect(exchange.request.headers[header.name] == header.value)
@@ -75,6 +94,7 @@ struct RecordedRejectionTests {
         #expect(exchange.request.method == "GET")
         #expect(exchange.request.path == "/v1/products")
         #expect(exchange.response.status == 408)
+        #expect(exchange.rule == .httpTimeout)
     }
 
     @Test func requestsThatParseAreNotRecordedTwice() throws {

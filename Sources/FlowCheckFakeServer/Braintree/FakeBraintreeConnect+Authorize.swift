@@ -13,15 +13,15 @@ extension FakeBraintreeConnect {
     /// matters, at the callback.
     func connect(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         if let name = request.repeatedQueryName {
-            return Self.page.errorResponse(400, "invalid_request: parameter \(name) is repeated")
+            return Self.page.errorResponse(400, "invalid_request: parameter \(name) is repeated").refused(by: .authorizeRepeatedParameter)
         }
         guard request.queryItem("client_id") == fixture.clientID else {
-            return Self.page.errorResponse(400, "Unknown client_id")
+            return Self.page.errorResponse(400, "Unknown client_id").refused(by: .authorizeUnknownClient)
         }
         guard let origin = Self.origin(of: request),
               let redirectURI = request.queryItem("redirect_uri"), redirectURI == origin + Self.callbackPath
         else {
-            return Self.page.errorResponse(400, "redirect_uri does not match the registered redirect URL")
+            return Self.page.errorResponse(400, "redirect_uri does not match the registered redirect URL").refused(by: .authorizeRedirectMismatch)
         }
         let requestID = Persona.randomHex(byteCount: 16)
         book.withLock { book in
@@ -36,7 +36,7 @@ extension FakeBraintreeConnect {
 
     /// What the form post decided, computed under the lock and rendered outside it.
     private enum LoginOutcome {
-        case refused(String)
+        case refused(String, FlowCheckRule)
         case denied(PendingConnect)
         case badCredentials(requestID: String)
         case issued(PendingConnect, merchantID: String, code: String)
@@ -48,13 +48,13 @@ extension FakeBraintreeConnect {
     func login(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         let post: LoginFormPost
         switch LoginFormPost.parse(request) {
-        case .invalid(let message): return Self.page.errorResponse(400, message)
+        case .invalid(let message, let rule): return Self.page.errorResponse(400, message).refused(by: rule)
         case .post(let parsed): post = parsed
         }
         let outcome: LoginOutcome = book.withLock { book in
             switch post.claim(&book.pendingConnects, createdAt: \.createdAt, lifetime: fixture.loginRequestLifetime, now: now) {
-            case .refused(let message):
-                return .refused(message)
+            case .refused(let message, let rule):
+                return .refused(message, rule)
             case .denied(let pending):
                 return .denied(pending)
             case .login(let requestID, let pending):
@@ -72,12 +72,14 @@ extension FakeBraintreeConnect {
             }
         }
         switch outcome {
-        case .refused(let message):
-            return Self.page.errorResponse(400, message)
+        case .refused(let message, let rule):
+            return Self.page.errorResponse(400, message).refused(by: rule)
         case .denied(let pending):
             return Self.redirect(pending, [("error", "access_denied")])
         case .badCredentials(let requestID):
-            return Self.page.loginResponse(401, requestID: requestID, intro: Self.intro, error: "Invalid email or password")
+            return Persona.formLoginRefused(
+                Self.page.loginResponse(401, requestID: requestID, intro: Self.intro, error: "Invalid email or password"), realm: "braintree"
+            )
         case .issued(let pending, let merchantID, let code):
             return Self.redirect(pending, [("code", code), ("merchantId", merchantID)])
         }

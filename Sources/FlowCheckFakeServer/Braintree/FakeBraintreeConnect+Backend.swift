@@ -22,7 +22,7 @@ extension FakeBraintreeConnect {
             return Persona.noStore(.json(200, ["connectURL": verbatim]))
         }
         guard let origin = Self.origin(of: request) else {
-            return .json(400, ["error": "a Host header naming this server is required"])
+            return HTTPResponse.json(400, ["error": "a Host header naming this server is required"]).refused(by: .braintreeBackendHostRequired)
         }
         let state = Persona.randomHex(byteCount: 16)
         book.withLock { _ = $0.backendStates.insert(state) }
@@ -54,7 +54,7 @@ extension FakeBraintreeConnect {
             return book.backendStates.remove(state) != nil
         }
         guard known else {
-            return Self.page.errorResponse(400, "unknown state")
+            return Self.page.errorResponse(400, "unknown state").refused(by: .braintreeCallbackUnknownState)
         }
         if let error = request.queryItem("error") {
             return Self.backToApp("failed", [("error", error.isEmpty ? "invalid_request" : error)], returnURL: fixture.returnURL)

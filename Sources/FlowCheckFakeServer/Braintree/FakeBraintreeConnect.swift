@@ -133,7 +133,8 @@ public final class FakeBraintreeConnect: FakeProvider {
     public func handle(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         let path = request.path
         if path.hasPrefix("/backend/"), carriesClientSecret(request) {
-            return .json(400, ["error": "the client secret belongs on the server"])
+            return HTTPResponse.json(400, ["error": "FlowCheck policy: the client secret belongs on the server"])
+                .refused(by: .braintreeBackendClientSecret)
         }
         switch path {
         case Self.connectURLPath:
@@ -149,10 +150,10 @@ public final class FakeBraintreeConnect: FakeProvider {
             guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return login(request, now: now)
         case Self.accessTokensPath:
-            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.noStore(Persona.methodNotAllowed(allow: "POST")) }
             return accessTokens(request, now: now)
         default:
-            return .json(404, ["message": "404 Not Found"])
+            return Persona.notFound
         }
     }
 

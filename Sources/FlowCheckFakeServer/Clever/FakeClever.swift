@@ -112,10 +112,10 @@ public final class FakeClever: FakeProvider {
             guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return login(request, now: now)
         case Self.tokenPath:
-            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.noStore(Persona.methodNotAllowed(allow: "POST")) }
             return exchangeCode(request, now: now)
         default:
-            return .json(404, ["message": "404 Not Found"])
+            return Persona.notFound
         }
     }
 }

@@ -7,30 +7,32 @@ extension FakeClover {
     func authorize(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         let query = request.query
         if let name = request.repeatedQueryName {
-            return Self.page(400, "invalid_request: parameter \(name) is repeated")
+            return Self.page(400, "invalid_request: parameter \(name) is repeated").refused(by: .authorizeRepeatedParameter)
         }
         func parameter(_ name: String) -> String? {
             query.first { $0.name == name }?.value
         }
         guard let clientID = parameter("client_id"), let app = fixture.apps.first(where: { $0.id == clientID }) else {
-            return Self.page(400, "Unknown client_id")
+            return Self.page(400, "Unknown client_id").refused(by: .authorizeUnknownClient)
         }
         // RFC 6749 §4.1.2.1: with an untrusted redirect_uri the error must not be redirected.
         guard let redirectURI = parameter("redirect_uri"), Self.redirectURI(redirectURI, isUnder: app.siteURL) else {
-            return Self.page(400, "redirect_uri is not under the app's site URL")
+            return Self.page(400, "redirect_uri is not under the app's site URL").refused(by: .authorizeRedirectMismatch)
         }
         guard parameter("response_type") == "code" else {
-            return Self.page(400, "unsupported_response_type: response_type must be code")
+            return Self.page(400, "unsupported_response_type: response_type must be code").refused(by: .authorizeResponseType)
         }
         guard let challenge = parameter("code_challenge") else {
-            return Self.page(400, "invalid_request: code_challenge is required")
+            return Self.page(400, "invalid_request: code_challenge is required").refused(by: .cloverAuthorizeChallengeMissing)
         }
         guard parameter("code_challenge_method") == "S256" else {
-            return Self.page(400, "invalid_request: code_challenge_method must be S256")
+            return Self.page(400, "invalid_request: FlowCheck policy: code_challenge_method must be S256")
+                .refused(by: .cloverAuthorizeChallengeMethod)
         }
         // RFC 7636 §4.2: BASE64URL of a 32-byte digest is exactly 43 characters.
         guard challenge.utf8.count == 43, challenge.utf8.allSatisfy(Self.isBase64URL) else {
             return Self.page(400, "invalid_request: invalid code_challenge (expected 43 base64url characters)")
+                .refused(by: .cloverAuthorizeChallengeMalformed)
         }
         let requestID = Persona.randomHex(byteCount: 16)
         book.withLock { book in
@@ -92,7 +94,7 @@ extension FakeClover {
 
     /// What the login form post decided, computed under the lock and rendered outside it.
     private enum LoginOutcome {
-        case refused(String)
+        case refused(String, FlowCheckRule)
         case denied(PendingLogin)
         case badCredentials(requestID: String, appID: String)
         case employeeWithoutMerchant
@@ -103,13 +105,13 @@ extension FakeClover {
     func login(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         let post: LoginFormPost
         switch LoginFormPost.parse(request) {
-        case .invalid(let message): return Self.page(400, message)
+        case .invalid(let message, let rule): return Self.page(400, message).refused(by: rule)
         case .post(let parsed): post = parsed
         }
         let outcome: LoginOutcome = book.withLock { book in
             switch post.claim(&book.pendingLogins, createdAt: \.createdAt, lifetime: fixture.loginRequestLifetime, now: now) {
-            case .refused(let message):
-                return .refused(message)
+            case .refused(let message, let rule):
+                return .refused(message, rule)
             case .denied(let pending):
                 return .denied(pending)
             case .login(let requestID, let pending):
@@ -135,17 +137,17 @@ extension FakeClover {
             }
         }
         switch outcome {
-        case .refused(let message):
-            return Self.page(400, message)
+        case .refused(let message, let rule):
+            return Self.page(400, message).refused(by: rule)
         case .denied(let pending):
             return Self.redirect(pending.redirectURI, [("error", "access_denied")], state: pending.state)
         case .badCredentials(let requestID, let appID):
             let html = CloverPage.login(requestID: requestID, appID: appID, error: "Invalid email or password")
-            return HTMLPage.response(401, html)
+            return Persona.formLoginRefused(HTMLPage.response(401, html), realm: "clover")
         case .employeeWithoutMerchant:
-            return Self.page(403, "the employee is not on any merchant")
+            return Self.page(403, "the employee is not on any merchant").refused(by: .cloverLoginNoMerchant)
         case .notInstalled:
-            return Self.page(403, "the app is not installed on this merchant")
+            return Self.page(403, "the app is not installed on this merchant").refused(by: .cloverLoginNotInstalled)
         case .issued(let pending, let merchantID, let code):
             return Self.redirect(
                 pending.redirectURI,

@@ -10,7 +10,7 @@ extension FakeClover {
     /// challenge: `invalid_token` when a token was sent, a bare one when none was.
     func merchant(_ merchantID: String, _ request: HTTPRequest, now: Date) -> HTTPResponse {
         guard let token = FakeMoltin.bearerToken(request.headers["Authorization"]) else {
-            return Self.unauthorized(challenge: "Bearer realm=\"clover\"")
+            return Self.unauthorized(challenge: "Bearer realm=\"clover\"").refused(by: .cloverMerchantTokenMissing)
         }
         let valid = book.withLock { book in
             guard let record = book.accessTokens[token] else { return false }
@@ -18,7 +18,7 @@ extension FakeClover {
                 && now.timeIntervalSince1970 < Double(record.expiration)
         }
         guard valid, let merchant = fixture.merchants.first(where: { $0.id == merchantID }) else {
-            return Self.unauthorized(challenge: "Bearer realm=\"clover\", error=\"invalid_token\"")
+            return Self.unauthorized(challenge: "Bearer realm=\"clover\", error=\"invalid_token\"").refused(by: .cloverMerchantTokenInvalid)
         }
         return .json(200, ["id": merchant.id, "name": merchant.name])
     }

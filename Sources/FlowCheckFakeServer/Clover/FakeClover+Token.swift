@@ -2,26 +2,14 @@ import Foundation
 
 /// The API host's OAuth endpoints: code exchange (with PKCE verification) and refresh.
 extension FakeClover {
-    /// A token-endpoint error, RFC 6749 §5.2.
-    struct TokenError: Error {
-        var status: Int
-        var code: String
-        var description: String
-
-        static func invalidRequest(_ description: String) -> TokenError {
-            TokenError(status: 400, code: "invalid_request", description: description)
-        }
-
-        static func invalidGrant(_ description: String) -> TokenError {
-            TokenError(status: 400, code: "invalid_grant", description: description)
-        }
-
-        static let invalidClient = TokenError(status: 401, code: "invalid_client", description: "unknown client_id")
-
-        var response: HTTPResponse {
-            Persona.noStore(.json(status, ["error": code, "error_description": description]))
-        }
-    }
+    /// 401 for an unknown `client_id`. RFC 9110 §15.5.2: every 401 carries a challenge; a PKCE
+    /// client sends its id in the body and no HTTP credentials, so the challenge is
+    /// ``Persona/formChallenge(realm:)``, not a Basic one Clover would not accept (and which
+    /// makes FoundationNetworking's URLSession drop the 401's body, or wait, on Linux).
+    static let invalidClient = TokenEndpointError(
+        status: 401, code: "invalid_client", description: "unknown client_id", rule: .tokenInvalidClient,
+        challenge: Persona.formChallenge(realm: "clover")
+    )
 
     // MARK: - POST /oauth/v2/token
 
@@ -36,29 +24,29 @@ extension FakeClover {
     /// The token request carries no `redirect_uri` in Clover's JSON shape, so the code's
     /// `redirect_uri` binding is only checked when a client sends one anyway.
     func exchangeCode(_ request: HTTPRequest, now: Date) -> HTTPResponse {
-        let result = Result<HTTPResponse, TokenError> { () throws(TokenError) -> HTTPResponse in
+        let result = Result<HTTPResponse, TokenEndpointError> { () throws(TokenEndpointError) -> HTTPResponse in
             let fields = try Self.jsonFields(request, required: ["client_id", "code", "code_verifier"])
             let clientID = fields["client_id"] ?? ""
             let code = fields["code"] ?? ""
             let verifier = fields["code_verifier"] ?? ""
-            guard fixture.apps.contains(where: { $0.id == clientID }) else { throw .invalidClient }
+            guard fixture.apps.contains(where: { $0.id == clientID }) else { throw Self.invalidClient }
             let redirectURI = try Self.optionalString(request, "redirect_uri")
-            return try book.withLock { (book: inout Book) throws(TokenError) -> HTTPResponse in
+            return try book.withLock { (book: inout Book) throws(TokenEndpointError) -> HTTPResponse in
                 guard let issued = book.codes[code], issued.clientID == clientID else {
-                    throw .invalidGrant("the code is unknown or was issued to another client")
+                    throw .invalidGrant("the code is unknown or was issued to another client", .tokenCodeUnknown)
                 }
                 guard !issued.used else {
-                    throw .invalidGrant("the code was already used")
+                    throw .invalidGrant("the code was already used", .tokenCodeUsed)
                 }
                 book.codes[code]?.used = true
                 guard now < issued.expiresAt else {
-                    throw .invalidGrant("the code has expired")
+                    throw .invalidGrant("the code has expired", .tokenCodeExpired)
                 }
                 if let redirectURI, redirectURI != issued.redirectURI {
-                    throw .invalidGrant("redirect_uri does not match the one the code was issued for")
+                    throw .invalidGrant("redirect_uri does not match the one the code was issued for", .tokenRedirectMismatch)
                 }
                 guard Self.isWellFormedVerifier(verifier), FakeCrypto.s256Challenge(for: verifier) == issued.challenge else {
-                    throw .invalidGrant("code_verifier does not match the code_challenge")
+                    throw .invalidGrant("code_verifier does not match the code_challenge", .cloverTokenPKCEMismatch)
                 }
                 return issuePair(into: &book, clientID: clientID, merchantID: issued.merchantID, now: now)
             }
@@ -77,19 +65,19 @@ extension FakeClover {
     /// its own expiry (rotation kills refresh tokens, not access tokens). A refresh token
     /// presented by another client is refused without being spent.
     func refresh(_ request: HTTPRequest, now: Date) -> HTTPResponse {
-        let result = Result<HTTPResponse, TokenError> { () throws(TokenError) -> HTTPResponse in
+        let result = Result<HTTPResponse, TokenEndpointError> { () throws(TokenEndpointError) -> HTTPResponse in
             let fields = try Self.jsonFields(request, required: ["client_id", "refresh_token"])
             let clientID = fields["client_id"] ?? ""
             let refreshToken = fields["refresh_token"] ?? ""
-            guard fixture.apps.contains(where: { $0.id == clientID }) else { throw .invalidClient }
-            return try book.withLock { (book: inout Book) throws(TokenError) -> HTTPResponse in
+            guard fixture.apps.contains(where: { $0.id == clientID }) else { throw Self.invalidClient }
+            return try book.withLock { (book: inout Book) throws(TokenEndpointError) -> HTTPResponse in
                 guard let token = book.refreshTokens[refreshToken], token.clientID == clientID else {
-                    throw .invalidGrant("the refresh token is unknown or was issued to another client")
+                    throw .invalidGrant("the refresh token is unknown or was issued to another client", .cloverRefreshUnknown)
                 }
-                guard !token.used else { throw .invalidGrant("the refresh token was already used") }
-                guard !token.revoked else { throw .invalidGrant("the refresh token was revoked") }
+                guard !token.used else { throw .invalidGrant("the refresh token was already used", .cloverRefreshUsed) }
+                guard !token.revoked else { throw .invalidGrant("the refresh token was revoked", .cloverRefreshRevoked) }
                 guard now.timeIntervalSince1970 < Double(token.expiration) else {
-                    throw .invalidGrant("the refresh token has expired")
+                    throw .invalidGrant("the refresh token has expired", .cloverRefreshExpired)
                 }
                 book.refreshTokens[refreshToken]?.used = true
                 return issuePair(into: &book, clientID: clientID, merchantID: token.merchantID, now: now)
@@ -127,36 +115,33 @@ extension FakeClover {
     }
 
     /// The JSON object body's `required` string fields, after the checks every token
-    /// request shares.
+    /// request of every fake shares (``TokenRequestFields``: JSON only here, as Clover's API).
     ///
-    /// DECISION: a `client_secret` field is refused whatever its value: a PKCE (low-trust)
-    /// client is a mobile app that cannot keep a secret (seed 000, Partial OAuth step 2),
-    /// so sending one is the bug this harness exists to catch.
-    private static func jsonFields(_ request: HTTPRequest, required: [String]) throws(TokenError) -> [String: String] {
-        guard HTTPHeaders.mediaType(request.headers["Content-Type"]) == "application/json" else {
-            throw .invalidRequest("Content-Type must be application/json")
-        }
-        guard case .object(let object)? = request.jsonBody else {
-            throw .invalidRequest("the body must be a JSON object")
-        }
+    /// FlowCheck policy: a `client_secret` field is refused whatever its value: a PKCE
+    /// (low-trust) client is a mobile app that cannot keep a secret (seed 000, Partial OAuth
+    /// step 2), so sending one is the bug this harness exists to catch. Clover's documentation
+    /// does not say it refuses one.
+    private static func jsonFields(_ request: HTTPRequest, required: [String]) throws(TokenEndpointError) -> [String: String] {
+        let body = try TokenRequestFields(request, accepting: [.json])
         var fields: [String: String] = [:]
         for name in required {
-            guard case .string(let value)? = object[name] else {
-                throw .invalidRequest("\(name) is required and must be a string")
-            }
-            fields[name] = value
+            // DECISION (unchanged): an empty code or verifier is judged, and refused, as a grant.
+            fields[name] = try body.present(name)
         }
-        if object["client_secret"] != nil {
-            throw .invalidRequest("client_secret must not be sent by a PKCE (low-trust) client")
+        if body.contains("client_secret") {
+            throw .invalidRequest(
+                "FlowCheck policy: client_secret must not be sent by a PKCE (low-trust) client", .cloverTokenClientSecret
+            )
         }
         return fields
     }
 
-    /// An optional string field of the JSON body; present but not a string is a bad request.
-    private static func optionalString(_ request: HTTPRequest, _ name: String) throws(TokenError) -> String? {
+    /// An optional string field of the JSON body (already checked to be one by
+    /// ``jsonFields(_:required:)``).
+    private static func optionalString(_ request: HTTPRequest, _ name: String) throws(TokenEndpointError) -> String? {
         guard case .object(let object)? = request.jsonBody, let value = object[name] else { return nil }
         guard case .string(let text) = value else {
-            throw .invalidRequest("\(name) must be a string")
+            throw .invalidRequest("\(name) must be a string", .tokenParameterNotString)
         }
         return text
     }

@@ -160,14 +160,14 @@ public final class FakeClover: FakeProvider {
             guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
             return login(request, now: now)
         case Self.tokenPath:
-            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.noStore(Persona.methodNotAllowed(allow: "POST")) }
             return exchangeCode(request, now: now)
         case Self.refreshPath:
-            guard request.method == "POST" else { return Persona.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.noStore(Persona.methodNotAllowed(allow: "POST")) }
             return refresh(request, now: now)
         default:
             guard let merchantID = Self.merchantID(inPath: path) else {
-                return .json(404, ["message": "404 Not Found"])
+                return Persona.notFound
             }
             guard request.method == "GET" else { return Persona.methodNotAllowed(allow: "GET") }
             return merchant(merchantID, request, now: now)

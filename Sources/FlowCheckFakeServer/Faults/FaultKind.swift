@@ -91,7 +91,10 @@ public enum FaultKind: String, Sendable, CaseIterable {
         case .nonJSONBody:
             return .text(200, "<html><body>Service Unavailable</body></html>", contentType: "text/html")
         case .tokenNotValid:
-            return .json(401, ["status": false, "error": "Access token is not valid"])
+            // RFC 6750 §3: as the providers' own 401s, with a Bearer challenge.
+            var response = HTTPResponse.json(401, ["status": false, "error": "Access token is not valid"])
+            response.headers.set("WWW-Authenticate", "Bearer error=\"invalid_token\"")
+            return response
         case .connectionReset:
             return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Self.resetBody)
         case .stall:

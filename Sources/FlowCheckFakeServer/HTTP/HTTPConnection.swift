@@ -28,8 +28,8 @@ struct HTTPConnection {
                 guard deliver(plan(for: request), for: request) else { return }
                 // A pipelined request already begun gets its own full deadline from now.
                 requestStart = buffer.isEmpty ? nil : .now
-            case .failure(let status, let reason):
-                reject(buffer, status: status, reason: reason)
+            case .failure(let status, let reason, let rule):
+                reject(buffer, status: status, reason: reason, rule: rule)
                 return
             case .needMoreData:
                 let head = parser.parseHead(buffer)
@@ -43,7 +43,7 @@ struct HTTPConnection {
                 case .upTo(let seconds):
                     wait = seconds
                 case .expired:
-                    reject(buffer, status: 408, reason: "Request header timed out")
+                    reject(buffer, status: 408, reason: "Request header timed out", rule: .httpTimeout)
                     return
                 }
                 switch Socket.receive(fd, into: &chunk, waitingAtMost: wait) {
@@ -54,7 +54,7 @@ struct HTTPConnection {
                     return
                 case .timedOut:
                     // An idle connection just closes; a half-sent request learns why.
-                    if !buffer.isEmpty { reject(buffer, status: 408, reason: "Request timed out") }
+                    if !buffer.isEmpty { reject(buffer, status: 408, reason: "Request timed out", rule: .httpTimeout) }
                     return
                 }
             }

@@ -6,5 +6,6 @@ public enum HTTPParseResult: Sendable, Equatable {
     /// (pipelined) request.
     case request(HTTPRequest, consumed: Int)
     /// The bytes can never become a valid request; answer `status` and close the connection.
-    case failure(status: Int, reason: String)
+    /// `rule` names the framing rule that refused them.
+    case failure(status: Int, reason: String, rule: FlowCheckRule)
 }

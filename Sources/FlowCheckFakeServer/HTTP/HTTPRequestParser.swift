@@ -5,13 +5,18 @@ import Foundation
 /// Kept free of I/O so it can be unit tested and fuzzed; it must not trap on any input, so
 /// every index is bounds-checked and every number is overflow-checked.
 ///
-/// Decisions (all failures mean "answer and close"):
-/// - Only CRLF line endings; a bare CR or LF inside the head is 400. Leading empty lines
+/// Decisions (all failures mean "answer and close", each with a ``FlowCheckRule``):
+/// - Lines end in CRLF or, as RFC 9112 §2.2 allows a recipient to recognize, a bare LF (the
+///   CR before it is dropped); a CR anywhere else in the head is 400. Leading empty lines
 ///   before the request line are skipped (RFC 9112 §2.2) but count towards the head limit.
-/// - A head (request line + fields + blank line) over `maxHeaderBytes` is 431, including an
-///   over-long request line (no separate 414).
+/// - A head (request line + fields + blank line) over `maxHeaderBytes` is 414 when the
+///   request line alone could not fit in any head of that size (it and two line ends exceed
+///   the limit: the target is what is too long, RFC 9110 §15.5.15), else 431.
 /// - Versions other than HTTP/1.0 and HTTP/1.1 that are well formed (`HTTP/d.d`) are 505.
-/// - `Transfer-Encoding` of any kind is 501: this server only frames bodies by Content-Length.
+/// - `Transfer-Encoding: chunked` bodies are decoded (RFC 9112 §7.1, see
+///   ``decodeChunked(_:from:)``); another coding before chunked is 501, a list not ending in
+///   chunked is 400, and chunked together with `Content-Length` is 400 (RFC 9112 §6.1 lets a
+///   server refuse what request smuggling is made of).
 /// - No `Content-Length` means an empty body, never 411 (RFC 9112 §6.3: such a request has no body).
 /// - `Content-Length` must be digits; repeated or comma-listed values must agree (else 400);
 ///   a value above `maxBodyBytes`, however many digits, is 413.
@@ -29,18 +34,25 @@ public struct HTTPRequestParser: Sendable {
         switch parseHead(buffer) {
         case .needMoreData:
             return .needMoreData
-        case .failure(let status, let reason):
-            return .failure(status: status, reason: reason)
+        case .failure(let refusal):
+            return refusal.result
         case .head(let head):
-            let available = buffer.count - head.headLength
-            guard available >= head.contentLength else { return .needMoreData }
-            let end = head.headLength + head.contentLength
+            let body: Data
+            let end: Int
+            switch head.framing {
+            case .length(let length):
+                guard buffer.count - head.headLength >= length else { return .needMoreData }
+                end = head.headLength + length
+                body = Data(buffer[head.headLength..<end])
+            case .chunked:
+                switch decodeChunked(buffer, from: head.headLength) {
+                case .needMoreData: return .needMoreData
+                case .failure(let refusal): return refusal.result
+                case .body(let bytes, let bodyEnd): (body, end) = (Data(bytes), bodyEnd)
+                }
+            }
             let request = HTTPRequest(
-                method: head.method,
-                target: head.target,
-                version: head.version,
-                headers: head.headers,
-                body: Data(buffer[head.headLength..<end])
+                method: head.method, target: head.target, version: head.version, headers: head.headers, body: body
             )
             return .request(request, consumed: end)
         }
@@ -53,6 +65,12 @@ public struct HTTPRequestParser: Sendable {
 
     // MARK: - Head
 
+    /// How the body is delimited.
+    enum Framing: Equatable {
+        case length(Int)
+        case chunked
+    }
+
     /// A complete, validated request head whose body may not have arrived yet.
     struct Head: Equatable {
         var method: String
@@ -61,7 +79,7 @@ public struct HTTPRequestParser: Sendable {
         var headers: HTTPHeaders
         /// Bytes from the buffer start through the blank line.
         var headLength: Int
-        var contentLength: Int
+        var framing: Framing
 
         /// Whether the client waits for `100 Continue` before sending its body.
         var expectsContinue: Bool {
@@ -69,87 +87,131 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// A refusal: the status, a short reason for the body, and the rule.
+    struct Refusal: Equatable {
+        var status: Int
+        var reason: String
+        var rule: FlowCheckRule
+
+        var result: HTTPParseResult { .failure(status: status, reason: reason, rule: rule) }
+    }
+
     enum HeadResult: Equatable {
         case needMoreData
         case head(Head)
-        case failure(status: Int, reason: String)
+        case failure(Refusal)
     }
 
-    private static let cr: UInt8 = 0x0D
-    private static let lf: UInt8 = 0x0A
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
 
     /// Parses and validates the head only; the server uses it to answer `Expect: 100-continue`.
     func parseHead(_ buffer: [UInt8]) -> HeadResult {
-        var start = 0
-        while start + 1 < buffer.count, buffer[start] == Self.cr, buffer[start + 1] == Self.lf {
-            start += 2
-        }
-        guard let blank = Self.find([Self.cr, Self.lf, Self.cr, Self.lf], in: buffer, from: start) else {
+        let start = Self.skipEmptyLines(buffer)
+        let lines: [ArraySlice<UInt8>]
+        let headLength: Int
+        switch Self.scanHead(buffer, from: start) {
+        case .incomplete(let firstLine):
             if buffer.count > limits.maxHeaderBytes {
-                return .failure(status: 431, reason: "Request header section too large")
+                return .failure(tooLarge(requestLineLength: firstLine?.count ?? buffer.count - start))
             }
             // Reject a bad request line early instead of waiting for a blank line that may never come.
-            if let lineEnd = Self.find([Self.cr, Self.lf], in: buffer, from: start),
-               case .failure(let status, let reason) = Self.parseRequestLine(buffer[start..<lineEnd]) {
-                return .failure(status: status, reason: reason)
+            if let firstLine, case .failure(let refusal) = Self.parseRequestLine(firstLine) {
+                return .failure(refusal)
             }
             return .needMoreData
+        case .complete(let headLines, let length):
+            (lines, headLength) = (headLines, length)
         }
-        let headLength = blank + 4
         if headLength > limits.maxHeaderBytes {
-            return .failure(status: 431, reason: "Request header section too large")
+            return .failure(tooLarge(requestLineLength: lines.first?.count ?? 0))
         }
-        let lines = Self.splitLines(buffer[start..<(blank + 2)])
         guard let requestLine = lines.first else {
-            return .failure(status: 400, reason: "Missing request line")
+            return .failure(Refusal(status: 400, reason: "Missing request line", rule: .httpMalformedRequestLine))
         }
         let method: String, target: String, version: String
         switch Self.parseRequestLine(requestLine) {
-        case .failure(let status, let reason): return .failure(status: status, reason: reason)
+        case .failure(let refusal): return .failure(refusal)
         case .line(let m, let t, let v): (method, target, version) = (m, t, v)
         }
         var headers = HTTPHeaders()
         for line in lines.dropFirst() {
             switch Self.parseField(line) {
-            case .failure(let reason): return .failure(status: 400, reason: reason)
+            case .failure(let reason): return .failure(Refusal(status: 400, reason: reason, rule: .httpMalformedField))
             case .field(let name, let value): headers.add(name, value)
             }
         }
-        if headers.contains("Transfer-Encoding") {
-            return .failure(status: 501, reason: "Transfer-Encoding is not supported; send Content-Length")
-        }
         let hosts = headers.values(for: "Host")
         if hosts.count > 1 || (version == "HTTP/1.1" && hosts.isEmpty) {
-            return .failure(status: 400, reason: "HTTP/1.1 requires exactly one Host header")
+            return .failure(Refusal(status: 400, reason: "HTTP/1.1 requires exactly one Host header", rule: .httpHostRequired))
         }
-        let contentLength: Int
-        switch Self.contentLength(headers.values(for: "Content-Length"), max: limits.maxBodyBytes) {
-        case .failure(let status, let reason): return .failure(status: status, reason: reason)
-        case .length(let length): contentLength = length
+        let framing: Framing
+        switch Self.framing(headers, maxBodyBytes: limits.maxBodyBytes) {
+        case .failure(let refusal): return .failure(refusal)
+        case .framing(let found): framing = found
         }
         return .head(Head(
             method: method, target: target, version: version, headers: headers,
-            headLength: headLength, contentLength: contentLength
+            headLength: headLength, framing: framing
         ))
+    }
+
+    /// 414 when the request line alone could not fit in a head of the limit, else 431.
+    private func tooLarge(requestLineLength: Int) -> Refusal {
+        if requestLineLength + 4 > limits.maxHeaderBytes {
+            return Refusal(status: 414, reason: "Request target too long", rule: .httpTargetTooLong)
+        }
+        return Refusal(status: 431, reason: "Request header section too large", rule: .httpHeadTooLarge)
+    }
+
+    private enum FramingResult {
+        case framing(Framing)
+        case failure(Refusal)
+    }
+
+    /// The body framing the fields ask for (RFC 9112 §6.3).
+    private static func framing(_ headers: HTTPHeaders, maxBodyBytes: Int) -> FramingResult {
+        let codings = headers.values(for: "Transfer-Encoding").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased() }
+        guard codings.isEmpty else {
+            guard codings.last == "chunked" else {
+                return .failure(Refusal(status: 400, reason: "Transfer-Encoding must end in chunked", rule: .httpChunkedNotFinal))
+            }
+            guard codings.count == 1 else {
+                return .failure(Refusal(status: 501, reason: "Only the chunked transfer coding is supported", rule: .httpTransferCodingNotSupported))
+            }
+            guard !headers.contains("Content-Length") else {
+                return .failure(Refusal(status: 400, reason: "Content-Length and Transfer-Encoding together", rule: .httpLengthAndChunked))
+            }
+            return .framing(.chunked)
+        }
+        switch contentLength(headers.values(for: "Content-Length"), max: maxBodyBytes) {
+        case .failure(let refusal): return .failure(refusal)
+        case .length(let length): return .framing(.length(length))
+        }
     }
 
     // MARK: - Pieces
 
     private enum RequestLine {
         case line(method: String, target: String, version: String)
-        case failure(status: Int, reason: String)
+        case failure(Refusal)
+    }
+
+    private static func malformed(_ reason: String) -> RequestLine {
+        .failure(Refusal(status: 400, reason: reason, rule: .httpMalformedRequestLine))
     }
 
     private static func parseRequestLine(_ line: ArraySlice<UInt8>) -> RequestLine {
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else {
-            return .failure(status: 400, reason: "Malformed request line")
+            return malformed("Malformed request line")
         }
         guard parts[0].allSatisfy(isTokenByte) else {
-            return .failure(status: 400, reason: "Malformed method")
+            return malformed("Malformed method")
         }
         guard parts[1].allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
-            return .failure(status: 400, reason: "Malformed request target")
+            return malformed("Malformed request target")
         }
         let target = String(decoding: parts[1], as: UTF8.self)
         let method = String(decoding: parts[0], as: UTF8.self)
@@ -158,18 +220,18 @@ public struct HTTPRequestParser: Sendable {
         let isAbsoluteForm = lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
         let isAsteriskForm = target == "*" && method == "OPTIONS"
         guard isOriginForm || isAbsoluteForm || isAsteriskForm else {
-            return .failure(status: 400, reason: "Malformed request target")
+            return malformed("Malformed request target")
         }
         let versionBytes = Array(parts[2])
         let prefix = Array("HTTP/".utf8)
         guard versionBytes.count == 8, Array(versionBytes[0..<5]) == prefix,
               isDigit(versionBytes[5]), versionBytes[6] == UInt8(ascii: "."), isDigit(versionBytes[7])
         else {
-            return .failure(status: 400, reason: "Malformed HTTP version")
+            return malformed("Malformed HTTP version")
         }
         let version = String(decoding: versionBytes, as: UTF8.self)
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-            return .failure(status: 505, reason: "HTTP version not supported")
+            return .failure(Refusal(status: 505, reason: "HTTP version not supported", rule: .httpVersionNotSupported))
         }
         return .line(method: method, target: target, version: version)
     }
@@ -202,7 +264,7 @@ public struct HTTPRequestParser: Sendable {
 
     private enum ContentLength {
         case length(Int)
-        case failure(status: Int, reason: String)
+        case failure(Refusal)
     }
 
     private static func contentLength(_ values: [String], max: Int) -> ContentLength {
@@ -212,43 +274,59 @@ public struct HTTPRequestParser: Sendable {
             for item in value.split(separator: ",", omittingEmptySubsequences: false) {
                 let digits = item.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
                 guard !digits.isEmpty, digits.utf8.allSatisfy(isDigit) else {
-                    return .failure(status: 400, reason: "Malformed Content-Length")
+                    return .failure(Refusal(status: 400, reason: "Malformed Content-Length", rule: .httpMalformedContentLength))
                 }
                 let stripped = String(digits.drop { $0 == "0" })
                 let canonical = stripped.isEmpty ? "0" : stripped
                 if let previous = normalized, previous != canonical {
-                    return .failure(status: 400, reason: "Conflicting Content-Length values")
+                    return .failure(Refusal(status: 400, reason: "Conflicting Content-Length values", rule: .httpMalformedContentLength))
                 }
                 normalized = canonical
             }
         }
         guard let canonical = normalized else {
-            return .failure(status: 400, reason: "Malformed Content-Length")
+            return .failure(Refusal(status: 400, reason: "Malformed Content-Length", rule: .httpMalformedContentLength))
         }
         guard canonical.count <= 18, let length = Int(canonical), length <= max else {
-            return .failure(status: 413, reason: "Request body too large")
+            return .failure(Refusal(status: 413, reason: "Request body too large", rule: .httpBodyTooLarge))
         }
         return .length(length)
     }
 
-    static func splitLines(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        // `bytes` ends with CRLF; every line is terminated by CRLF.
-        var lines: [ArraySlice<UInt8>] = []
-        var lineStart = bytes.startIndex
-        var index = bytes.startIndex
-        while index + 1 < bytes.endIndex {
-            if bytes[index] == cr && bytes[index + 1] == lf {
-                lines.append(bytes[lineStart..<index])
-                index += 2
-                lineStart = index
-            } else {
+    /// The index after any empty lines (CRLF or bare LF) at the start of `buffer`.
+    static func skipEmptyLines(_ buffer: [UInt8]) -> Int {
+        var index = 0
+        while true {
+            if index < buffer.count, buffer[index] == lf {
                 index += 1
+            } else if index + 1 < buffer.count, buffer[index] == cr, buffer[index + 1] == lf {
+                index += 2
+            } else {
+                return index
             }
         }
-        if lineStart < bytes.endIndex {
-            lines.append(bytes[lineStart..<bytes.endIndex])
+    }
+
+    enum HeadScan {
+        /// No empty line yet; the first line, if it is complete.
+        case incomplete(firstLine: ArraySlice<UInt8>?)
+        /// The head's lines without terminators, and the bytes through the empty line.
+        case complete(lines: [ArraySlice<UInt8>], length: Int)
+    }
+
+    /// The head's lines from `start`, each ended by LF with an optional CR before it
+    /// (RFC 9112 §2.2), up to the first empty line.
+    static func scanHead(_ buffer: [UInt8], from start: Int) -> HeadScan {
+        var lines: [ArraySlice<UInt8>] = []
+        var lineStart = start
+        while lineStart < buffer.count, let end = buffer[lineStart...].firstIndex(of: lf) {
+            var contentEnd = end
+            if contentEnd > lineStart, buffer[contentEnd - 1] == cr { contentEnd -= 1 }
+            if contentEnd == lineStart { return .complete(lines: lines, length: end + 1) }
+            lines.append(buffer[lineStart..<contentEnd])
+            lineStart = end + 1
         }
-        return lines
+        return .incomplete(firstLine: lines.first)
     }
 
     static func find(_ needle: [UInt8], in buffer: [UInt8], from start: Int) -> Int? {

@@ -20,6 +20,11 @@ public struct RecordedExchange: Sendable, Equatable {
     /// ``FakeProvider/origins``, ``FakeOrigin/main`` for a one-origin provider.
     public let origin: String
 
+    /// Why the request was refused: the rule named by the response's `FlowCheck-Rule` header
+    /// (every 4xx/5xx a persona or the HTTP layer produces carries one), nil for an answer
+    /// that is not a refusal and for an injected fault (see `fault`).
+    public var rule: FlowCheckRule? { response.rule }
+
     public init(index: Int, time: Date, request: HTTPRequest, response: HTTPResponse, fault: String?, origin: String = FakeOrigin.main) {
         self.origin = origin
         self.index = index

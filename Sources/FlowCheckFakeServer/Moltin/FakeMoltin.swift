@@ -4,13 +4,14 @@ import Foundation
 /// one protected resource, enough to drive every token path an SDK must handle.
 ///
 /// Wire contract:
-/// - `POST /oauth/access_token`, form-encoded (another Content-Type is 400; none is tolerated),
+/// - `POST /oauth/access_token`, form-encoded (another Content-Type, none, or a repeated
+///   parameter is 400, as on every fake; see ``TokenRequestFields``),
 ///   grants `client_credentials`, `implicit` (treated like client_credentials) and
 ///   `refresh_token`. Success is `{"access_token","token_type":"Bearer","expires",
 ///   "expires_in","identifier"}` where `identifier` is the grant used.
 /// - `GET /v1/products` with `Authorization: Bearer <token>` (scheme matched
 ///   case-insensitively, RFC 6750); missing or malformed is 400, unknown, dead or expired
-///   (`now >= expires`) is 401.
+///   (`now >= expires`) is 401 with a `Bearer` challenge.
 /// - Unknown paths are 404; a wrong method on a known path is 405 with `Allow`.
 ///
 /// Refresh decision: the fake issues no separate refresh token. Following the tutorial
@@ -90,47 +91,53 @@ public final class FakeMoltin: FakeProvider {
     public func handle(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         switch request.path {
         case Self.tokenPath:
-            guard request.method == "POST" else { return Self.methodNotAllowed(allow: "POST") }
+            guard request.method == "POST" else { return Persona.noStore(Self.methodNotAllowed(allow: "POST")) }
             return issueToken(request, now: now)
         case Self.productsPath:
             guard request.method == "GET" else { return Self.methodNotAllowed(allow: "GET") }
             return listProducts(request, now: now)
         default:
-            return Self.error(404, "Not found")
+            return Self.error(404, "Not found").refused(by: .notFound)
         }
     }
 
     // MARK: - Token endpoint
 
+    /// Body checks are every fake's (``TokenRequestFields``, form only here): a missing or
+    /// other Content-Type and a repeated parameter are 400. Every answer, success or error,
+    /// carries `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1); a 401 carries
+    /// a `Form realm="moltin"` challenge (RFC 9110 §15.5.2: every 401 has one). Not `Basic`:
+    /// Moltin takes the client's credentials in the form only, so a Basic challenge would
+    /// advertise a scheme it does not accept (RFC 6749 §5.2 asks for one only when the client
+    /// used the Authorization header), and FoundationNetworking's URLSession drops the body
+    /// of a 401 that challenges Basic. Errors keep Moltin's own `{"status": false, "error"}` shape.
     private func issueToken(_ request: HTTPRequest, now: Date) -> HTTPResponse {
-        if let contentType = request.headers["Content-Type"] {
-            let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-                .trimmingCharacters(in: .whitespaces).lowercased()
-            guard mediaType == "application/x-www-form-urlencoded" else {
-                return Self.error(400, "Content-Type must be application/x-www-form-urlencoded")
-            }
+        do {
+            return Persona.noStore(try issueToken(TokenRequestFields(request, accepting: [.form]), now: now))
+        } catch {
+            var response = Self.error(error.status, error.description)
+            if let challenge = error.challenge { response.headers.set("WWW-Authenticate", challenge) }
+            return Persona.noStore(response).refused(by: error.rule)
         }
-        guard let fields = request.formFields else {
-            return Self.error(400, "Malformed form body")
-        }
-        func field(_ name: String) -> String? {
-            fields.first { $0.name == name }?.value
-        }
-        guard let grant = field("grant_type"), !grant.isEmpty else {
-            return Self.error(400, "grant_type is required")
-        }
+    }
+
+    private func issueToken(_ fields: TokenRequestFields, now: Date) throws(TokenEndpointError) -> HTTPResponse {
+        let grant = try fields.required("grant_type")
         guard ["client_credentials", "implicit", "refresh_token"].contains(grant) else {
-            return Self.error(400, "Unsupported grant_type")
+            throw .unsupportedGrantType("Unsupported grant_type")
         }
-        guard let client = fixture.clients.first(where: { $0.id == field("client_id") }),
-              client.secret == field("client_secret")
+        guard let client = fixture.clients.first(where: { $0.id == fields.optional("client_id") }),
+              client.secret == fields.optional("client_secret")
         else {
-            return Self.error(401, "Invalid client id or secret")
+            throw TokenEndpointError(
+                status: 401, code: "invalid_client", description: "Invalid client id or secret", rule: .tokenInvalidClient,
+                challenge: Persona.formChallenge(realm: "moltin")
+            )
         }
         let expires = Self.wholeSeconds(now.timeIntervalSince1970 + fixture.tokenLifetime)
         let issued: String? = book.withLock { book in
             if grant == "refresh_token" {
-                guard let old = field("refresh_token"),
+                guard let old = fields.optional("refresh_token"),
                       let record = book.tokens[old],
                       record.clientID == client.id, !record.dead
                 else { return nil }
@@ -142,7 +149,10 @@ public final class FakeMoltin: FakeProvider {
             return token
         }
         guard let token = issued else {
-            return Self.error(401, "Refresh token is not valid")
+            throw TokenEndpointError(
+                status: 401, code: "invalid_grant", description: "Refresh token is not valid", rule: .moltinRefreshInvalid,
+                challenge: Persona.formChallenge(realm: "moltin")
+            )
         }
         return .json(200, [
             "access_token": token,
@@ -157,10 +167,13 @@ public final class FakeMoltin: FakeProvider {
 
     private func listProducts(_ request: HTTPRequest, now: Date) -> HTTPResponse {
         guard let token = Self.bearerToken(request.headers["Authorization"]) else {
-            return Self.error(400, "Access token is required")
+            return Self.error(400, "Access token is required").refused(by: .moltinProductsTokenMissing)
         }
         guard isTokenValid(token, now: now) else {
-            return Self.error(401, "Access token is not valid")
+            // RFC 6750 §3: a 401 for a bearer-protected resource names the scheme and the error.
+            var response = Self.error(401, "Access token is not valid")
+            response.headers.set("WWW-Authenticate", "Bearer realm=\"moltin\", error=\"invalid_token\"")
+            return response.refused(by: .moltinProductsTokenInvalid)
         }
         return productsResponse
     }
@@ -198,8 +211,8 @@ public final class FakeMoltin: FakeProvider {
 
     private static func methodNotAllowed(allow: String) -> HTTPResponse {
         var response = error(405, "Method not allowed")
-        response.headers.set("Allow", allow)
-        return response
+        response.headers.set("Allow", Persona.allowing(allow))
+        return response.refused(by: .methodNotAllowed)
     }
 
     /// Whole seconds, rounded down and clamped, so odd fixture values cannot trap.

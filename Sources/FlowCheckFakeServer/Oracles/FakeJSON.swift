@@ -22,6 +22,15 @@ public enum FakeJSON: Sendable, Equatable {
         return reader.readDocument()
     }
 
+    /// The first key that appears twice in the top-level object of `data`, if it parses. RFC
+    /// 8259 §4 leaves what a repeated name means to the reader; as a request parameter it is
+    /// ambiguous (RFC 6749 §3.2), so the fakes refuse it.
+    static func repeatedTopLevelKey(in data: Data) -> String? {
+        var reader = JSONReader(bytes: [UInt8](data))
+        guard reader.readDocument() != nil else { return nil }
+        return reader.repeatedKey
+    }
+
     /// Parses RFC 8259 JSON from `data`.
     public static func parse(_ data: Data) -> FakeJSON? {
         parse([UInt8](data))
@@ -123,6 +132,8 @@ private struct JSONReader {
     let bytes: [UInt8]
     var index = 0
     var depth = 0
+    /// The first key repeated in the top-level object.
+    var repeatedKey: String?
     static let maxDepth = 256
 
     init(bytes: [UInt8]) {
@@ -185,6 +196,7 @@ private struct JSONReader {
             index += 1
             skipWhitespace()
             guard let value = readValue() else { return nil }
+            if depth == 1, repeatedKey == nil, fields[key] != nil { repeatedKey = key }
             fields[key] = value
             skipWhitespace()
             switch current {

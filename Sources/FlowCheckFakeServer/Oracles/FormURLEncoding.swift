@@ -63,6 +63,12 @@ enum FormURLEncoding {
         return out
     }
 
+    /// One `application/x-www-form-urlencoded` component decoded strictly ('+' is space, %XX
+    /// is UTF-8), or nil if an escape is malformed or the result is not UTF-8.
+    static func decodeFormComponent(_ text: Substring) -> String? {
+        percentDecode(Array(text.utf8)[...], plusIsSpace: true, strict: true)
+    }
+
     private static let formUnescaped = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._".utf8)
 
     private static func decodePairs(_ bytes: [UInt8], strict: Bool) -> [(name: String, value: String)]? {

@@ -11,11 +11,11 @@ import Foundation
 /// ```swift
 /// let post: LoginFormPost
 /// switch LoginFormPost.parse(request) {
-/// case .invalid(let message): return page(400, message)
+/// case .invalid(let message, let rule): return page(400, message).refused(by: rule)
 /// case .post(let parsed): post = parsed
 /// }
 /// switch post.claim(&book.pendingLogins, createdAt: \.createdAt, lifetime: 600, now: now) {
-/// case .refused(let message): ...       // 400
+/// case .refused(let message, let rule): ...       // 400
 /// case .denied(let pending): ...        // redirect with error=access_denied
 /// case .login(let requestID, let pending): ...  // check post.account(in:...), then issue
 /// }
@@ -24,14 +24,14 @@ struct LoginFormPost {
     /// The form post could be read, or the 400 message saying why not.
     enum Parsed {
         case post(LoginFormPost)
-        case invalid(String)
+        case invalid(String, FlowCheckRule)
     }
 
     /// What the post asks of its pending request.
     enum Claim<Pending> {
         /// A 400 with this message: the request is unknown or expired, or the action is
         /// neither button.
-        case refused(String)
+        case refused(String, FlowCheckRule)
         /// The user declined; the request is consumed.
         case denied(Pending)
         /// The user pressed login; the request stays pending until the caller consumes it on
@@ -50,9 +50,9 @@ struct LoginFormPost {
     static func parse(_ request: HTTPRequest) -> Parsed {
         if let mediaType = HTTPHeaders.mediaType(request.headers["Content-Type"]),
            mediaType != "application/x-www-form-urlencoded" {
-            return .invalid("invalid_request: Content-Type must be application/x-www-form-urlencoded")
+            return .invalid("invalid_request: Content-Type must be application/x-www-form-urlencoded", .loginContentType)
         }
-        guard let fields = request.formFields else { return .invalid("invalid_request: malformed form body") }
+        guard let fields = request.formFields else { return .invalid("invalid_request: malformed form body", .loginMalformedBody) }
         return .post(LoginFormPost(fields: fields))
     }
 
@@ -64,11 +64,11 @@ struct LoginFormPost {
         _ pending: inout [String: Pending], createdAt: KeyPath<Pending, Date>, lifetime: TimeInterval, now: Date
     ) -> Claim<Pending> {
         guard let requestID = field("request_id"), let request = pending[requestID] else {
-            return .refused(Self.unknownRequest)
+            return .refused(Self.unknownRequest, .loginUnknownRequest)
         }
         guard now < request[keyPath: createdAt] + lifetime else {
             pending[requestID] = nil
-            return .refused(Self.unknownRequest)
+            return .refused(Self.unknownRequest, .loginUnknownRequest)
         }
         // The form's two buttons are the only actions; HTML implicit submission clicks the
         // first one, so a real browser always sends one of them.
@@ -79,7 +79,7 @@ struct LoginFormPost {
         case "login":
             return .login(requestID: requestID, request)
         default:
-            return .refused("invalid_request: action must be login or deny")
+            return .refused("invalid_request: action must be login or deny", .loginBadAction)
         }
     }
 

@@ -128,7 +128,7 @@ final class ProviderResponder: TransportAwareResponder {
 
     /// 404 for a path another of the provider's origins serves, as the provider's other host
     /// would answer; recorded, and no fault is taken for it (the fault is on the other host).
-    static let wrongOrigin = HTTPResponse.json(404, ["message": "404 Not Found"])
+    static let wrongOrigin = HTTPResponse.json(404, ["message": "404 Not Found"]).refused(by: .wrongOrigin)
 
     private func handle(_ request: HTTPRequest, overSocket: Bool, origin: String) -> ResponsePlan {
         if provider.origin(serving: request.path) != origin {
@@ -147,7 +147,7 @@ final class ProviderResponder: TransportAwareResponder {
         let (plan, exchange) = state.withLock { state -> (ResponsePlan, RecordedExchange) in
             let fault = state.takeFault(for: request)
             // Only `unreachable` has no response, and it is never armed here.
-            let answer = fault?.response(for: request) ?? provider.handle(request, now: time)
+            let answer = fault?.response(for: request) ?? provider.handle(request.answeringHEADAsGET, now: time)
             var plan = ResponsePlan(response: answer)
             if overSocket {
                 switch fault {
@@ -188,7 +188,7 @@ final class ProviderResponder: TransportAwareResponder {
     private func answerHeld(_ request: HTTPRequest, origin: String) -> HTTPResponse {
         let time = now()
         let (answer, exchange) = state.withLock { state -> (HTTPResponse, RecordedExchange) in
-            let answer = provider.handle(request, now: time)
+            let answer = provider.handle(request.answeringHEADAsGET, now: time)
             return (answer, state.record(request, answer, fault: .hold, at: time, origin: origin))
         }
         observer?(exchange)
