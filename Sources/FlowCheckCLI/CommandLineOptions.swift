@@ -39,6 +39,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var port = 0
     /// `serve`: a fixture file instead of the documented default.
     public var fixturePath: String?
+    /// `serve`: exchanges each provider keeps in memory, the latest.
+    public var keepExchanges = 1_000
+    /// `serve`: connections served at once on each port (more are answered 503).
+    public var maxConnections = 128
     /// `explore`: its own options (parsed in CommandLineOptions+Explore.swift).
     public var explore = ExploreOptions()
 
@@ -49,6 +53,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.requirements == rhs.requirements && lhs.help == rhs.help && lhs.jobs == rhs.jobs
             && lhs.shard?.index == rhs.shard?.index && lhs.shard?.count == rhs.shard?.count && lhs.format == rhs.format
             && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath && lhs.explore == rhs.explore
+            && lhs.keepExchanges == rhs.keepExchanges && lhs.maxConnections == rhs.maxConnections
     }
 
     /// A command line that cannot be understood.
@@ -59,7 +64,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public static let usage = """
     USAGE: flowcheck [options] <file-or-dir>...
            flowcheck validate <file-or-dir>...
-           flowcheck serve [--port N] [--fixture FILE]
+           flowcheck serve [--port N] [--fixture FILE] [--keep-exchanges N] [--max-connections N]
            flowcheck schema
            flowcheck explore [--provider P] [--seed N] [--runs N] [--steps N] [--out DIR]
 
@@ -80,6 +85,10 @@ public struct CommandLineOptions: Sendable, Equatable {
       --requirements    with --list: print the requirement coverage matrix (who checks what)
       --port N          serve: the first port (providers take N, N+1, ...; default: ephemeral)
       --fixture FILE    serve: fixtures to serve instead of the documented default
+      --keep-exchanges N
+                        serve: exchanges each provider keeps in memory, the latest (default: 1000)
+      --max-connections N
+                        serve: connections served at once per port; more get 503 (default: 128)
       -h, --help        show this help
 
     EXPLORE OPTIONS:
@@ -107,7 +116,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck explore --seed 1 --runs 1000
     """
 
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--help"]
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--keep-exchanges", "--max-connections", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
@@ -181,6 +190,14 @@ public struct CommandLineOptions: Sendable, Equatable {
                     options.port = port
                 case "--fixture":
                     options.fixturePath = try take()
+                case "--keep-exchanges":
+                    let text = try take()
+                    guard let count = Int(text), (1...1_000_000).contains(count) else { throw UsageError(description: "--keep-exchanges takes a whole number from 1 to 1000000, not \(text)") }
+                    options.keepExchanges = count
+                case "--max-connections":
+                    let text = try take()
+                    guard let count = Int(text), (1...100_000).contains(count) else { throw UsageError(description: "--max-connections takes a whole number from 1 to 100000, not \(text)") }
+                    options.maxConnections = count
                 default:
                     let hint = knownFlags.first { Self.close(flag, $0) }.map { " (did you mean \($0)?)" } ?? ""
                     throw UsageError(description: "unknown option \(flag)\(hint)")

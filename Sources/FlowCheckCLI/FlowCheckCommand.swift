@@ -347,25 +347,37 @@ public struct FlowCheckCommand: Sendable {
             console.err(ControlCharacters.escaped("\(error)"))
             return .usageOrInvalidSpec
         }
-        let host = FakeProviderHost(fixtures: fixtures, now: environment.now, log: { console.out($0) })
+        // Every stdout line goes through the queue: a stdout nobody reads costs dropped lines,
+        // never a blocked connection or an unanswered Ctrl-C.
+        let logQueue = LogQueue(write: { console.out($0) })
+        let host = FakeProviderHost(
+            fixtures: fixtures, now: environment.now,
+            options: FakeProviderHost.Options(keepExchanges: options.keepExchanges, maxConnections: options.maxConnections),
+            log: { logQueue.enqueue($0) })
         let endpoints: [FakeProviderHost.Endpoint]
         do {
             endpoints = try host.start(firstPort: options.port)
         } catch {
+            logQueue.finish(within: Self.serveLogDrainSeconds)
             console.err("flowcheck: could not start the fake providers: \(error)")
             return .harnessFailure
         }
         for endpoint in endpoints {
-            console.out("\(endpoint.provider.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(endpoint.baseURL.absoluteString)")
+            logQueue.enqueue("\(endpoint.provider.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(endpoint.baseURL.absoluteString)")
             // A provider's other origins (Clover's login pages), one line each.
             for (name, url) in endpoint.baseURLs.sorted(by: { $0.key < $1.key }) where url != endpoint.baseURL {
-                console.out("\("  \(name)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(url.absoluteString)")
+                logQueue.enqueue("\("  \(name)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(url.absoluteString)")
             }
         }
-        console.out("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on loopback; Ctrl-C stops.")
+        logQueue.enqueue("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on loopback; Ctrl-C stops.")
         _ = await environment.interrupt.wait()
         host.stop()
-        console.out("Stopped.")
+        logQueue.enqueue("Stopped.")
+        // Bounded: with stdout blocked for good, serve still ends.
+        logQueue.finish(within: Self.serveLogDrainSeconds)
         return .passed
     }
+
+    /// How long `serve` waits, once stopped, for its log to reach stdout.
+    static let serveLogDrainSeconds: TimeInterval = 1
 }
