@@ -18,15 +18,20 @@ struct ServeLongRunBinaryTests {
         let stdout: PausedReader
         private let exited = DispatchSemaphore(value: 0)
 
-        init(_ arguments: [String]) throws {
+        /// - Parameter descriptorLimit: a lower `ulimit -n` for serve (through /bin/sh).
+        init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
             let binary = try FlowCheckBinaryTests.binary()
+            var command = [binary.path, "serve"] + arguments
+            if let descriptorLimit {
+                command = ["/bin/sh", "-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\""] + command
+            }
             // As ChildProcess does: the server dies with the test process.
             if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: FileManager.default.isExecutableFile(atPath:)) {
                 process.executableURL = URL(fileURLWithPath: setpriv)
-                process.arguments = ["--pdeathsig", "KILL", "--", binary.path, "serve"] + arguments
+                process.arguments = ["--pdeathsig", "KILL", "--"] + command
             } else {
-                process.executableURL = binary
-                process.arguments = ["serve"] + arguments
+                process.executableURL = URL(fileURLWithPath: command[0])
+                process.arguments = Array(command.dropFirst())
             }
             process.standardOutput = pipe
             process.standardError = FileHandle.nullDevice
@@ -177,5 +182,30 @@ struct ServeLongRunBinaryTests {
         }
         #expect(serve.interrupt(exitWithin: 10) == 0, "Ctrl-C stops serve at its cap, exit status 0")
         for connection in kept { #expect(connection.closedByServer(), "served connections are closed at stop") }
+    }
+
+    @Test func recoversFromItsDescriptorLimitAndStillStopsOnInterrupt() throws {
+        // 40 descriptors: the process's own, five listeners, and room for a few dozen
+        // connections, far fewer than the cap, so accept() itself runs out (EMFILE).
+        let serve = try Serve([], descriptorLimit: 40)
+        let port = try serve.port(of: "moltin", within: 60)
+        serve.stdout.resume()
+        var idle: [Connection] = []
+        for _ in 0..<80 {
+            // Connects complete in the kernel's backlog even when serve cannot accept them.
+            guard let connection = Connection(port: port, timeout: 5) else { break }
+            idle.append(connection)
+        }
+        #expect(idle.count > 40, "more connections than serve has descriptors for")
+        idle.removeAll()
+        // Every descriptor comes back: once the idle ones are gone, a client is served again.
+        var served = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !served, ContinuousClock.now < deadline {
+            guard let client = Connection(port: port, timeout: 5), client.send("GET /v1/products HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") else { continue }
+            served = client.readStatus().map { $0 != 503 } ?? false
+        }
+        #expect(served, "served again after its descriptor limit was reached")
+        #expect(serve.interrupt(exitWithin: 10) == 0, "Ctrl-C stops serve after its descriptor limit was reached, exit status 0")
     }
 }
