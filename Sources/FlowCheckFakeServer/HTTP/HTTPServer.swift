@@ -167,14 +167,18 @@ public final class HTTPServer: @unchecked Sendable {
     /// What becomes of an accepted socket.
     private enum Admission {
         case served, shed, listenerClosed
+        /// accept() failed with this errno.
+        case acceptFailed(Int32)
     }
 
     private func acceptLoop(_ listener: Int32) {
         while true {
             let fd = accept(listener, nil, nil)
+            // Read at once: taking the lock may change errno.
+            let acceptError = fd < 0 ? errno : 0
             let admission = state.withLock { state -> Admission in
                 guard state.phase == .listening, state.listener == listener else { return .listenerClosed }
-                guard fd >= 0 else { return .served }
+                guard fd >= 0 else { return .acceptFailed(acceptError) }
                 return spawnConnection(fd, state: &state)
             }
             switch admission {
@@ -186,17 +190,12 @@ public final class HTTPServer: @unchecked Sendable {
                 // `stop()` must never wait behind a write.
                 ConnectionShedding.answer(fd)
                 close(fd)
-            case .served:
+            case .acceptFailed(EMFILE), .acceptFailed(ENFILE), .acceptFailed(ENOBUFS), .acceptFailed(ENOMEM):
+                // Out of descriptors or memory: back off briefly instead of spinning on the
+                // error; a stop() meanwhile is seen at the next turn.
+                usleep(10_000)
+            case .acceptFailed, .served:
                 break
-            }
-            if fd < 0 {
-                switch errno {
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Out of resources: back off briefly instead of spinning on the error.
-                    usleep(10_000)
-                default:
-                    continue
-                }
             }
         }
     }
