@@ -2,13 +2,18 @@
 struct BenchOptions: Equatable {
     enum Part: String, CaseIterable {
         case suite, flows, requests
+        /// `serve` for the long run; a minute and more, so only when asked for.
+        case serveSoak = "serve-soak"
+
+        /// What runs when no part is named.
+        static let defaults: Set<Part> = [.suite, .flows, .requests]
     }
 
     var help = false
     /// Also print the CPU time behind each figure (steadier than wall time on a busy machine).
     var cpu = false
     /// The benchmarks to run (all by default); `--only` narrows them, e.g. for a profiler.
-    var parts: Set<Part> = Set(Part.allCases)
+    var parts: Set<Part> = Part.defaults
     /// The committed suite, relative to the current directory (the package root under `swift run`).
     var specsDirectory = "specs"
     /// Timed suite runs (after one warm-up); the best is reported.
@@ -23,12 +28,18 @@ struct BenchOptions: Equatable {
     var connections = 4
     /// Requests for the HTTP load, spread evenly over the connections.
     var requests = 20_000
+    /// serve-soak: tokens issued before the second throughput figure.
+    var soakTokens = 10_000
+    /// serve-soak: seconds of load before the first memory reading, and in all.
+    var soakBaselineSeconds: Double = 5
+    var soakSeconds: Double = 60
 
     /// Sizes for a CI smoke run: the same figures, each in a few seconds.
     static let quick = BenchOptions(suiteRuns: 1, flowCounts: [100, 1_000], requests: 2_000)
 
     static let usage = """
         usage: flowcheck-bench [options]
+               flowcheck-bench serve-soak [--tokens N] [--baseline-seconds S] [--soak-seconds S]
 
         Run from the package root (`swift run -c release flowcheck-bench`). Prints one figure per line:
           suite        load DIR (default specs/), run every flow with the SDK core driver and render
@@ -41,6 +52,10 @@ struct BenchOptions: Equatable {
           req/s        the fake Moltin on loopback, 4 keep-alive connections of a raw-socket client,
                        one request in flight per connection; p50 and p99 latency per request
           peak memory  VmHWM of this process
+          serve-soak   (only when named) serve's host with every default provider, its log
+                       through a LogQueue: req/s on a fresh host and after N tokens issued
+                       (N = 10000; must stay within 20%), and resident memory growth between
+                       5 s and 60 s of load (must stay within 20 MiB); exit 1 if either fails
 
           --cpu         also print the CPU time behind each figure: steadier than wall time
                         when other processes share the machine
@@ -54,6 +69,9 @@ struct BenchOptions: Equatable {
           --trivial-responder
                         req/s against HTTPServer with a one-line responder instead of the fake
                         Moltin, to tell the HTTP layer's cost from the provider's
+          --tokens N    serve-soak: tokens issued before the second req/s (default: 10000)
+          --baseline-seconds S, --soak-seconds S
+                        serve-soak: when memory is read (default: 5 and 60)
           -h, --help    show this help
 
         Exit codes: 0 measured, 1 a flow failed, 2 usage or invalid spec, 3 the harness failed.
@@ -71,6 +89,16 @@ struct BenchOptions: Equatable {
         while let argument = rest.popFirst() {
             switch argument {
             case "-h", "--help": options.help = true
+            case "serve-soak": only.insert(.serveSoak)
+            case "--tokens":
+                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { throw .usage("--tokens needs a count") }
+                options.soakTokens = value
+            case "--baseline-seconds":
+                guard let value = rest.popFirst().flatMap({ Double($0) }), value > 0 else { throw .usage("--baseline-seconds needs seconds") }
+                options.soakBaselineSeconds = value
+            case "--soak-seconds":
+                guard let value = rest.popFirst().flatMap({ Double($0) }), value > 0 else { throw .usage("--soak-seconds needs seconds") }
+                options.soakSeconds = value
             case "--quick": quick = true
             case "--cpu": options.cpu = true
             case "--specs":
@@ -103,6 +131,7 @@ struct BenchOptions: Equatable {
         }
         if let specs { options.specsDirectory = specs }
         if !only.isEmpty { options.parts = only }
+        guard options.soakSeconds >= options.soakBaselineSeconds else { throw .usage("--soak-seconds must be at least --baseline-seconds") }
         if let flows { options.flowCounts = flows }
         if let requests { options.requests = requests }
         return options

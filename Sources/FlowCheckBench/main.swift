@@ -50,8 +50,14 @@ enum BenchEntry {
                 load.lines.forEach(out)
                 if options.cpu { out(load.cpuLine) }
             }
+            var holds = true
+            if options.parts.contains(.serveSoak) {
+                let soak = try ServeSoakBenchmark(tokens: options.soakTokens, baselineSeconds: options.soakBaselineSeconds, soakSeconds: options.soakSeconds).run()
+                soak.lines.forEach(out)
+                holds = soak.throughputHolds && soak.memoryHolds
+            }
             out(PeakMemory.line())
-            return 0
+            return holds ? 0 : BenchError.Exit.flowFailed.rawValue
         } catch {
             err("flowcheck-bench: \(error)")
             return error.exit.rawValue

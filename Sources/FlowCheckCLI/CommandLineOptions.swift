@@ -46,6 +46,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var controlPort = 0
     /// `serve --ready-file`: written (atomically) with every URL once every port listens.
     public var readyFile: String?
+    /// `serve`: exchanges each provider keeps in memory, the latest.
+    public var keepExchanges = 1_000
+    /// `serve`: connections served at once on each port (more are answered 503).
+    public var maxConnections = 128
     /// `explore`: its own options (parsed in CommandLineOptions+Explore.swift).
     public var explore = ExploreOptions()
 
@@ -57,6 +61,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             && lhs.shard?.index == rhs.shard?.index && lhs.shard?.count == rhs.shard?.count && lhs.format == rhs.format
             && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath && lhs.explore == rhs.explore
             && lhs.host == rhs.host && lhs.controlPort == rhs.controlPort && lhs.readyFile == rhs.readyFile
+            && lhs.keepExchanges == rhs.keepExchanges && lhs.maxConnections == rhs.maxConnections
     }
 
     /// A command line that cannot be understood.
@@ -68,6 +73,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     USAGE: flowcheck [options] <file-or-dir>...
            flowcheck validate <file-or-dir>...
            flowcheck serve [--port N] [--fixture FILE] [--host ADDR] [--control-port N] [--ready-file F]
+                           [--keep-exchanges N] [--max-connections N]
            flowcheck schema
            flowcheck explore [--provider P] [--seed N] [--runs N] [--steps N] [--out DIR]
 
@@ -94,6 +100,10 @@ public struct CommandLineOptions: Sendable, Equatable {
       --control-port N  serve: the control API's port, always on 127.0.0.1 (default: ephemeral)
       --ready-file F    serve: once every port listens, write F (JSON: base URLs and the
                         control URL) atomically; scripts wait for it instead of racing start
+      --keep-exchanges N
+                        serve: exchanges each provider keeps in memory, the latest (default: 1000)
+      --max-connections N
+                        serve: connections served at once per port; more get 503 (default: 128)
       -h, --help        show this help
 
     EXPLORE OPTIONS:
@@ -121,7 +131,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck explore --seed 1 --runs 1000
     """
 
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--help"]
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
@@ -205,6 +215,14 @@ public struct CommandLineOptions: Sendable, Equatable {
                     options.controlPort = port
                 case "--ready-file":
                     options.readyFile = try take()
+                case "--keep-exchanges":
+                    let text = try take()
+                    guard let count = Int(text), (1...1_000_000).contains(count) else { throw UsageError(description: "--keep-exchanges takes a whole number from 1 to 1000000, not \(text)") }
+                    options.keepExchanges = count
+                case "--max-connections":
+                    let text = try take()
+                    guard let count = Int(text), (1...100_000).contains(count) else { throw UsageError(description: "--max-connections takes a whole number from 1 to 100000, not \(text)") }
+                    options.maxConnections = count
                 default:
                     let hint = knownFlags.first { Self.close(flag, $0) }.map { " (did you mean \($0)?)" } ?? ""
                     throw UsageError(description: "unknown option \(flag)\(hint)")

@@ -339,7 +339,13 @@ public struct FlowCheckCommand: Sendable {
         // A virtual clock started at the wall time, which only the control API moves: a person
         // can put the fakes past a token's expiry as a spec's advanceClock step does.
         let clock = ServeClock(start: environment.now())
-        let host = FakeProviderHost(fixtures: fixtures, now: { clock.now }, log: { console.out($0) })
+        // Every stdout line goes through the queue: a stdout nobody reads costs dropped lines,
+        // never a blocked connection or an unanswered Ctrl-C.
+        let logQueue = LogQueue(write: { console.out($0) })
+        let host = FakeProviderHost(
+            fixtures: fixtures, now: { clock.now },
+            options: FakeProviderHost.Options(keepExchanges: options.keepExchanges, maxConnections: options.maxConnections),
+            log: { logQueue.enqueue($0) })
         host.advanceClock = { clock.advance(by: $0) }
         let control = ServeControl(host: host, clock: clock)
         let endpoints: [FakeProviderHost.Endpoint]
@@ -349,6 +355,7 @@ public struct FlowCheckCommand: Sendable {
             controlURL = try control.start(port: options.controlPort)
         } catch {
             host.stop()
+            logQueue.finish(within: Self.serveLogDrainSeconds)
             console.err("flowcheck: could not start the fake providers: \(error)")
             return .harnessFailure
         }
@@ -360,26 +367,32 @@ public struct FlowCheckCommand: Sendable {
             console.err("flowcheck: warning: --host \(options.host) lets any client that can reach this machine use the fakes, which accept any client and hold the fixture's test secrets (the control API stays on 127.0.0.1)")
         }
         for endpoint in endpoints {
-            console.out("\(endpoint.provider.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(endpoint.baseURL.absoluteString)")
+            logQueue.enqueue("\(endpoint.provider.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(endpoint.baseURL.absoluteString)")
             // A provider's other origins (Clover's login pages), one line each.
             for (name, url) in endpoint.baseURLs.sorted(by: { $0.key < $1.key }) where url != endpoint.baseURL {
-                console.out("\("  \(name)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(url.absoluteString)")
+                logQueue.enqueue("\("  \(name)".padding(toLength: 10, withPad: " ", startingAt: 0)) \(url.absoluteString)")
             }
         }
-        console.out("\("control".padding(toLength: 10, withPad: " ", startingAt: 0)) \(controlURL.absoluteString)")
+        logQueue.enqueue("\("control".padding(toLength: 10, withPad: " ", startingAt: 0)) \(controlURL.absoluteString)")
         if let path = options.readyFile {
             do {
                 try ServeReadyFile.write(ServeReadyFile.document(endpoints: endpoints, control: controlURL), to: path)
             } catch {
                 console.err("flowcheck: could not write the ready file \(path): \(error.localizedDescription)")
+                logQueue.finish(within: Self.serveLogDrainSeconds)
                 return .harnessFailure
             }
         }
-        console.out("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on \(options.host); virtual clock at \(ISO8601DateFormatter().string(from: clock.now)) (moved only by the control API); Ctrl-C stops.")
+        logQueue.enqueue("Serving \(endpoints.count) fake provider\(endpoints.count == 1 ? "" : "s") on \(options.host); virtual clock at \(ISO8601DateFormatter().string(from: clock.now)) (moved only by the control API); Ctrl-C stops.")
         _ = await environment.interrupt.wait()
         control.stop()
         host.stop()
-        console.out("Stopped.")
+        logQueue.enqueue("Stopped.")
+        // Bounded: with stdout blocked for good, serve still ends.
+        logQueue.finish(within: Self.serveLogDrainSeconds)
         return .passed
     }
+
+    /// How long `serve` waits, once stopped, for its log to reach stdout.
+    static let serveLogDrainSeconds: TimeInterval = 1
 }

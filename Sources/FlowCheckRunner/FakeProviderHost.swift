@@ -15,10 +15,28 @@ public final class FakeProviderHost: @unchecked Sendable {
         public var baseURLs: [String: URL] = [:]
     }
 
+    /// What a host keeps and accepts, so it can run for days (`flowcheck serve`'s options).
+    public struct Options: Sendable, Equatable {
+        /// Exchanges each provider keeps, the latest (``RecordingBounds/keepLast``).
+        public var keepExchanges: Int
+        /// Longest body kept in a recorded exchange, in bytes.
+        public var maxRecordedBodyBytes: Int
+        /// Connections served at once on each port; more are answered 503 and closed.
+        public var maxConnections: Int
+
+        public init(keepExchanges: Int = 1_000, maxRecordedBodyBytes: Int = 64 * 1024, maxConnections: Int = 128) {
+            self.keepExchanges = keepExchanges
+            self.maxRecordedBodyBytes = maxRecordedBodyBytes
+            self.maxConnections = maxConnections
+        }
+    }
+
     private let fixtures: [(Provider, any ProviderFixture)]
     private let providers: [any ProviderKit]
     private let now: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
+    private let options: Options
+    private let redactor: HostRedactor
     private var worlds: [FakeWorld] = []
     /// Each started provider with its world and fixture secrets, for ``ServeControl``.
     private(set) var served: [(provider: Provider, world: FakeWorld, fixtureSecrets: [String])] = []
@@ -29,12 +47,16 @@ public final class FakeProviderHost: @unchecked Sendable {
     ///   - fixtures: the providers to serve, in order.
     ///   - providers: the kits the fixtures belong to.
     ///   - now: the time the fakes read (the executable passes the wall clock).
-    ///   - log: receives one redacted line per exchange.
-    public init(fixtures: [(Provider, any ProviderFixture)], providers: [any ProviderKit] = ProviderRegistry.kits, now: @escaping @Sendable () -> Date, log: @escaping @Sendable (String) -> Void) {
+    ///   - options: what each provider keeps and how many connections it serves at once.
+    ///   - log: receives one redacted line per exchange, on the connection's thread: it must
+    ///     not block (the executable hands it to a ``LogQueue``).
+    public init(fixtures: [(Provider, any ProviderFixture)], providers: [any ProviderKit] = ProviderRegistry.kits, now: @escaping @Sendable () -> Date, options: Options = Options(), log: @escaping @Sendable (String) -> Void) {
         self.fixtures = fixtures
         self.providers = providers
         self.now = now
+        self.options = options
         self.log = log
+        redactor = HostRedactor(fixtureSecrets: fixtures.flatMap { $0.1.secrets })
     }
 
     /// Starts every provider: on `firstPort`, `firstPort + 1`, ... in order (a provider with
@@ -43,12 +65,13 @@ public final class FakeProviderHost: @unchecked Sendable {
     /// - Throws: when a port cannot be bound (the ones already started are stopped).
     public func start(firstPort: Int = 0, address: BindAddress = .loopback) throws -> [Endpoint] {
         var endpoints: [Endpoint] = []
+        let limits = HTTPServerLimits(maxConnections: options.maxConnections)
+        let recording = RecordingBounds(keepLast: options.keepExchanges, maxBodyBytes: options.maxRecordedBodyBytes)
         do {
             var offset = 0
             for (provider, fixture) in fixtures {
-                let box = WorldBox()
                 let log = self.log
-                let secrets = fixture.secrets
+                let redactor = self.redactor
                 let kit = try providers.registeredKit(for: provider)
                 let port = firstPort == 0 ? 0 : firstPort + offset
                 offset += kit.origins.count
@@ -62,17 +85,16 @@ public final class FakeProviderHost: @unchecked Sendable {
                         return wrapped
                     }
                 }
-                let world = try FakeWorld(kit: kit, fixture: fixture, now: now, advanceClock: advanceClock, port: port, address: address, front: front) { exchange in
+                let world = try FakeWorld(kit: kit, fixture: fixture, now: now, advanceClock: advanceClock, port: port, address: address, front: front, limits: limits, recording: recording) { exchange in
                     // Structure first (bodies, Authorization, query), then every secret known now.
-                    let redactor = Redactor(secrets: secrets + (box.world?.server.issuedSecrets ?? []))
                     let head = Transcript.render(exchange).split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
                     log(ControlCharacters.escaped(redactor.scrub("\(provider.rawValue)  \(head)")))
                 }
-                box.world = world
+                redactor.follow(world.server)
                 let baseURLs = world.server.baseURLs.mapValues { Self.reachable($0, bound: address) }
                 index?.setBaseURLs(baseURLs)
                 worlds.append(world)
-                served.append((provider, world, secrets))
+                served.append((provider, world, fixture.secrets))
                 endpoints.append(Endpoint(provider: provider, baseURL: Self.reachable(world.server.baseURL, bound: address), baseURLs: baseURLs))
             }
         } catch {
@@ -82,21 +104,17 @@ public final class FakeProviderHost: @unchecked Sendable {
         return endpoints
     }
 
+    /// The recorded exchanges of the provider at `position` in the fixtures, the latest
+    /// ``Options/keepExchanges`` of them.
+    public func exchanges(ofProviderAt position: Int) -> [RecordedExchange] {
+        worlds.indices.contains(position) ? worlds[position].server.exchanges : []
+    }
+
     /// Stops every provider. Idempotent.
     public func stop() {
         for world in worlds { world.stop() }
         worlds = []
         served = []
-    }
-
-    /// Lets an exchange observer reach the world it belongs to, which exists only after start.
-    private final class WorldBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: FakeWorld?
-        var world: FakeWorld? {
-            get { lock.lock(); defer { lock.unlock() }; return value }
-            set { lock.lock(); value = newValue; lock.unlock() }
-        }
     }
 
     /// `url` (a server's 127.0.0.1 URL) as a client reaches it when the server binds `address`:

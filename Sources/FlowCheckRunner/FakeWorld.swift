@@ -24,17 +24,18 @@ final class FakeWorld: @unchecked Sendable {
     /// - Parameters:
     ///   - now: the fake's time (a flow's virtual clock; the wall clock for `flowcheck serve`).
     ///   - port: 0 for an ephemeral port.
+    ///   - limits, recording: the server's bounds (a flow's defaults: no cap, everything kept).
     ///   - observer: told of every exchange.
     ///   - address: where the server binds (loopback unless `flowcheck serve --host`).
     ///   - front: wraps the persona before it is served (`flowcheck serve` answers `GET /`).
-    init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
+    init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, limits: HTTPServerLimits = .init(), recording: RecordingBounds = .unbounded, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
         let advance = Locked<TimeInterval?>(nil)
         stallAdvance = advance
         let stallObserver: @Sendable (HTTPRequest) -> Void = { _ in
             if let seconds = advance.withLock({ $0 }) { advanceClock?(seconds) }
         }
         persona = try kit.makeFake(for: fixture)
-        server = FakeProviderServer(provider: front?(persona.provider) ?? persona.provider, now: now, observer: observer, stallObserver: stallObserver, holdObserver: { _ in onHold?() }, holdEndObserver: onHoldEnd)
+        server = FakeProviderServer(provider: front?(persona.provider) ?? persona.provider, now: now, limits: limits, recording: recording, observer: observer, stallObserver: stallObserver, holdObserver: { _ in onHold?() }, holdEndObserver: onHoldEnd)
         try server.start(port: port, address: address)
     }
 

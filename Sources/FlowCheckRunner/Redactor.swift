@@ -16,23 +16,21 @@ public struct Redactor: Sendable {
     /// the report. Structured redaction still hides them in transcripts.
     public static let minimumLength = 4
 
-    private var needles: [String] = []
+    private var index = SecretIndex()
     private var origins: [(String, String)] = []
 
     public init(secrets: [String] = []) {
         add(secrets)
     }
 
-    /// Registers more secrets, in all their travelling forms.
+    /// Registers more secrets, in all their travelling forms. Costs only the new secrets'
+    /// forms: masking does not slow down as secrets accumulate (see ``SecretIndex``).
     public mutating func add(_ secrets: [String]) {
-        var set = Set(needles)
         for secret in secrets where secret.count >= Self.minimumLength {
             for form in Self.forms(of: secret) where form.count >= Self.minimumLength {
-                set.insert(form)
+                index.insert(form)
             }
         }
-        // Longest first, so a secret that contains another is masked whole.
-        needles = set.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }
 
     /// Replaces a server origin (`http://127.0.0.1:54321`) with a stable name such as `{moltin}`,
@@ -50,10 +48,8 @@ public struct Redactor: Sendable {
         for (origin, name) in origins {
             result = Self.replacing(origin, with: name, in: result)
         }
-        for needle in needles {
-            result = Self.replacing(needle, with: Self.mask, in: result)
-        }
-        return result
+        // A secret that contains another is masked whole (the longer form wins).
+        return index.replacingForms(in: result, with: Self.mask)
     }
 
     /// Whether `needle`'s UTF-8 bytes occur in `text`'s.
@@ -142,6 +138,10 @@ public struct Redactor: Sendable {
         let formEncoded = formEncode(secret)
         forms.append(formEncoded)
         forms.append(formEncoded.replacingOccurrences(of: "+", with: "%20"))
+        // Lower-case hex is as valid a percent-encoding (RFC 3986 §2.1) and some clients send it.
+        let lowerHex = lowercasingHex(formEncoded)
+        forms.append(lowerHex)
+        forms.append(lowerHex.replacingOccurrences(of: "+", with: "%20"))
         if let hostEncoded = secret.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed) { forms.append(hostEncoded) }
         if let json = try? JSONSerialization.data(withJSONObject: [secret], options: [.fragmentsAllowed]),
            let text = String(data: json, encoding: .utf8) {
@@ -149,6 +149,21 @@ public struct Redactor: Sendable {
         }
         forms.append(Data(secret.utf8).base64EncodedString())
         return forms
+    }
+
+    /// `encoded` with the two hex digits after each `%` in lower case.
+    private static func lowercasingHex(_ encoded: String) -> String {
+        var out: [UInt8] = []
+        var hexLeft = 0
+        for byte in encoded.utf8 {
+            if hexLeft > 0, (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) {
+                out.append(byte + 32)
+            } else {
+                out.append(byte)
+            }
+            hexLeft = byte == UInt8(ascii: "%") ? 2 : max(hexLeft - 1, 0)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func formEncode(_ s: String) -> String {

@@ -41,10 +41,24 @@ public final class HTTPServer: @unchecked Sendable {
     private let connectionThreads = DispatchGroup()
     private let threadMarker: String
 
-    public init(responder: any HTTPResponder, limits: HTTPServerLimits = .init()) {
+    /// Starts a connection's thread; false when it could not (see ``ConnectionThread``).
+    private let startThread: @Sendable (@escaping @Sendable () -> Void) -> Bool
+
+    public convenience init(responder: any HTTPResponder, limits: HTTPServerLimits = .init()) {
+        self.init(responder: responder, limits: limits, startThread: ConnectionThread.start)
+    }
+
+    /// - Parameter startThread: how connection threads are started (tests make it fail).
+    init(responder: any HTTPResponder, limits: HTTPServerLimits, startThread: @escaping @Sendable (@escaping @Sendable () -> Void) -> Bool) {
         self.responder = responder
         self.limits = limits
+        self.startThread = startThread
         self.threadMarker = "FlowCheckFakeServer.HTTPServer.\(UUID().uuidString)"
+    }
+
+    /// How many connections are registered (being served) now.
+    var openConnections: Int {
+        state.withLock { $0.connections.count }
     }
 
     deinit {
@@ -153,46 +167,65 @@ public final class HTTPServer: @unchecked Sendable {
         thread.start()
     }
 
+    /// What becomes of an accepted socket.
+    private enum Admission {
+        case served, shed, listenerClosed
+        /// accept() failed with this errno.
+        case acceptFailed(Int32)
+    }
+
     private func acceptLoop(_ listener: Int32) {
         while true {
             let fd = accept(listener, nil, nil)
-            let stillListening = state.withLock { state -> Bool in
-                guard state.phase == .listening, state.listener == listener else { return false }
-                if fd >= 0 { spawnConnection(fd, state: &state) }
-                return true
+            // Read at once: taking the lock may change errno.
+            let acceptError = fd < 0 ? errno : 0
+            let admission = state.withLock { state -> Admission in
+                guard state.phase == .listening, state.listener == listener else { return .listenerClosed }
+                guard fd >= 0 else { return .acceptFailed(acceptError) }
+                return spawnConnection(fd, state: &state)
             }
-            if !stillListening {
+            switch admission {
+            case .listenerClosed:
                 if fd >= 0 { close(fd) }
                 return
-            }
-            if fd < 0 {
-                switch errno {
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Out of resources: back off briefly instead of spinning on the error.
-                    usleep(10_000)
-                default:
-                    continue
-                }
+            case .shed:
+                // Outside the lock: the answer is a few bytes into an empty send buffer, but
+                // `stop()` must never wait behind a write.
+                ConnectionShedding.answer(fd)
+                close(fd)
+            case .acceptFailed(EMFILE), .acceptFailed(ENFILE), .acceptFailed(ENOBUFS), .acceptFailed(ENOMEM):
+                // Out of descriptors or memory: back off briefly instead of spinning on the
+                // error; a stop() meanwhile is seen at the next turn.
+                usleep(10_000)
+            case .acceptFailed, .served:
+                break
             }
         }
     }
 
-    /// Registers and serves an accepted socket on its own thread; caller holds the lock.
-    private func spawnConnection(_ fd: Int32, state: inout State) {
+    /// Registers and serves an accepted socket on its own thread, or says to shed it when the
+    /// server is at its connection cap or the thread cannot start (then nothing stays
+    /// registered); caller holds the lock.
+    private func spawnConnection(_ fd: Int32, state: inout State) -> Admission {
+        if limits.maxConnections > 0, state.connections.count >= limits.maxConnections { return .shed }
         state.connections.insert(fd)
         Socket.setTimeouts(fd, seconds: limits.readTimeout)
         Socket.setNoDelay(fd)
         connectionThreads.enter()
         let connection = HTTPConnection(fd: fd, responder: responder, limits: limits)
         let marker = threadMarker
-        let thread = Thread { [self] in
+        let started = startThread { [self] in
             Thread.current.threadDictionary[marker] = true
             connection.run()
             _ = self.state.withLock { $0.connections.remove(fd) }
             close(fd)
             connectionThreads.leave()
         }
-        thread.name = "FlowCheckFakeServer.connection"
-        thread.start()
+        guard started else {
+            state.connections.remove(fd)
+            connectionThreads.leave()
+            return .shed
+        }
+        return .served
     }
 }

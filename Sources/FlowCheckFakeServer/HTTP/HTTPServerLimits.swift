@@ -24,14 +24,19 @@ public struct HTTPServerLimits: Sendable, Equatable {
     /// Seconds a connection, fresh or kept alive, may wait for the first byte of its next
     /// request before it is closed without a response.
     public var idleTimeout: TimeInterval
+    /// Most connections served at once on one listener; a connection beyond it is answered
+    /// 503 with `Retry-After` and closed. 0 or less: no cap.
+    public var maxConnections: Int
 
     public init(
         maxHeaderBytes: Int = 16 * 1024,
         maxBodyBytes: Int = 1024 * 1024,
         readTimeout: TimeInterval = 10,
         requestHeaderTimeout: TimeInterval = 10,
-        idleTimeout: TimeInterval = 30
+        idleTimeout: TimeInterval = 30,
+        maxConnections: Int = 0
     ) {
+        self.maxConnections = maxConnections
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.readTimeout = readTimeout

@@ -20,6 +20,8 @@ public final class FakeProviderServer: @unchecked Sendable {
     private let control = Locked(Control())
 
     /// - Parameters:
+    ///   - limits: the listeners' bounds (``HTTPServerLimits``).
+    ///   - recording: how much traffic is kept in ``exchanges`` (all of it by default).
     ///   - observer: told of every exchange after it is recorded, on the connection's thread
     ///     (e.g. to log it). Requests the parser refuses (400, 408, 413, 431, 501, 505) are
     ///     recorded too, with what could be read of them ("?" where nothing could).
@@ -35,13 +37,14 @@ public final class FakeProviderServer: @unchecked Sendable {
         provider: any FakeProvider,
         now: @escaping @Sendable () -> Date,
         limits: HTTPServerLimits = .init(),
+        recording: RecordingBounds = .unbounded,
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
         stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
         holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
         holdEndObserver: (@Sendable () -> Void)? = nil
     ) {
         self.provider = provider
-        let chain = ProviderResponder(provider: provider, now: now, observer: observer, stallObserver: stallObserver, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
+        let chain = ProviderResponder(provider: provider, now: now, recording: recording, observer: observer, stallObserver: stallObserver, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
         self.chain = chain
         self.servers = type(of: provider).origins.map { origin in
             (origin, HTTPServer(responder: OriginResponder(origin: origin, chain: chain), limits: limits))

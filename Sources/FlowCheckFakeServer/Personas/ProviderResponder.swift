@@ -31,10 +31,25 @@ final class ProviderResponder: TransportAwareResponder {
             return fault.kind
         }
 
+        var bounds = RecordingBounds.unbounded
+        /// Exchanges recorded since the start, kept or not: the next one's index.
+        var recorded = 0
+
         mutating func record(_ request: HTTPRequest, _ response: HTTPResponse, fault: FaultKind?, at time: Date, origin: String) -> RecordedExchange {
-            let exchange = RecordedExchange(index: exchanges.count, time: time, request: request, response: response, fault: fault?.rawValue, origin: origin)
+            let exchange = bounds.cut(RecordedExchange(index: recorded, time: time, request: request, response: response, fault: fault?.rawValue, origin: origin))
+            recorded += 1
             exchanges.append(exchange)
+            // Trimmed in batches, so keeping the last N costs O(1) per exchange on average.
+            if let keep = bounds.keepLast, exchanges.count >= 2 * keep + 1 {
+                exchanges.removeFirst(exchanges.count - keep)
+            }
             return exchange
+        }
+
+        /// The exchanges the bounds keep.
+        var kept: [RecordedExchange] {
+            guard let keep = bounds.keepLast, exchanges.count > keep else { return exchanges }
+            return Array(exchanges.suffix(keep))
         }
     }
 
@@ -53,6 +68,7 @@ final class ProviderResponder: TransportAwareResponder {
     init(
         provider: any FakeProvider,
         now: @escaping @Sendable () -> Date,
+        recording: RecordingBounds = .unbounded,
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
         stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
         holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
@@ -64,6 +80,7 @@ final class ProviderResponder: TransportAwareResponder {
         self.observer = observer
         self.stallObserver = stallObserver
         self.holdObserver = holdObserver
+        state.withLock { $0.bounds = recording }
     }
 
     /// Whether a `hold` fault is armed with requests left to hold.
@@ -72,7 +89,7 @@ final class ProviderResponder: TransportAwareResponder {
     }
 
     var exchanges: [RecordedExchange] {
-        state.withLock { $0.exchanges }
+        state.withLock { $0.kept }
     }
 
     var faults: [Fault] {

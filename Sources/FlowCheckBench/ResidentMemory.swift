@@ -1,0 +1,13 @@
+/// The process's resident set now (VmRSS), as opposed to its peak (``PeakMemory``).
+enum ResidentMemory {
+    /// VmRSS from /proc/self/status in bytes; nil where there is no procfs (macOS).
+    static func bytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, let kilobytes = Int(fields[1]) else { return nil }
+            return kilobytes * 1024
+        }
+        return nil
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import FlowCheckFakeServer
+import FlowCheckProviders
+import FlowCheckRunner
+import FlowCheckSpec
+
+/// `flowcheck serve` for the long run, through the same host (`FakeProviderHost`, every
+/// default provider, each exchange logged through a `LogQueue` and the host's redactor):
+///
+/// - throughput: `GET /v1/products` on a fresh host, then on one that has issued `tokens`
+///   tokens; the second must stay within 20% of the first (it fell 200-fold once, when the
+///   redactor was rebuilt from every issued secret per exchange);
+/// - memory: the resident set after `baselineSeconds` of that load and after `soakSeconds`;
+///   the growth must stay under 20 MiB (it was about 410 bytes a request, unbounded).
+struct ServeSoakBenchmark {
+    struct Figure {
+        var tokens: Int
+        var freshPerSecond: Double
+        var afterTokensPerSecond: Double
+        var baselineSeconds: Double
+        var soakSeconds: Double
+        var residentAtBaseline: Int?
+        var residentAtEnd: Int?
+        var logLines: Int
+
+        var throughputRatio: Double { afterTokensPerSecond / max(freshPerSecond, 1) }
+        var growthMiB: Double? {
+            guard let start = residentAtBaseline, let end = residentAtEnd else { return nil }
+            return Double(end - start) / 1_048_576
+        }
+        var throughputHolds: Bool { throughputRatio >= 0.8 }
+        var memoryHolds: Bool { (growthMiB ?? 0) <= 20 }
+
+        var lines: [String] {
+            let memory = growthMiB.map { "\(Format.fixed($0, 1)) MiB" } ?? "unknown (no /proc/self/status)"
+            return [
+                "serve req/s, fresh host: \(Format.whole(freshPerSecond))",
+                "serve req/s, after \(tokens) tokens issued: \(Format.whole(afterTokensPerSecond)) (\(Format.whole(throughputRatio * 100))% of fresh; must be ≥ 80%: \(throughputHolds ? "holds" : "FAILS"))",
+                "serve resident memory growth from \(Format.whole(baselineSeconds)) s to \(Format.whole(soakSeconds)) s of load: \(memory) (must be ≤ 20 MiB: \(memoryHolds ? "holds" : "FAILS"))",
+                "serve log lines written: \(logLines)",
+            ]
+        }
+    }
+
+    var tokens = 10_000
+    var connections = 4
+    /// How long each throughput figure is measured.
+    var throughputSeconds: Double = 5
+    var baselineSeconds: Double = 5
+    var soakSeconds: Double = 60
+
+    private final class LineCount: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.lock(); count += 1; lock.unlock() }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    }
+
+    func run() throws(BenchError) -> Figure {
+        let written = LineCount()
+        let fresh = try Self.startHost(written)
+        let freshRate = try Self.load(fresh, connections: connections, seconds: throughputSeconds).perSecond
+        fresh.host.stop()
+
+        let soaked = try Self.startHost(written)
+        defer { soaked.host.stop() }
+        let tokenRequest = Self.tokenRequest(port: soaked.port)
+        let issuers = try (0..<connections).map { _ throws(BenchError) in try LoadConnection(port: soaked.port) }
+        for number in 0..<tokens {
+            let status = try issuers[number % issuers.count].roundTrip(tokenRequest)
+            guard status == 200 else { throw .harness("the fake Moltin answered \(status) to a token request") }
+        }
+        let afterRate = try Self.load(soaked, connections: connections, seconds: throughputSeconds).perSecond
+
+        var baseline: Int?
+        _ = try Self.load(soaked, connections: connections, seconds: baselineSeconds)
+        baseline = ResidentMemory.bytes()
+        _ = try Self.load(soaked, connections: connections, seconds: max(soakSeconds - baselineSeconds, 0))
+        let end = ResidentMemory.bytes()
+        _ = soaked.queue.finish(within: 5)
+        return Figure(
+            tokens: tokens, freshPerSecond: freshRate, afterTokensPerSecond: afterRate, baselineSeconds: baselineSeconds,
+            soakSeconds: soakSeconds, residentAtBaseline: baseline, residentAtEnd: end, logLines: written.value)
+    }
+
+    private struct Running {
+        let host: FakeProviderHost
+        let queue: LogQueue
+        let port: Int
+        let token: String
+    }
+
+    /// `serve`'s host over the default fixtures, logging into a queue whose writer only counts.
+    private static func startHost(_ written: LineCount) throws(BenchError) -> Running {
+        let queue = LogQueue(write: { _ in written.add() })
+        let fixtures: [(Provider, any ProviderFixture)]
+        do {
+            fixtures = try SpecLoader.standard.decodeFixtures(Array(FakeProviderHost.defaultFixtureJSON.utf8), file: "(default fixture)")
+        } catch {
+            throw .harness("the default serve fixture does not load: \(error)")
+        }
+        let host = FakeProviderHost(fixtures: fixtures, now: { Date() }, log: { queue.enqueue($0) })
+        let endpoints: [FakeProviderHost.Endpoint]
+        do {
+            endpoints = try host.start()
+        } catch {
+            throw .harness("the serve host would not start: \(error)")
+        }
+        guard let position = endpoints.firstIndex(where: { $0.provider.rawValue == "moltin" }), let port = endpoints[position].baseURL.port else {
+            host.stop()
+            throw .harness("the default serve fixture has no Moltin")
+        }
+        let connection = try LoadConnection(port: port)
+        guard try connection.roundTrip(tokenRequest(port: port)) == 200,
+              let answer = host.exchanges(ofProviderAt: position).last?.response.jsonBody,
+              case .object(let fields) = answer, case .string(let token)? = fields["access_token"]
+        else {
+            host.stop()
+            throw .harness("the serve host's Moltin issued no token")
+        }
+        return Running(host: host, queue: queue, port: port, token: token)
+    }
+
+    private static func tokenRequest(port: Int) -> [UInt8] {
+        let body = "grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234"
+        return Array("POST \(FakeMoltin.tokenPath) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+    }
+
+    /// `GET /v1/products` with a valid token on `connections` keep-alive connections for
+    /// `seconds`; requests per second over all of them.
+    private static func load(_ running: Running, connections: Int, seconds: Double) throws(BenchError) -> (requests: Int, perSecond: Double) {
+        guard seconds > 0 else { return (0, 0) }
+        let request = Array("GET /v1/products HTTP/1.1\r\nHost: 127.0.0.1:\(running.port)\r\nAuthorization: Bearer \(running.token)\r\n\r\n".utf8)
+        let clients = try (0..<max(connections, 1)).map { _ throws(BenchError) in try LoadConnection(port: running.port) }
+        let workers = clients.map { Worker(connection: $0, request: request) }
+        let start = ContinuousClock.now
+        let deadline = start + .seconds(seconds)
+        let done = DispatchGroup()
+        for worker in workers {
+            done.enter()
+            let thread = Thread {
+                worker.run(until: deadline)
+                done.leave()
+            }
+            thread.name = "flowcheck-bench.soak"
+            thread.start()
+        }
+        done.wait()
+        let elapsed = Stopwatch.seconds(ContinuousClock.now - start)
+        if let failure = workers.lazy.compactMap(\.failure).first { throw .harness(failure) }
+        let requests = workers.reduce(0) { $0 + $1.completed }
+        return (requests, Double(requests) / max(elapsed, 1e-9))
+    }
+
+    private final class Worker: @unchecked Sendable {
+        let connection: LoadConnection
+        let request: [UInt8]
+        private(set) var completed = 0
+        private(set) var failure: String?
+
+        init(connection: LoadConnection, request: [UInt8]) {
+            self.connection = connection
+            self.request = request
+        }
+
+        func run(until deadline: ContinuousClock.Instant) {
+            while ContinuousClock.now < deadline {
+                do {
+                    let status = try connection.roundTrip(request)
+                    guard status == 200 else {
+                        failure = "the serve host answered \(status), not 200"
+                        return
+                    }
+                } catch {
+                    failure = error.description
+                    return
+                }
+                completed += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Log lines handed to a writer on a thread of their own, through a bounded queue: a caller
+/// (a connection's thread in `flowcheck serve`) never waits for the writer. When the queue is
+/// full, because the writer is blocked (nobody reads stdout) or slower than the traffic, the
+/// line is dropped and counted; the count is written, as one line, before the next line the
+/// writer gets to write.
+public final class LogQueue: @unchecked Sendable {
+    /// Longest line written, in characters; a longer one is cut and marked.
+    public static let defaultMaxLineLength = 2_000
+
+    private let condition = NSCondition()
+    private var lines: [String] = []
+    private var droppedSinceWritten = 0
+    private var droppedTotal = 0
+    private var finished = false
+    private var writing = false
+    private let capacity: Int
+    private let maxLineLength: Int
+    private let write: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - capacity: most lines waiting to be written.
+    ///   - maxLineLength: longest line, in characters, before it is cut with a marker.
+    ///   - write: writes one line; may block for as long as it likes.
+    public init(capacity: Int = 1_000, maxLineLength: Int = LogQueue.defaultMaxLineLength, write: @escaping @Sendable (String) -> Void) {
+        self.capacity = max(capacity, 1)
+        self.maxLineLength = max(maxLineLength, 1)
+        self.write = write
+        let thread = Thread { [self] in run() }
+        thread.name = "FlowCheck.log"
+        thread.start()
+    }
+
+    /// Queues `line`, cut to the maximum length, or drops and counts it when the queue is full
+    /// or finished. Never blocks on the writer.
+    public func enqueue(_ line: String) {
+        let cut = Self.cut(line, to: maxLineLength)
+        condition.lock()
+        defer { condition.unlock() }
+        guard !finished, lines.count < capacity else {
+            droppedSinceWritten += 1
+            droppedTotal += 1
+            return
+        }
+        lines.append(cut)
+        condition.signal()
+    }
+
+    /// Lines dropped so far.
+    public var dropped: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return droppedTotal
+    }
+
+    /// Stops taking lines and waits until everything queued is written or `deadline` passes
+    /// (the writer may be blocked for good); true when everything was written.
+    @discardableResult
+    public func finish(within seconds: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        finished = true
+        condition.broadcast()
+        while !lines.isEmpty || writing || droppedSinceWritten > 0 {
+            guard condition.wait(until: deadline) else { return false }
+        }
+        return true
+    }
+
+    /// `line` cut to `length` characters, with a marker saying how many were cut.
+    public static func cut(_ line: String, to length: Int) -> String {
+        guard line.count > length else { return line }
+        return "\(line.prefix(length))… [\(line.count - length) characters cut]"
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while lines.isEmpty && droppedSinceWritten == 0 && !finished {
+                condition.wait()
+            }
+            if lines.isEmpty && droppedSinceWritten == 0 && finished {
+                condition.unlock()
+                return
+            }
+            // Lines are dropped only while the queue is full, so every queued line came
+            // before the drops it reports.
+            var batch = lines
+            lines.removeAll(keepingCapacity: true)
+            if droppedSinceWritten > 0 {
+                batch.append("flowcheck: \(droppedSinceWritten) log line\(droppedSinceWritten == 1 ? "" : "s") dropped (the output was not being read fast enough)")
+                droppedSinceWritten = 0
+            }
+            writing = true
+            condition.unlock()
+            for line in batch { write(line) }
+            condition.lock()
+            writing = false
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}
