@@ -14,11 +14,15 @@ struct EveryTestHasATimeLimitTests {
     /// The package root, three folders up from this file.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Every folder under `Tests/`: one per test target.
+    /// Folders under `Tests/` that hold a helper executable for tests, not tests.
+    static let helperExecutables: Set<String> = ["StoreChurn"]
+
+    /// Every folder under `Tests/` but the helper executables: one per test target.
     static let testTargets: [String] = {
         let folder = packageRoot.appendingPathComponent("Tests").path
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return names.filter { name in
+            guard !helperExecutables.contains(name) else { return false }
             var isFolder: ObjCBool = false
             return FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder) && isFolder.boolValue
         }.sorted()

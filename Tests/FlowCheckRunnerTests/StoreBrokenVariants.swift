@@ -45,14 +45,16 @@ enum StoreBrokenVariants {
                 guard FileManager.default.fileExists(atPath: path) else { return try base.write(data, for: key) }
                 try Self.writeFile(path, data, flags: O_WRONLY | O_TRUNC, mode: 0o600)
             case .worldReadable:
-                let temporary = base.directory.appendingPathComponent(".tmp-" + UUID().uuidString).path
+                // Named as the store names its own (`.tmp-PID-UUID`), by this live process.
+                let temporary = base.directory.appendingPathComponent(".tmp-\(getpid())-" + UUID().uuidString).path
                 try Self.writeFile(temporary, data, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
                 guard rename(temporary, path) == 0 else {
                     unlink(temporary)
                     throw StoreWriteError("could not replace the token file")
                 }
             case .leavesTemporaryFile:
-                let temporary = base.directory.appendingPathComponent(".tmp-" + UUID().uuidString).path
+                // Named as the store names its own (`.tmp-PID-UUID`), by this live process.
+                let temporary = base.directory.appendingPathComponent(".tmp-\(getpid())-" + UUID().uuidString).path
                 try Self.writeFile(temporary, data, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
                 try base.write(data, for: key)
             }
