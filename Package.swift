@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "FlowCheckTestSupport", targets: ["FlowCheckTestSupport"]),
         .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckReports"]),
         .library(name: "FlowCheckExampleDriver", targets: ["FlowCheckExampleDriver"]),
+        // The whole command line for a team's own driver: `exit(await FlowCheckMain.run(driver: MyDriver()))`.
+        .library(name: "FlowCheckCLI", targets: ["FlowCheckCLI"]),
     ],
     targets: [
         // The SDK core: our own platform-neutral OAuth client. Foundation only.

@@ -32,6 +32,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// `--list --requirements`: print the requirement coverage matrix instead of the flows.
     public var requirements = false
     public var help = false
+    /// `--version`: print the tool's version and exit.
+    public var version = false
     public var jobs: Int?
     /// `--shard i/n`: this run takes the i-th of n deterministic slices.
     public var shard: (index: Int, count: Int)?
@@ -57,7 +59,7 @@ public struct CommandLineOptions: Sendable, Equatable {
 
     public static func == (lhs: CommandLineOptions, rhs: CommandLineOptions) -> Bool {
         lhs.command == rhs.command && lhs.paths == rhs.paths && lhs.junitPath == rhs.junitPath && lhs.markdownPath == rhs.markdownPath
-            && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.requirements == rhs.requirements && lhs.help == rhs.help && lhs.jobs == rhs.jobs
+            && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.requirements == rhs.requirements && lhs.help == rhs.help && lhs.version == rhs.version && lhs.jobs == rhs.jobs
             && lhs.shard?.index == rhs.shard?.index && lhs.shard?.count == rhs.shard?.count && lhs.format == rhs.format
             && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath && lhs.explore == rhs.explore
             && lhs.host == rhs.host && lhs.controlPort == rhs.controlPort && lhs.readyFile == rhs.readyFile
@@ -104,6 +106,7 @@ public struct CommandLineOptions: Sendable, Equatable {
                         serve: exchanges each provider keeps in memory, the latest (default: 1000)
       --max-connections N
                         serve: connections served at once per port; more get 503 (default: 128)
+      --version         print flowcheck's version
       -h, --help        show this help
 
     EXPLORE OPTIONS:
@@ -118,6 +121,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       1  at least one flow failed
       2  usage error or an invalid spec (the valid specs still run; reports are still written)
       3  the harness itself failed (a flow could not be run, or a report could not be written)
+      130/143  interrupted by SIGINT/SIGTERM (a run writes its reports first; a second signal exits at once)
 
     ENVIRONMENT:
       GITHUB_ACTIONS=true   print ::error annotations on the failing spec's line
@@ -131,7 +135,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck explore --seed 1 --runs 1000
     """
 
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--help"]
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--version", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
@@ -170,6 +174,7 @@ public struct CommandLineOptions: Sendable, Equatable {
                 switch flag {
                 case "--": onlyPaths = true
                 case "-h", "--help": options.help = true
+                case "--version": options.version = true
                 case "--list": options.list = true
                 case "--requirements": options.requirements = true
                 case "--junit": options.junitPath = try take()
@@ -230,7 +235,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             }
             index += 1
         }
-        if options.help { return options }
+        if options.help || options.version { return options }
         if options.command != .serve && (options.host != "127.0.0.1" || options.controlPort != 0 || options.readyFile != nil) {
             throw UsageError(description: "--host, --control-port and --ready-file go with serve (try: flowcheck serve --ready-file /tmp/ready.json)")
         }

@@ -81,6 +81,10 @@ public struct FlowCheckCommand: Sendable {
             console.out(CommandLineOptions.usage)
             return .passed
         }
+        if options.version {
+            console.out("flowcheck \(ToolVersion.current)")
+            return .passed
+        }
         switch options.command {
         case .serve:
             environment.interrupt.handle()

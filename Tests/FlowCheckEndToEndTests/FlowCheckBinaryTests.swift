@@ -263,6 +263,12 @@ struct FlowCheckBinaryTests {
         #expect(!text.contains(token) && !text.contains("serve-secret-1234"), "serve logs exchanges redacted")
     }
 
+    @Test func versionPrintsTheToolsVersion() async throws {
+        let run = try await Self.run(["--version"], in: FileManager.default.temporaryDirectory)
+        #expect(run.status == 0)
+        #expect(run.stdout.range(of: #"^flowcheck [0-9]+\.[0-9]+\.[0-9]+\n$"#, options: .regularExpression) != nil, "\(run.stdout)")
+    }
+
     @Test func helpExitsZero() async throws {
         let run = try await Self.run(["--help"], in: FileManager.default.temporaryDirectory)
         #expect(run.status == 0)
