@@ -55,9 +55,9 @@ public struct Baseline: Sendable, Equatable {
     public static func parse(_ text: String, file: String) throws(Problem) -> Baseline {
         var entries: [Entry] = []
         var seen: [String: Int] = [:]
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // `\r\n` is one Character (and one line break), like `\n`.
+        for (offset, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = offset + 1
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let id = String(trimmed.prefix { $0 != " " && $0 != "\t" })
