@@ -30,6 +30,19 @@ struct BaselineBinaryTests {
         #expect(markdown.contains("Baselined (expected to fail, known debt): counts are off."))
     }
 
+    @Test(.enabled(if: RequirementMatrixBinaryTests.xmllint != nil && FileManager.default.fileExists(atPath: RequirementMatrixBinaryTests.junitSchema.path), "needs xmllint and ../shared/junit/junit-10.xsd"))
+    func theBaselinedJUnitIsSchemaValid() async throws {
+        let root = try Self.workspace(baseline: "E2E-FAIL counts & <things> are off\n")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try await E2E.run(["--baseline", "known.txt", "specs"], in: root)
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        let junit = root.appendingPathComponent("reports/junit.xml")
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains("message=\"baselined: counts &amp; &lt;things&gt; are off\""))
+        let lint = try await ChildProcess.launch("xmllint", executable: URL(fileURLWithPath: try #require(RequirementMatrixBinaryTests.xmllint)), arguments: ["--noout", "--schema", RequirementMatrixBinaryTests.junitSchema.path, junit.path], deadline: 60)
+        defer { lint.kill() }
+        #expect(try await lint.exitStatus() == 0, "xmllint: \(lint.stderr.text)")
+    }
+
     @Test func aNewFailureExitsOne() async throws {
         let root = try Self.workspace(baseline: "E2E-PASS was flaky\n")
         defer { try? FileManager.default.removeItem(at: root) }

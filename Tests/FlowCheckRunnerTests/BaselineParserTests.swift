@@ -54,4 +54,18 @@ struct BaselineParserTests {
         #expect(baseline.entries.map(\.id) == ["MLT-A", "MLT-B"])
         #expect(baseline.entries.map(\.reason) == ["failed", "two lines"])
     }
+
+    /// Only a failure is baselined: an error the baseline lists stays an error, and a listed
+    /// flow that passed is named as unexpectedly passing.
+    @Test func onlyFailuresAreBaselinedAndPassesAreNamed() {
+        func flow(_ id: String, _ status: FlowResult.Status) -> FlowResult {
+            FlowResult(id: id, title: "t", summary: nil, file: "f.json", provider: "moltin", seed: "s", passage: "p", decisions: [], steps: [], status: status, failures: [], errorMessage: nil, transcript: [], duration: 0)
+        }
+        let run = RunResult(
+            flows: [flow("A-FAIL", .failed), flow("B-FAIL", .failed), flow("C-ERR", .error), flow("D-PASS", .passed), flow("E-SKIP", .passedWithSkips)],
+            driverName: "d", baselined: ["A-FAIL": "known", "C-ERR": "known", "D-PASS": "known", "E-SKIP": "known"])
+        #expect(run.flows.map { run.baselineReason($0) } == ["known", nil, nil, nil, nil])
+        #expect(run.baselinedFailures == 1 && run.newFailures == 1 && run.errors == 1)
+        #expect(run.unexpectedlyPassing == ["D-PASS", "E-SKIP"])
+    }
 }
