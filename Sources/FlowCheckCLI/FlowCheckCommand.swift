@@ -293,7 +293,7 @@ public struct FlowCheckCommand: Sendable {
     static func loadBaseline(_ path: String?, loaded: SpecLoader.Result) -> Result<Baseline?, Baseline.Problem> {
         guard let path else { return .success(nil) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(Baseline.Problem(file: path, line: 0, message: "cannot read the baseline file"))
+            return .failure(Baseline.Problem(file: path, line: 0, message: "cannot read the --baseline file (a missing file or a folder?)"))
         }
         do {
             let baseline = try Baseline.parse(String(decoding: data, as: UTF8.self), file: path)

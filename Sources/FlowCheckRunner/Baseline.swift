@@ -33,7 +33,8 @@ public struct Baseline: Sendable, Equatable {
             self.message = message
         }
 
-        public var description: String { "\(file):\(line): \(message)" }
+        /// `file:line: message`; `file: message` for the file as a whole (line 0: it cannot be read).
+        public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
     }
 
     public var file: String

@@ -73,6 +73,9 @@ struct BaselineBinaryTests {
         let malformed = try await E2E.run(["--baseline", "known.txt", "specs"], in: root)
         #expect(malformed.status == 2, "\(malformed.stdout)\n\(malformed.stderr)")
         #expect(malformed.stderr.contains("flowcheck: known.txt:2: E2E-FAIL has no reason"))
+        let missing = try await E2E.run(["--baseline", "nowhere.txt", "specs"], in: root)
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "flowcheck: nowhere.txt: cannot read the --baseline file (a missing file or a folder?)\n")
         try Data("E2E-FAIL ok\nE2E-PAS typo\n".utf8).write(to: root.appendingPathComponent("known.txt"))
         // The id is checked against every loaded spec, not the --filter selection.
         let unknown = try await E2E.run(["--baseline", "known.txt", "--filter", "FAIL", "specs"], in: root)
