@@ -52,6 +52,12 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var keepExchanges = 1_000
     /// `serve`: connections served at once on each port (more are answered 503).
     public var maxConnections = 128
+    /// `--baseline FILE`: flows expected to fail (see ``Baseline``).
+    public var baselinePath: String?
+    /// `--write-baseline FILE`: this run's failures, written as a baseline.
+    public var writeBaselinePath: String?
+    /// `--strict-baseline`: a baselined flow that passes fails the run.
+    public var strictBaseline = false
     /// `explore`: its own options (parsed in CommandLineOptions+Explore.swift).
     public var explore = ExploreOptions()
 
@@ -64,6 +70,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath && lhs.explore == rhs.explore
             && lhs.host == rhs.host && lhs.controlPort == rhs.controlPort && lhs.readyFile == rhs.readyFile
             && lhs.keepExchanges == rhs.keepExchanges && lhs.maxConnections == rhs.maxConnections
+            && lhs.baselinePath == rhs.baselinePath && lhs.writeBaselinePath == rhs.writeBaselinePath && lhs.strictBaseline == rhs.strictBaseline
     }
 
     /// A command line that cannot be understood.
@@ -93,6 +100,13 @@ public struct CommandLineOptions: Sendable, Equatable {
       --shard I/N       run the I-th of N deterministic slices of the flows (by id)
       --jobs N          flows run at once (default: the number of cores)
       --format FORMAT   text (default) or json: machine-readable results on stdout
+      --baseline FILE   flows expected to fail, one a line as `FLOW-ID reason words` (# comments,
+                        blank lines): their failures are reported as baselined and do not fail
+                        the run; a new failure does; a listed flow that passes is reported
+      --strict-baseline with --baseline: a listed flow that passes fails the run (exit 1)
+      --write-baseline FILE
+                        write this run's failed flows as a baseline (sorted, each with its
+                        first failure), for --baseline
       --list            list the flows without running them
       --requirements    with --list: print the requirement coverage matrix (who checks what)
       --port N          serve: the first port (providers take N, N+1, ...; default: ephemeral)
@@ -117,9 +131,10 @@ public struct CommandLineOptions: Sendable, Equatable {
       --out DIR         where shrunk failing specs are written (default: reports/explore)
 
     EXIT CODES:
-      0  every flow passed (validate: every spec is valid)
-      1  at least one flow failed
-      2  usage error or an invalid spec (the valid specs still run; reports are still written)
+      0  every flow passed, or failed as --baseline expects (validate: every spec is valid)
+      1  at least one flow failed (not in --baseline), or --strict-baseline and a listed flow passed
+      2  usage error, an invalid spec (the valid specs still run; reports are still written) or
+         an unusable --baseline (a malformed line, an unknown flow id: named as FILE:LINE)
       3  the harness itself failed (a flow could not be run, or a report could not be written)
       130/143  interrupted by SIGINT/SIGTERM (a run writes its reports first; a second signal exits at once)
 
@@ -132,10 +147,11 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck specs/
       flowcheck --filter '^MLT-' --markdown /tmp/moltin.md specs/
       flowcheck --shard 2/3 specs/
+      flowcheck --write-baseline known-failures.txt specs/; flowcheck --baseline known-failures.txt specs/
       flowcheck explore --seed 1 --runs 1000
     """
 
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--version", "--help"]
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--baseline", "--write-baseline", "--strict-baseline", "--version", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
@@ -218,6 +234,9 @@ public struct CommandLineOptions: Sendable, Equatable {
                     let text = try take()
                     guard let port = Int(text), (0...65_535).contains(port) else { throw UsageError(description: "--control-port takes a port from 0 to 65535, not \(text)") }
                     options.controlPort = port
+                case "--baseline": options.baselinePath = try take()
+                case "--write-baseline": options.writeBaselinePath = try take()
+                case "--strict-baseline": options.strictBaseline = true
                 case "--ready-file":
                     options.readyFile = try take()
                 case "--keep-exchanges":
@@ -238,6 +257,12 @@ public struct CommandLineOptions: Sendable, Equatable {
         if options.help || options.version { return options }
         if options.command != .serve && (options.host != "127.0.0.1" || options.controlPort != 0 || options.readyFile != nil) {
             throw UsageError(description: "--host, --control-port and --ready-file go with serve (try: flowcheck serve --ready-file /tmp/ready.json)")
+        }
+        if options.command != .run && (options.baselinePath != nil || options.writeBaselinePath != nil || options.strictBaseline) {
+            throw UsageError(description: "--baseline, --write-baseline and --strict-baseline go with a run (try: flowcheck --baseline known-failures.txt specs/)")
+        }
+        if options.strictBaseline && options.baselinePath == nil {
+            throw UsageError(description: "--strict-baseline goes with --baseline FILE (try: flowcheck --baseline known-failures.txt --strict-baseline specs/)")
         }
         if options.requirements && !(options.list && options.command == .run) {
             throw UsageError(description: "--requirements goes with --list (try: flowcheck --list --requirements specs/)")

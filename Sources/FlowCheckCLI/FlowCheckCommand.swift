@@ -147,6 +147,14 @@ public struct FlowCheckCommand: Sendable {
             return .usageOrInvalidSpec
         }
         reportWarnings(loaded, console: console)
+        let baseline: Baseline?
+        switch Self.loadBaseline(options.baselinePath, loaded: loaded) {
+        case .success(let read): baseline = read
+        case .failure(let problem):
+            console.err("flowcheck: " + ControlCharacters.escaped(problem.description))
+            return .usageOrInvalidSpec
+        }
+        let baselined = baseline?.reasons ?? [:]
         let startedAt = environment.now()
         let json = options.format == .json
         var specs = loaded.specs
@@ -211,7 +219,7 @@ public struct FlowCheckCommand: Sendable {
             let finished = done.increment()
             if json { return }
             progress?("")
-            console.out(ConsoleReport.line(flow, colour: colour))
+            console.out(ConsoleReport.line(flow, colour: colour, baselined: flow.status == .failed ? baselined[flow.id] : nil))
             if finished < total { progress?("[\(finished)/\(total)] running") }
         }
         progress?("")
@@ -219,7 +227,7 @@ public struct FlowCheckCommand: Sendable {
             let finished = Set(flows.map(\.id))
             return RunInterruption(signal: InterruptSignal.name(of: signal), notRun: specs.map(\.id).filter { !finished.contains($0) })
         }
-        let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name, interruption: interruption)
+        let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name, interruption: interruption, baselined: baselined)
 
         var reportFailed = false
         for (path, text, name) in [(options.junitPath, JUnitReport.render(run), "junit.xml"), (options.markdownPath, MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows)), "flowcheck.md")] {
@@ -227,6 +235,15 @@ public struct FlowCheckCommand: Sendable {
                 try ReportWriter.write(text, to: path, defaultName: name)
             } catch {
                 console.err("flowcheck: \(error)")
+                reportFailed = true
+            }
+        }
+        if let path = options.writeBaselinePath {
+            let failures = flows.filter { $0.status == .failed }.map { (id: $0.id, reason: $0.failures.first?.message ?? "failed") }
+            do {
+                try ReportWriter.write(Baseline.render(failures, command: "flowcheck --write-baseline \(path) \(options.paths.joined(separator: " "))"), to: path, defaultName: "baseline.txt")
+            } catch {
+                console.err("flowcheck: --write-baseline: \(error)")
                 reportFailed = true
             }
         }
@@ -243,11 +260,17 @@ public struct FlowCheckCommand: Sendable {
             // workflow commands from stderr too.
             for line in GitHubAnnotations.render(run) { json ? console.err(line) : console.out(line) }
         }
-        let failed = run.failed + run.errors + invalid.count
+        // A baselined failure is counted on its own, never as a failure.
+        let failed = run.newFailures + run.errors + invalid.count
         // A flow that passed with checks skipped (a store with no files) counts as skipped,
         // never as passed: its console line names what was not checked.
         let skippedFlows = skipped + run.passedWithSkips
-        let closing = "\(run.passed) passed, \(failed) failed" + (skippedFlows > 0 ? ", \(skippedFlows) skipped" : "")
+        let closing = "\(run.passed) passed, \(failed) failed" + (run.baselinedFailures > 0 ? ", \(run.baselinedFailures) baselined" : "") + (skippedFlows > 0 ? ", \(skippedFlows) skipped" : "")
+        for id in run.unexpectedlyPassing {
+            let line = baseline?.entries.first { $0.id == id }?.line ?? 0
+            let text = "\(id): unexpectedly passing: remove it from the baseline (\(options.baselinePath ?? ""):\(line))"
+            json ? console.err(ControlCharacters.escaped(text)) : console.out(ControlCharacters.escaped(text))
+        }
         if json {
             console.out(JSONReport.render(run, startedAt: startedAt, skipped: leftOut))
             console.err(closing)
@@ -264,7 +287,25 @@ public struct FlowCheckCommand: Sendable {
 
         if reportFailed || run.errors > 0 { return .harnessFailure }
         if !invalid.isEmpty { return .usageOrInvalidSpec }
-        return run.failed > 0 ? .failed : .passed
+        if run.newFailures > 0 { return .failed }
+        return options.strictBaseline && !run.unexpectedlyPassing.isEmpty ? .failed : .passed
+    }
+
+    /// `--baseline`'s file, read and checked against every loaded spec's id (before `--filter`
+    /// and `--shard`, so a slice still knows every id). When some spec files are invalid, an id
+    /// may be one of theirs: unknown ids are then let through (the run exits 2 for the specs).
+    static func loadBaseline(_ path: String?, loaded: SpecLoader.Result) -> Result<Baseline?, Baseline.Problem> {
+        guard let path else { return .success(nil) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(Baseline.Problem(file: path, line: 0, message: "cannot read the --baseline file (a missing file or a folder?)"))
+        }
+        do {
+            let baseline = try Baseline.parse(String(decoding: data, as: UTF8.self), file: path)
+            if loaded.invalidFiles.isEmpty { try baseline.check(knownIDs: loaded.specs.map(\.id)) }
+            return .success(baseline)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Runs `specs` until they finish or `interrupt` is delivered: then no flow starts, the

@@ -5,7 +5,8 @@ import FlowCheckRunner
 /// own, where a CI runner could read it as a command), long values cut with a marker.
 public enum ConsoleReport {
     /// `✔ MLT-AUTH  title`, or `✘` with the failures indented under it; coloured on a terminal.
-    public static func line(_ flow: FlowResult, colour: Bool = false) -> String {
+    /// A failure `--baseline` expects (`baselined`: its reason) says so on the head line.
+    public static func line(_ flow: FlowResult, colour: Bool = false, baselined: String? = nil) -> String {
         let paint: (String, String) -> String = { code, text in colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
         let head = " \(value(flow.id))  \(value(flow.title))"
         switch flow.status {
@@ -14,6 +15,9 @@ public enum ConsoleReport {
         case .passedWithSkips:
             return ([paint("36", "⏭") + head] + flow.skips.map { "    " + value($0.message) }).joined(separator: "\n")
         case .failed:
+            if let baselined {
+                return ([paint("33", "✘") + head + "  (baselined: \(value(baselined)))"] + flow.failures.map { "    " + value($0.message) }).joined(separator: "\n")
+            }
             return ([paint("31", "✘") + head] + flow.failures.map { "    " + value($0.message) }).joined(separator: "\n")
         case .error:
             return paint("33", "!") + head + "\n    harness error: " + value(flow.errorMessage ?? "unknown")

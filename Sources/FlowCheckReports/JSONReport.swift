@@ -31,7 +31,7 @@ public enum JSONReport {
     }
 
     public static func render(_ run: RunResult, startedAt: Date = Date(timeIntervalSince1970: 0), skipped: [SkippedFlow] = []) -> String {
-        let flows: [[String: Any]] = run.flows.map(flow)
+        let flows: [[String: Any]] = run.flows.map { flow($0, baselined: run.baselineReason($0)) }
         var root: [String: Any] = [
             "formatVersion": formatVersion,
             "tool": ["name": "flowcheck", "version": ToolVersion.current],
@@ -39,12 +39,13 @@ public enum JSONReport {
             "driver": run.driverName,
             "summary": [
                 "passed": run.passed, "passedWithSkips": run.passedWithSkips, "failed": run.failed, "errors": run.errors,
-                "invalid": run.invalidSpecs.count, "skipped": skipped.count,
+                "invalid": run.invalidSpecs.count, "skipped": skipped.count, "baselined": run.baselinedFailures,
             ],
             "flows": flows,
             "skippedFlows": skipped.map(skippedFlow),
             "invalidSpecs": run.invalidSpecs.map(invalidSpec),
         ]
+        if !run.baselined.isEmpty { root["unexpectedlyPassing"] = run.unexpectedlyPassing }
         if let interruption = run.interruption {
             root["interrupted"] = ["signal": interruption.signal, "notRun": interruption.notRun] as [String: Any]
         }
@@ -52,7 +53,7 @@ public enum JSONReport {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private static func flow(_ flow: FlowResult) -> [String: Any] {
+    private static func flow(_ flow: FlowResult, baselined: String?) -> [String: Any] {
         var object: [String: Any] = [
             "id": flow.id, "title": flow.title, "file": flow.file, "provider": flow.provider,
             "status": flow.status.rawValue, "source": ["seed": flow.seed, "passage": flow.passage],
@@ -61,6 +62,7 @@ public enum JSONReport {
             "failures": flow.failures.map(failure),
         ]
         if let error = flow.errorMessage { object["error"] = error }
+        if let baselined { object["baselined"] = baselined }
         if !flow.skips.isEmpty { object["skipped"] = flow.skips.map { ["step": $0.step, "line": $0.line, "check": $0.check, "reason": $0.reason] as [String: Any] } }
         return object
     }

@@ -16,11 +16,13 @@ public enum JUnitReport {
         let total = run.flows.count + run.invalidSpecs.count + notRun.count
         let errors = run.errors + run.invalidSpecs.count
         let time = run.flows.reduce(0) { $0 + $1.duration }
-        out += "<testsuites name=\"flowcheck\" tests=\"\(total)\" failures=\"\(run.failed)\" errors=\"\(errors)\" time=\"\(seconds(time))\">\n"
+        // A baselined failure is known debt: skipped, so dashboards stay green on it.
+        out += "<testsuites name=\"flowcheck\" tests=\"\(total)\" failures=\"\(run.newFailures)\" errors=\"\(errors)\" time=\"\(seconds(time))\">\n"
         for flow in run.flows {
-            let failures = flow.status == .failed ? 1 : 0
+            let baselineReason = run.baselineReason(flow)
+            let failures = flow.status == .failed && baselineReason == nil ? 1 : 0
             let flowErrors = flow.status == .error ? 1 : 0
-            let flowSkipped = flow.status == .passedWithSkips ? 1 : 0
+            let flowSkipped = flow.status == .passedWithSkips || baselineReason != nil ? 1 : 0
             out += "  <testsuite name=\"\(attr("\(flow.provider).\(flow.id)"))\" tests=\"1\" failures=\"\(failures)\" errors=\"\(flowErrors)\" skipped=\"\(flowSkipped)\" time=\"\(seconds(flow.duration))\" file=\"\(attr(flow.file))\">\n"
             if !flow.requirements.isEmpty {
                 // The schema allows <properties> on a testsuite, not on a testcase; each suite holds one flow.
@@ -40,7 +42,12 @@ public enum JUnitReport {
                 let line = flow.failures.first?.line ?? 1
                 let first = located(flow.file, line: line, flow.failures.first?.message ?? "failed")
                 let detail = flow.failures.map { located(flow.file, line: $0.line, $0.message) } + [frame(flow.file, line: line)]
-                out += "      <failure type=\"conformance\" message=\"\(attr(first))\">\(text(detail.joined(separator: "\n")))</failure>\n"
+                if let reason = baselineReason {
+                    // The failure stays inside for the record; the element says why it is not one.
+                    out += "      <skipped type=\"baselined\" message=\"\(attr("baselined: \(reason)"))\">\(text(detail.joined(separator: "\n")))</skipped>\n"
+                } else {
+                    out += "      <failure type=\"conformance\" message=\"\(attr(first))\">\(text(detail.joined(separator: "\n")))</failure>\n"
+                }
             case .error:
                 let message = flow.errorMessage ?? "harness error"
                 out += "      <error type=\"harness\" message=\"\(attr(message))\">\(text(message))</error>\n"

@@ -13,13 +13,13 @@ public enum MarkdownReport {
         out += "Tokens, codes and secrets are shown as `\(Redactor.mask)`; `{moltin}` and the like stand for the fake server's address.\n\n"
         out += "Driver: \(run.driverName). \(run.flows.count) flow\(run.flows.count == 1 ? "" : "s"): \(run.passed) passed, "
         if run.passedWithSkips > 0 { out += "\(run.passedWithSkips) passed with skipped checks, " }
-        out += "\(run.failed) failed, \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
+        out += "\(run.failed) failed\(baselinedNote(run)), \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
         if !run.invalidSpecs.isEmpty { out += "; \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
         out += ".\n\n"
         if let interruption = run.interruption { out += "**Interrupted.** " + MarkdownText.plain(interruption.sentence()) + "\n\n" }
         out += "| Result | Flow | Title | Source |\n|---|---|---|---|\n"
         for flow in run.flows {
-            out += "| \(badge(flow.status)) | [\(cell(flow.id))](#\(anchor(flow.id))) | \(cell(flow.title)) | \(MarkdownText.code(flow.seed, inTable: true)): \(cell(flow.passage)) |\n"
+            out += "| \(badge(flow, run)) | [\(cell(flow.id))](#\(anchor(flow.id))) | \(cell(flow.title)) | \(MarkdownText.code(flow.seed, inTable: true)): \(cell(flow.passage)) |\n"
         }
         for invalid in run.invalidSpecs {
             out += "| ⛔ invalid | \(MarkdownText.code(invalid.file, inTable: true)) | the spec could not be loaded | |\n"
@@ -33,7 +33,7 @@ public enum MarkdownReport {
             }
         }
         for flow in run.flows {
-            out += "\n" + section(flow)
+            out += "\n" + section(flow, baselined: run.baselineReason(flow))
         }
         if let coverage { out += "\n" + self.coverage(coverage) }
         return ControlCharacters.escaped(out)
@@ -81,11 +81,11 @@ public enum MarkdownReport {
     /// The summary alone, for a CI job's summary page (`$GITHUB_STEP_SUMMARY`): the counts, the
     /// table, and the failed checks of each flow that did not pass.
     public static func summary(_ run: RunResult) -> String {
-        var out = "## FlowCheck: \(run.passed) passed, " + (run.passedWithSkips > 0 ? "\(run.passedWithSkips) passed with skipped checks, " : "") + "\(run.failed) failed, \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
+        var out = "## FlowCheck: \(run.passed) passed, " + (run.passedWithSkips > 0 ? "\(run.passedWithSkips) passed with skipped checks, " : "") + "\(run.failed) failed\(baselinedNote(run)), \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
         if !run.invalidSpecs.isEmpty { out += ", \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
         if let interruption = run.interruption { out += "\n\n**Interrupted.** " + MarkdownText.plain(interruption.sentence(listing: 20)) }
         out += "\n\n| Result | Flow | Title |\n|---|---|---|\n"
-        for flow in run.flows { out += "| \(badge(flow.status)) | \(cell(flow.id)) | \(cell(flow.title)) |\n" }
+        for flow in run.flows { out += "| \(badge(flow, run)) | \(cell(flow.id)) | \(cell(flow.title)) |\n" }
         for invalid in run.invalidSpecs { out += "| ⛔ invalid | \(MarkdownText.code(invalid.file, inTable: true)) | the spec could not be loaded |\n" }
         for flow in run.flows where flow.status != .passed {
             out += "\n**\(MarkdownText.plain(flow.id))** (\(MarkdownText.code(flow.file)))\n\n"
@@ -131,7 +131,7 @@ public enum MarkdownReport {
         return out
     }
 
-    private static func section(_ flow: FlowResult) -> String {
+    private static func section(_ flow: FlowResult, baselined: String?) -> String {
         var out = "## \(MarkdownText.plain(flow.id))\n\n"
         out += "**\(MarkdownText.plain(flow.title))**\n\n"
         out += "Source: \(MarkdownText.code(flow.seed)), \"\(MarkdownText.plain(flow.passage))\". Spec: \(MarkdownText.code(flow.file)). Provider: \(MarkdownText.plain(flow.provider)).\n\n"
@@ -177,6 +177,7 @@ public enum MarkdownReport {
         case .failed:
             let step = flow.failures.first?.step ?? 0
             out += "Outcome: ❌ failed at step \(step).\n\n"
+            if let baselined { out += "Baselined (expected to fail, known debt): \(MarkdownText.plain(baselined)).\n\n" }
             // One line per side, whatever the values hold; the fence outgrows any backticks in them.
             var lines: [String] = []
             for failure in flow.failures {
@@ -195,6 +196,15 @@ public enum MarkdownReport {
     /// `step 2: `check`: expected `x`, got `y``: each value a code span.
     private static func failureLine(_ failure: CheckFailure) -> String {
         "step \(failure.step): \(MarkdownText.code(failure.check)): expected \(MarkdownText.code(failure.expected)), got \(MarkdownText.code(failure.actual))"
+    }
+
+    /// ` (N baselined)` when `--baseline` expected some of the failures.
+    private static func baselinedNote(_ run: RunResult) -> String {
+        run.baselinedFailures > 0 ? " (\(run.baselinedFailures) baselined)" : ""
+    }
+
+    private static func badge(_ flow: FlowResult, _ run: RunResult) -> String {
+        run.baselineReason(flow) == nil ? badge(flow.status) : "❌ failed, baselined"
     }
 
     private static func badge(_ status: FlowResult.Status) -> String {

@@ -10,8 +10,12 @@ public struct RunResult: Sendable {
     public var driverName: String
     /// Set when a signal stopped the run before every selected flow had finished.
     public var interruption: RunInterruption?
+    /// `--baseline`: flows expected to fail, by id, with the baseline's reason. Their failures
+    /// are reported as baselined and do not fail the run; their harness errors still do.
+    public var baselined: [String: String]
 
-    public init(flows: [FlowResult], invalidSpecs: [InvalidSpec] = [], driverName: String, interruption: RunInterruption? = nil) {
+    public init(flows: [FlowResult], invalidSpecs: [InvalidSpec] = [], driverName: String, interruption: RunInterruption? = nil, baselined: [String: String] = [:]) {
+        self.baselined = baselined
         self.flows = flows
         self.invalidSpecs = invalidSpecs
         self.driverName = driverName
@@ -23,6 +27,28 @@ public struct RunResult: Sendable {
     public var passedWithSkips: Int { flows.filter { $0.status == .passedWithSkips }.count }
     public var failed: Int { flows.filter { $0.status == .failed }.count }
     public var errors: Int { flows.filter { $0.status == .error }.count }
+
+    /// The baseline's reason when `flow` failed as the baseline expects; nil otherwise.
+    public func baselineReason(_ flow: FlowResult) -> String? {
+        switch flow.status {
+        case .failed: return baselined[flow.id]
+        case .passed, .passedWithSkips, .error: return nil
+        }
+    }
+
+    /// Failed flows the baseline lists: known debt, not a new failure.
+    public var baselinedFailures: Int { flows.filter { baselineReason($0) != nil }.count }
+    /// Failed flows the baseline does not list.
+    public var newFailures: Int { failed - baselinedFailures }
+    /// Ids of the baselined flows that passed this run: their lines can go.
+    public var unexpectedlyPassing: [String] {
+        flows.filter { flow in
+            switch flow.status {
+            case .passed, .passedWithSkips: return baselined[flow.id] != nil
+            case .failed, .error: return false
+            }
+        }.map(\.id).sorted()
+    }
 }
 
 /// A run stopped by a signal: which one, and the selected flows that did not finish (a flow

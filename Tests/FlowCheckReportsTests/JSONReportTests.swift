@@ -10,6 +10,8 @@ struct JSONReportTests {
     static func document() throws -> [String: Any] {
         var run = ReportGoldenTests.sample
         run.invalidSpecs = [InvalidSpec(file: "specs/bad.json", diagnostics: [SpecDiagnostic(file: "specs/bad.json", location: .init(line: 3, column: 5), path: "$.tite", title: "unknown key \"tite\"", fix: "did you mean \"title\"?")])]
+        // A baseline expecting the failed flow, and one flow that now passes.
+        run.baselined = [run.flows[1].id: "known debt", run.flows[0].id: "fixed since"]
         run.flows[1].failures[0].values = FailureValues(source: .check(.result), matcher: .equals, expected: .string("a"), actual: .masked(characters: 12))
         let text = JSONReport.render(run, startedAt: Date(timeIntervalSince1970: 1_700_000_000), skipped: [.init(id: "MLT-X", file: "specs/x.json", reason: .filter(pattern: "AUTH")), .init(id: "MLT-Y", file: "specs/y.json", reason: .shard(index: 1, count: 3))])
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -25,6 +27,9 @@ struct JSONReportTests {
         let skipped = try #require(root["skippedFlows"] as? [[String: Any]])
         #expect(skipped.map { $0["reason"] as? String } == ["filter", "shard"])
         #expect(skipped.first?["detail"] as? String == "its id does not match --filter AUTH")
+        #expect(flows.map { $0["baselined"] as? String } == [nil, "known debt", nil])
+        #expect((root["summary"] as? [String: Any])?["baselined"] as? Int == 1)
+        #expect(root["unexpectedlyPassing"] as? [String] == [ReportGoldenTests.sample.flows[0].id])
         let values = try #require((flows[1]["failures"] as? [[String: Any]])?.first?["values"] as? [String: Any])
         #expect(values["kind"] as? String == "result")
         #expect(values["matcher"] as? String == "equals")

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// `--baseline`, `--strict-baseline` and `--write-baseline` on the built binary: the exit code
+/// a CI job sees, the console lines and the reports.
+@Suite(.timeLimit(.minutes(5)))
+struct BaselineBinaryTests {
+    typealias E2E = FlowCheckBinaryTests
+
+    /// One passing flow (E2E-PASS) and one failing (E2E-FAIL), and a baseline file.
+    static func workspace(baseline: String) throws -> URL {
+        let root = try E2E.workspace(["a.json": E2E.spec(id: "E2E-PASS"), "b.json": E2E.spec(id: "E2E-FAIL", productCount: "99")])
+        try Data(baseline.utf8).write(to: root.appendingPathComponent("known.txt"))
+        return root
+    }
+
+    @Test func onlyListedFailuresExitZeroAndAreMarkedBaselined() async throws {
+        let root = try Self.workspace(baseline: "# debt\n\nE2E-FAIL counts are off\n")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try await E2E.run(["--baseline", "known.txt", "specs"], in: root)
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.contains("✘ E2E-FAIL  Products after auth  (baselined: counts are off)"))
+        #expect(run.stdout.hasSuffix("1 passed, 0 failed, 1 baselined\n"))
+        let junit = try String(contentsOf: root.appendingPathComponent("reports/junit.xml"), encoding: .utf8)
+        #expect(junit.contains("<skipped type=\"baselined\" message=\"baselined: counts are off\">specs/b.json:9: step 2: result.productCount"))
+        #expect(!junit.contains("<failure"))
+        #expect(junit.contains("failures=\"0\""))
+        let markdown = try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)
+        #expect(markdown.contains("| ❌ failed, baselined | [E2E-FAIL]"))
+        #expect(markdown.contains("Baselined (expected to fail, known debt): counts are off."))
+    }
+
+    @Test(.enabled(if: RequirementMatrixBinaryTests.xmllint != nil && FileManager.default.fileExists(atPath: RequirementMatrixBinaryTests.junitSchema.path), "needs xmllint and ../shared/junit/junit-10.xsd"))
+    func theBaselinedJUnitIsSchemaValid() async throws {
+        let root = try Self.workspace(baseline: "E2E-FAIL counts & <things> are off\n")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try await E2E.run(["--baseline", "known.txt", "specs"], in: root)
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        let junit = root.appendingPathComponent("reports/junit.xml")
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains("message=\"baselined: counts &amp; &lt;things&gt; are off\""))
+        let lint = try await ChildProcess.launch("xmllint", executable: URL(fileURLWithPath: try #require(RequirementMatrixBinaryTests.xmllint)), arguments: ["--noout", "--schema", RequirementMatrixBinaryTests.junitSchema.path, junit.path], deadline: 60)
+        defer { lint.kill() }
+        #expect(try await lint.exitStatus() == 0, "xmllint: \(lint.stderr.text)")
+    }
+
+    @Test func aNewFailureExitsOne() async throws {
+        let root = try Self.workspace(baseline: "E2E-PASS was flaky\n")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try await E2E.run(["--baseline", "known.txt", "specs"], in: root)
+        #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.contains("✘ E2E-FAIL  Products after auth\n"))
+        #expect(run.stdout.hasSuffix("1 passed, 1 failed\n"))
+    }
+
+    @Test func aListedFlowThatPassesIsReportedAndFailsOnlyWhenStrict() async throws {
+        let root = try Self.workspace(baseline: "E2E-FAIL known\nE2E-PASS was flaky\n")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let lenient = try await E2E.run(["--baseline", "known.txt", "specs"], in: root)
+        #expect(lenient.status == 0, "\(lenient.stdout)\n\(lenient.stderr)")
+        #expect(lenient.stdout.contains("E2E-PASS: unexpectedly passing: remove it from the baseline (known.txt:2)\n"))
+        let strict = try await E2E.run(["--baseline", "known.txt", "--strict-baseline", "specs"], in: root)
+        #expect(strict.status == 1, "\(strict.stdout)\n\(strict.stderr)")
+        #expect(strict.stdout.contains("E2E-PASS: unexpectedly passing: remove it from the baseline (known.txt:2)\n"))
+        let json = try await E2E.run(["--baseline", "known.txt", "--format", "json", "specs"], in: root)
+        let root2 = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(root2["unexpectedlyPassing"] as? [String] == ["E2E-PASS"])
+        #expect((root2["summary"] as? [String: Any])?["baselined"] as? Int == 1)
+    }
+
+    @Test func aMalformedLineOrAnUnknownIdIsAUsageErrorNamingFileAndLine() async throws {
+        let root = try Self.workspace(baseline: "# debt\nE2E-FAIL\n")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let malformed = try await E2E.run(["--baseline", "known.txt", "specs"], in: root)
+        #expect(malformed.status == 2, "\(malformed.stdout)\n\(malformed.stderr)")
+        #expect(malformed.stderr.contains("flowcheck: known.txt:2: E2E-FAIL has no reason"))
+        let missing = try await E2E.run(["--baseline", "nowhere.txt", "specs"], in: root)
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "flowcheck: nowhere.txt: cannot read the --baseline file (a missing file or a folder?)\n")
+        try Data("E2E-FAIL ok\nE2E-PAS typo\n".utf8).write(to: root.appendingPathComponent("known.txt"))
+        // The id is checked against every loaded spec, not the --filter selection.
+        let unknown = try await E2E.run(["--baseline", "known.txt", "--filter", "FAIL", "specs"], in: root)
+        #expect(unknown.status == 2, "\(unknown.stdout)\n\(unknown.stderr)")
+        #expect(unknown.stderr.contains("flowcheck: known.txt:2: no loaded spec has the flow id E2E-PAS (did you mean E2E-PASS?)"))
+        try Data("E2E-PASS flaky\n".utf8).write(to: root.appendingPathComponent("known.txt"))
+        let filtered = try await E2E.run(["--baseline", "known.txt", "--filter", "FAIL", "specs"], in: root)
+        #expect(filtered.status == 1, "an id --filter left out is still known: \(filtered.stdout)\n\(filtered.stderr)")
+    }
+
+    @Test func writeBaselineThenBaselineRoundTrips() async throws {
+        let root = try Self.workspace(baseline: "")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let write = try await E2E.run(["--write-baseline", "out/known.txt", "specs"], in: root)
+        #expect(write.status == 1, "the run that writes it still fails: \(write.stdout)\n\(write.stderr)")
+        let text = try String(contentsOf: root.appendingPathComponent("out/known.txt"), encoding: .utf8)
+        #expect(text.hasPrefix("# flowcheck baseline:"))
+        #expect(text.hasSuffix("\nE2E-FAIL step 2: result.productCount: expected equals \"99\", got \"2\"\n"))
+        let read = try await E2E.run(["--baseline", "out/known.txt", "specs"], in: root)
+        #expect(read.status == 0, "\(read.stdout)\n\(read.stderr)")
+        #expect(read.stdout.hasSuffix("1 passed, 0 failed, 1 baselined\n"))
+    }
+
+    @Test func baselineOptionsGoWithARun() async throws {
+        let root = try Self.workspace(baseline: "E2E-FAIL known\n")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let strictAlone = try await E2E.run(["--strict-baseline", "specs"], in: root)
+        #expect(strictAlone.status == 2)
+        #expect(strictAlone.stderr.hasPrefix("flowcheck: --strict-baseline goes with --baseline FILE"))
+        let validate = try await E2E.run(["validate", "--baseline", "known.txt", "specs"], in: root)
+        #expect(validate.status == 2)
+        #expect(validate.stderr.hasPrefix("flowcheck: --baseline, --write-baseline and --strict-baseline go with a run"))
+    }
+}
