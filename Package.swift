@@ -34,7 +34,7 @@ let package = Package(
         // The driver that puts our SDK core under the runner.
         .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK"]),
         // Random flows from provider models, run and shrunk to ordinary specs (`flowcheck explore`).
-        .target(name: "FlowCheckExplore", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders"]),
+        .target(name: "FlowCheckExplore", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckTestSupport"]),
         // JUnit XML and Markdown, written from results only.
         .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
@@ -50,8 +50,8 @@ let package = Package(
         .target(name: "FlowCheckExampleDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders"]),
 
         .testTarget(name: "FlowCheckSDKTests", dependencies: ["FlowCheckSDK", "FlowCheckTestSupport", "FlowCheckFakeServer"]),
-        .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckFakeServer"]),
-        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer"]),
+        .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckFakeServer", "FlowCheckTestSupport"]),
+        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
             dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI"],

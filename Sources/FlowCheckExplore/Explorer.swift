@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckProviders
 import FlowCheckRunner
 import FlowCheckSpec
+import FlowCheckTestSupport
 
 /// Generates random flows from provider models, runs them against a driver, and shrinks each
 /// distinct failure to a small ordinary spec written to a folder.

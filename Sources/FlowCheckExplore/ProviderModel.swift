@@ -1,5 +1,6 @@
 import FlowCheckProviders
 import FlowCheckSpec
+import FlowCheckTestSupport
 
 /// A model of one provider's actions, from which `flowcheck explore` draws random flows.
 ///

@@ -13,7 +13,7 @@ import FlowCheckSDK
 /// ```
 public final class PinnedRandomSource: RandomSource, Sendable {
     fileprivate struct State {
-        var seed: UInt64
+        var generator: SplitMix64
         var blocks: [[UInt8]]
         var served = 0
     }
@@ -22,13 +22,13 @@ public final class PinnedRandomSource: RandomSource, Sendable {
 
     /// Creates a source that yields SplitMix64 output from `seed`: the same seed, the same bytes.
     public init(seed: UInt64 = 0x5EED) {
-        state = Locked(State(seed: seed, blocks: []))
+        state = Locked(State(generator: SplitMix64(seed: seed), blocks: []))
     }
 
     /// Creates a source that hands out `blocks` in order, one per `bytes` call, whatever count
     /// is asked, then SplitMix64 output from seed 0.
     public init(blocks: [[UInt8]]) {
-        state = Locked(State(seed: 0, blocks: blocks))
+        state = Locked(State(generator: SplitMix64(seed: 0), blocks: blocks))
     }
 
     /// How many `bytes` calls have been answered.
@@ -51,11 +51,7 @@ extension PinnedRandomSource.State {
         }
         var output: [UInt8] = []
         while output.count < count {
-            seed &+= 0x9E37_79B9_7F4A_7C15
-            var z = seed
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
+            let z = generator.next()
             for shift in stride(from: 0, to: 64, by: 8) where output.count < count {
                 output.append(UInt8(truncatingIfNeeded: z >> UInt64(shift)))
             }

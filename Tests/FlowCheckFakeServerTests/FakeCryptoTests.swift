@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// The fake's own SHA-256 and PKCE helpers: published vectors first, then property loops.
 @Suite(.timeLimit(.minutes(3)))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// The parser is pure, so every framing rule is checked here without sockets.
 @Suite(.timeLimit(.minutes(3)))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FlowCheckSpec
+import FlowCheckTestSupport
 
 /// FlowCheck's regex engine gives NSRegularExpression's verdict (`firstMatch` found or not) on
 /// every pattern the project uses and on seeded random small patterns, over many inputs.

@@ -1,5 +1,6 @@
 import FlowCheckProviders
 import FlowCheckSpec
+import FlowCheckTestSupport
 
 /// Clover Go's Full OAuth (seeds 000, 001) as explore sees it: setup, the browser login or a
 /// denial, the redirect handed back, merchant calls, relaunch, logout, status, and clock jumps

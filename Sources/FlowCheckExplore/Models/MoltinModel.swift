@@ -1,5 +1,6 @@
 import FlowCheckProviders
 import FlowCheckSpec
+import FlowCheckTestSupport
 
 /// Moltin (seed 003) as explore sees it: Auth with good and bad credentials of two clients,
 /// Products, Refresh Token, Delete Token, relaunch, clock jumps onto the token's expiry and the

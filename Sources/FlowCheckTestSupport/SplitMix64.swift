@@ -1,6 +1,7 @@
 /// SplitMix64 (Steele, Lea and Flood, 2014): a tiny seeded generator of our own, so the same
-/// seed gives the same flows on every platform and Swift version (the standard library's
-/// generators promise neither).
+/// seed gives the same values on every platform and Swift version (the standard library's
+/// generators promise neither): `flowcheck explore`'s flows, `PinnedRandomSource`'s bytes, and
+/// tests' random inputs.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
