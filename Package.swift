@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FlowCheckTestSupport", targets: ["FlowCheckTestSupport"]),
         .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckReports"]),
         .library(name: "FlowCheckExampleDriver", targets: ["FlowCheckExampleDriver"]),
+        .library(name: "FlowCheckProcessDriver", targets: ["FlowCheckProcessDriver"]),
         // The whole command line for a team's own driver: `exit(await FlowCheckMain.run(driver: MyDriver()))`.
         .library(name: "FlowCheckCLI", targets: ["FlowCheckCLI"]),
     ],
@@ -31,6 +32,8 @@ let package = Package(
         .target(name: "FlowCheckProviders", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer"]),
         // Runs specs through a driver against a fresh fake server per flow; produces results.
         .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
+        // Any SDK in any language: a driver process spoken to in JSON lines (Tests/Drivers/PROTOCOL.md).
+        .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
         // The driver that puts our SDK core under the runner.
         .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK"]),
         // Random flows from provider models, run and shrunk to ordinary specs (`flowcheck explore`).
@@ -38,7 +41,7 @@ let package = Package(
         // JUnit XML and Markdown, written from results only.
         .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
-        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
+        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProcessDriver", "FlowCheckExampleDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
         // Speed targets live here, never in timed assertions: `swift run -c release flowcheck-bench`.
         .executableTarget(
@@ -54,7 +57,7 @@ let package = Package(
         .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI"],
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver"],
             exclude: ["InvariantFlows"]
         ),
         .testTarget(

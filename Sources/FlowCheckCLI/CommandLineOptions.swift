@@ -16,6 +16,15 @@ public struct CommandLineOptions: Sendable, Equatable {
         case schema
         /// Generate random flows from provider models, run them, shrink what fails.
         case explore
+        /// Run the specs against several drivers and write the conformance matrix.
+        case matrix
+    }
+
+    /// A driver named on the command line: `--driver COMMAND` (a run), or `--driver
+    /// NAME=COMMAND` (`matrix`). `builtin:core` and `builtin:example` are the in-process drivers.
+    public struct DriverChoice: Sendable, Equatable {
+        public var name: String?
+        public var command: String
     }
 
     /// Output on stdout.
@@ -58,6 +67,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var writeBaselinePath: String?
     /// `--strict-baseline`: a baselined flow that passes fails the run.
     public var strictBaseline = false
+    /// `--driver`: a run's one driver process, or `matrix`'s drivers in order.
+    public var drivers: [DriverChoice] = []
+    /// `matrix --json PATH`: the matrix as JSON (default: reports/matrix.json).
+    public var matrixJSONPath = "reports/matrix.json"
     /// `explore`: its own options (parsed in CommandLineOptions+Explore.swift).
     public var explore = ExploreOptions()
 
@@ -71,6 +84,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             && lhs.host == rhs.host && lhs.controlPort == rhs.controlPort && lhs.readyFile == rhs.readyFile
             && lhs.keepExchanges == rhs.keepExchanges && lhs.maxConnections == rhs.maxConnections
             && lhs.baselinePath == rhs.baselinePath && lhs.writeBaselinePath == rhs.writeBaselinePath && lhs.strictBaseline == rhs.strictBaseline
+            && lhs.drivers == rhs.drivers && lhs.matrixJSONPath == rhs.matrixJSONPath
     }
 
     /// A command line that cannot be understood.
@@ -85,6 +99,8 @@ public struct CommandLineOptions: Sendable, Equatable {
                            [--keep-exchanges N] [--max-connections N]
            flowcheck schema
            flowcheck explore [--provider P] [--seed N] [--runs N] [--steps N] [--out DIR]
+           flowcheck matrix --driver NAME=COMMAND [--driver NAME=COMMAND ...] [--markdown PATH]
+                            [--json PATH] [--filter REGEX] <file-or-dir>...
 
     Runs JSON flow specs against the SDK core and an in-process fake provider server, and writes
     a JUnit XML and a Markdown report. `validate` checks specs without running them. `serve` runs
@@ -92,8 +108,15 @@ public struct CommandLineOptions: Sendable, Equatable {
     (loopback only; README "The control API") moves. `schema` prints the JSON Schema for
     specs (specs/flowcheck.schema.json is its output). `explore` runs random flows from provider
     models and writes each distinct failure, shrunk, as a spec to DIR (see "EXPLORE OPTIONS").
+    `matrix` runs the specs against every driver given and writes a table, flows by drivers, with
+    each failure's reason (Markdown, default reports/matrix.md, and JSON, default
+    reports/matrix.json); it exits 0 once both are written, whatever the drivers did.
 
     OPTIONS:
+      --driver COMMAND  run every flow through a driver process speaking the driver protocol
+                        (Tests/Drivers/PROTOCOL.md; one process per flow, started with
+                        /bin/sh -c); default: the in-process SDK core. matrix: NAME=COMMAND,
+                        repeatable; COMMAND builtin:core and builtin:example are in-process
       --junit PATH      JUnit XML report (default: reports/junit.xml)
       --markdown PATH   Markdown report (default: reports/flowcheck.md)
       --filter REGEX    run only the flows whose id matches REGEX
@@ -149,9 +172,11 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck --shard 2/3 specs/
       flowcheck --write-baseline known-failures.txt specs/; flowcheck --baseline known-failures.txt specs/
       flowcheck explore --seed 1 --runs 1000
+      flowcheck --driver 'python3 Tests/Drivers/python/moltin_driver.py' --filter '^MLT-' specs/
+      flowcheck matrix --driver core=builtin:core --driver py='python3 Tests/Drivers/python/moltin_driver.py' specs/
     """
 
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--baseline", "--write-baseline", "--strict-baseline", "--version", "--help"]
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--baseline", "--write-baseline", "--strict-baseline", "--driver", "--json", "--version", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
@@ -163,6 +188,8 @@ public struct CommandLineOptions: Sendable, Equatable {
             options.command = command
             arguments.removeFirst()
         }
+        // matrix writes its own Markdown, not a run's report.
+        if options.command == .matrix { options.markdownPath = "reports/matrix.md" }
         var index = 0
         func value(for flag: String) throws(UsageError) -> String {
             index += 1
@@ -234,6 +261,11 @@ public struct CommandLineOptions: Sendable, Equatable {
                     let text = try take()
                     guard let port = Int(text), (0...65_535).contains(port) else { throw UsageError(description: "--control-port takes a port from 0 to 65535, not \(text)") }
                     options.controlPort = port
+                case "--driver":
+                    let text = try take()
+                    guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError(description: "--driver needs a command, e.g. --driver 'python3 driver.py'") }
+                    options.drivers.append(DriverChoice(name: nil, command: text))
+                case "--json": options.matrixJSONPath = try take()
                 case "--baseline": options.baselinePath = try take()
                 case "--write-baseline": options.writeBaselinePath = try take()
                 case "--strict-baseline": options.strictBaseline = true
@@ -264,11 +296,35 @@ public struct CommandLineOptions: Sendable, Equatable {
         if options.strictBaseline && options.baselinePath == nil {
             throw UsageError(description: "--strict-baseline goes with --baseline FILE (try: flowcheck --baseline known-failures.txt --strict-baseline specs/)")
         }
+        if options.command == .matrix {
+            options.drivers = try options.drivers.map { choice throws(UsageError) -> DriverChoice in
+                // NAME=COMMAND: the name is everything before the first "=", and has none of
+                // the characters a shell command starts with.
+                guard let equals = choice.command.firstIndex(of: "="), case let name = String(choice.command[..<equals]),
+                      !name.isEmpty, !name.contains(" "), !name.contains("'"), !name.contains("\"") else {
+                    throw UsageError(description: "matrix: --driver takes NAME=COMMAND, e.g. --driver py='python3 driver.py', not \(choice.command)")
+                }
+                let command = String(choice.command[choice.command.index(after: equals)...])
+                guard !command.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError(description: "matrix: --driver \(name)= needs a command after the =") }
+                return DriverChoice(name: name, command: command)
+            }
+            if options.drivers.isEmpty { throw UsageError(description: "matrix needs at least one --driver NAME=COMMAND (try: flowcheck matrix --driver core=builtin:core specs/)") }
+            let names = options.drivers.compactMap(\.name)
+            if let twice = names.first(where: { name in names.filter { $0 == name }.count > 1 }) { throw UsageError(description: "matrix: the driver name \(twice) is given twice") }
+        } else if options.drivers.count > 1 {
+            throw UsageError(description: "--driver is given \(options.drivers.count) times; a run takes one (several go with: flowcheck matrix --driver NAME=COMMAND ...)")
+        }
+        if options.command != .run && options.command != .matrix && !options.drivers.isEmpty {
+            throw UsageError(description: "--driver goes with a run or matrix (try: flowcheck --driver 'python3 driver.py' specs/)")
+        }
+        if options.matrixJSONPath != "reports/matrix.json" && options.command != .matrix {
+            throw UsageError(description: "--json PATH goes with matrix (for a run's JSON on stdout: --format json)")
+        }
         if options.requirements && !(options.list && options.command == .run) {
             throw UsageError(description: "--requirements goes with --list (try: flowcheck --list --requirements specs/)")
         }
         switch options.command {
-        case .run, .validate:
+        case .run, .validate, .matrix:
             if options.paths.isEmpty {
                 throw UsageError(description: "no spec file or folder given (try: flowcheck \(options.command == .validate ? "validate " : "")specs/)")
             }

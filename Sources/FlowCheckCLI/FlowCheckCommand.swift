@@ -93,6 +93,7 @@ public struct FlowCheckCommand: Sendable {
         case .run:
             return await runFlows(options, console: console, environment: environment)
         case .explore: return await explore(options.explore, console: console)
+        case .matrix: return await matrix(options, console: console, environment: environment)
         case .schema:
             // Printed whole, with no trailing line of its own: the committed file is this output.
             console.out(String(SpecSchema.text(providers: ProviderRegistry.catalog, requirements: RequirementCatalogue.ids).dropLast()))
@@ -202,6 +203,13 @@ public struct FlowCheckCommand: Sendable {
         }
         for spec in invalid { console.err(ConsoleReport.invalid(spec)) }
 
+        let driver: any FlowDriver
+        switch await resolve(options.drivers.first) {
+        case .success(let chosen): driver = chosen
+        case .failure(let problem):
+            console.err("flowcheck: " + ControlCharacters.escaped(problem.description))
+            return .harnessFailure
+        }
         var runnerOptions = FlowRunner.Options()
         if let jobs = options.jobs { runnerOptions.concurrency = jobs }
         runnerOptions.issuedSecretsObserver = issuedSecretsObserver
@@ -264,7 +272,7 @@ public struct FlowCheckCommand: Sendable {
         let failed = run.newFailures + run.errors + invalid.count
         // A flow that passed with checks skipped (a store with no files) counts as skipped,
         // never as passed: its console line names what was not checked.
-        let skippedFlows = skipped + run.passedWithSkips
+        let skippedFlows = skipped + run.passedWithSkips + run.skipped
         let closing = "\(run.passed) passed, \(failed) failed" + (run.baselinedFailures > 0 ? ", \(run.baselinedFailures) baselined" : "") + (skippedFlows > 0 ? ", \(skippedFlows) skipped" : "")
         for id in run.unexpectedlyPassing {
             let line = baseline?.entries.first { $0.id == id }?.line ?? 0

@@ -21,6 +21,11 @@ public struct MiniMoltinDriver: FlowDriver {
 
     public init() {}
 
+    /// Moltin only: flows of other providers are not run.
+    public func unsupportedReason(for spec: FlowSpec) async -> String? {
+        spec.provider == .moltin ? nil : "MiniMoltin speaks Moltin only, not \(spec.provider.rawValue)"
+    }
+
     public func makeSession(for context: DriverContext) async throws -> any FlowSession {
         guard context.provider == .moltin else { throw DriverError("MiniMoltin speaks Moltin only, not \(context.provider.rawValue)") }
         return MiniMoltinSession(client: MiniMoltinClient(baseURL: context.baseURL, now: { context.clock.now }))

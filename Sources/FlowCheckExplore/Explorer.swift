@@ -129,7 +129,7 @@ public struct Explorer: Sendable {
             switch result.status {
             case .failed: failed.append((index, result))
             case .error: errors.append((index, "\(result.id): \(result.errorMessage ?? "harness error")"))
-            case .passed, .passedWithSkips: break
+            case .passed, .passedWithSkips, .skipped: break
             }
         }
         if let problem = invalid.value { throw ExploreError(description: problem) }

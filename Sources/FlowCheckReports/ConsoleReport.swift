@@ -21,6 +21,8 @@ public enum ConsoleReport {
             return ([paint("31", "✘") + head] + flow.failures.map { "    " + value($0.message) }).joined(separator: "\n")
         case .error:
             return paint("33", "!") + head + "\n    harness error: " + value(flow.errorMessage ?? "unknown")
+        case .skipped:
+            return paint("36", "⏭") + head + "\n    not run: " + value(flow.skips.first?.reason ?? "the driver cannot run it")
         }
     }
 

@@ -36,6 +36,9 @@ public enum GitHubAnnotations {
                 errors.append(Annotation(name: flow.id, file: flow.file, line: line, title: "\(flow.id) does not conform", message: message))
             case .error:
                 errors.append(Annotation(name: flow.id, file: flow.file, line: 1, title: "\(flow.id): harness error", message: ValueCut.cut(flow.errorMessage ?? "harness error", limit: ValueCut.line)))
+            case .skipped:
+                // The driver cannot run it: visible, never a silent pass.
+                warnings.append(Annotation(name: flow.id, file: flow.file, line: 1, title: "\(flow.id): not run", message: ValueCut.cut("not run: " + (flow.skips.first?.reason ?? "the driver cannot run it"), limit: ValueCut.line)))
             }
         }
         for invalid in run.invalidSpecs {

@@ -39,7 +39,7 @@ public enum JSONReport {
             "driver": run.driverName,
             "summary": [
                 "passed": run.passed, "passedWithSkips": run.passedWithSkips, "failed": run.failed, "errors": run.errors,
-                "invalid": run.invalidSpecs.count, "skipped": skipped.count, "baselined": run.baselinedFailures,
+                "invalid": run.invalidSpecs.count, "skipped": skipped.count, "baselined": run.baselinedFailures, "notRun": run.skipped,
             ],
             "flows": flows,
             "skippedFlows": skipped.map(skippedFlow),

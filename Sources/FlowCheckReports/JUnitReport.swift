@@ -22,7 +22,7 @@ public enum JUnitReport {
             let baselineReason = run.baselineReason(flow)
             let failures = flow.status == .failed && baselineReason == nil ? 1 : 0
             let flowErrors = flow.status == .error ? 1 : 0
-            let flowSkipped = flow.status == .passedWithSkips || baselineReason != nil ? 1 : 0
+            let flowSkipped = flow.status == .passedWithSkips || flow.status == .skipped || baselineReason != nil ? 1 : 0
             out += "  <testsuite name=\"\(attr("\(flow.provider).\(flow.id)"))\" tests=\"1\" failures=\"\(failures)\" errors=\"\(flowErrors)\" skipped=\"\(flowSkipped)\" time=\"\(seconds(flow.duration))\" file=\"\(attr(flow.file))\">\n"
             if !flow.requirements.isEmpty {
                 // The schema allows <properties> on a testsuite, not on a testcase; each suite holds one flow.
@@ -51,6 +51,9 @@ public enum JUnitReport {
             case .error:
                 let message = flow.errorMessage ?? "harness error"
                 out += "      <error type=\"harness\" message=\"\(attr(message))\">\(text(message))</error>\n"
+            case .skipped:
+                let message = "not run: " + (flow.skips.first?.reason ?? "the driver cannot run it")
+                out += "      <skipped type=\"unsupported\" message=\"\(attr(message))\"/>\n"
             }
             let transcript = flow.transcript.isEmpty ? "(no HTTP exchanges)" : flow.transcript.joined(separator: "\n\n")
             out += "      <system-out>\(text("Spec: \(flow.file)\nSource: \(flow.seed), \(flow.passage)\n\n" + transcript))</system-out>\n"

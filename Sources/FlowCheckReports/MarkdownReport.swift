@@ -13,6 +13,7 @@ public enum MarkdownReport {
         out += "Tokens, codes and secrets are shown as `\(Redactor.mask)`; `{moltin}` and the like stand for the fake server's address.\n\n"
         out += "Driver: \(run.driverName). \(run.flows.count) flow\(run.flows.count == 1 ? "" : "s"): \(run.passed) passed, "
         if run.passedWithSkips > 0 { out += "\(run.passedWithSkips) passed with skipped checks, " }
+        if run.skipped > 0 { out += "\(run.skipped) not run (the driver cannot run them), " }
         out += "\(run.failed) failed\(baselinedNote(run)), \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
         if !run.invalidSpecs.isEmpty { out += "; \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
         out += ".\n\n"
@@ -81,7 +82,7 @@ public enum MarkdownReport {
     /// The summary alone, for a CI job's summary page (`$GITHUB_STEP_SUMMARY`): the counts, the
     /// table, and the failed checks of each flow that did not pass.
     public static func summary(_ run: RunResult) -> String {
-        var out = "## FlowCheck: \(run.passed) passed, " + (run.passedWithSkips > 0 ? "\(run.passedWithSkips) passed with skipped checks, " : "") + "\(run.failed) failed\(baselinedNote(run)), \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
+        var out = "## FlowCheck: \(run.passed) passed, " + (run.passedWithSkips > 0 ? "\(run.passedWithSkips) passed with skipped checks, " : "") + (run.skipped > 0 ? "\(run.skipped) not run, " : "") + "\(run.failed) failed\(baselinedNote(run)), \(run.errors) harness error\(run.errors == 1 ? "" : "s")"
         if !run.invalidSpecs.isEmpty { out += ", \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
         if let interruption = run.interruption { out += "\n\n**Interrupted.** " + MarkdownText.plain(interruption.sentence(listing: 20)) }
         out += "\n\n| Result | Flow | Title |\n|---|---|---|\n"
@@ -189,6 +190,8 @@ public enum MarkdownReport {
             out += MarkdownText.fenced(lines, info: "diff")
         case .error:
             out += "Outcome: ⚠️ harness error: \(MarkdownText.code(flow.errorMessage ?? "unknown")).\n"
+        case .skipped:
+            out += "Outcome: ⏭️ not run: \(MarkdownText.plain(flow.skips.first?.reason ?? "the driver cannot run it")).\n"
         }
         return out
     }
@@ -213,6 +216,7 @@ public enum MarkdownReport {
         case .passedWithSkips: return "⏭️ passed, checks skipped"
         case .failed: return "❌ failed"
         case .error: return "⚠️ error"
+        case .skipped: return "⏭️ not run"
         }
     }
 

@@ -127,6 +127,9 @@ public struct CoverageMatrix: Sendable, Equatable {
             return skipped ? .skipped : .held
         case .passed:
             return .held
+        case .skipped:
+            // Not run at all: nothing it cites was checked.
+            return .skipped
         }
     }
 }

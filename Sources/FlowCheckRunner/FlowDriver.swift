@@ -14,6 +14,16 @@ public protocol FlowDriver: Sendable {
     /// A fresh SDK for one flow, pointed at the flow's fake server and clock.
     /// - Throws: anything; the flow is then reported as a harness error.
     func makeSession(for context: DriverContext) async throws -> any FlowSession
+
+    /// Why this driver cannot run `spec` at all (a provider or an action it does not have, a
+    /// clock it cannot be given), or nil (the default) when it can. The flow is then reported
+    /// as skipped with the reason: never run, never passed.
+    func unsupportedReason(for spec: FlowSpec) async -> String?
+}
+
+extension FlowDriver {
+    /// Runs every flow it is given; one it cannot run fails in its steps.
+    public func unsupportedReason(for spec: FlowSpec) async -> String? { nil }
 }
 
 /// What a driver needs to build an SDK for one flow.
@@ -84,6 +94,10 @@ public protocol FlowSession: AnyObject, Sendable {
     /// judges only what reached the fakes.
     func sentRequests() async -> [SentRequest]?
 
+    /// The driver's own log for this flow (an out-of-process driver's stderr), kept in the
+    /// flow's transcript; empty (the default) when there is none. Asked once, before `close`.
+    func log() async -> [String]
+
     /// Releases the SDK's resources (sessions, files). Called once when the flow ends.
     func close() async
 }
@@ -104,6 +118,9 @@ public struct SentRequest: Sendable {
 }
 
 extension FlowSession {
+    /// No log of its own.
+    public func log() async -> [String] { [] }
+
     /// Cannot see the SDK's outgoing requests: INV-ORIGIN judges what reached the fakes.
     public func sentRequests() async -> [SentRequest]? { nil }
 

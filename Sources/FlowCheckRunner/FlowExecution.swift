@@ -37,6 +37,9 @@ struct FlowExecution: Sendable {
     /// flow finished (its result then says so and judges nothing beyond the steps it ran).
     func run() async -> (result: FlowResult, interrupted: Bool) {
         let started = ContinuousClock.now
+        if let reason = await driver.unsupportedReason(for: spec) {
+            return (skippedResult(reason), false)
+        }
         let progress = Progress()
         progress.state.withLock { $0.stepStatuses = Array(repeating: .notRun, count: spec.steps.count) }
         let clock = ManualClock()
@@ -84,6 +87,7 @@ struct FlowExecution: Sendable {
                 }
             }
         }
+        let log = await session?.log() ?? []
         await session?.close()
         browser.close()
         let exchanges = world?.server.exchanges ?? []
@@ -96,7 +100,7 @@ struct FlowExecution: Sendable {
         if let storage { try? FileManager.default.removeItem(at: storage) }
         let elapsed = ContinuousClock.now - started
         let state = progress.state.withLock { $0 }
-        return (buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, otherOrigins: otherOrigins, elapsed: elapsed), interrupted)
+        return (buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, otherOrigins: otherOrigins, elapsed: elapsed, log: log), interrupted)
     }
 
     private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress, judge: InvariantJudge) async {
@@ -372,7 +376,17 @@ struct FlowExecution: Sendable {
         return FileManager.default.temporaryDirectory
     }()
 
-    private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, otherOrigins: [(String, String)] = [], elapsed: Duration) -> FlowResult {
+    /// A flow the driver cannot run: every step not run, the one reason as its skip.
+    private func skippedResult(_ reason: String) -> FlowResult {
+        var state = Progress.State()
+        state.stepStatuses = Array(repeating: .notRun, count: spec.steps.count)
+        state.skips = [CheckSkip(step: spec.steps.first?.number ?? 1, line: spec.steps.first?.location.line ?? 1, check: "flow", reason: reason)]
+        var result = buildResult(state: state, exchanges: [], issuedSecrets: [], origin: nil, elapsed: .zero)
+        result.status = .skipped
+        return result
+    }
+
+    private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, otherOrigins: [(String, String)] = [], elapsed: Duration, log: [String] = []) -> FlowResult {
         var redactor = Redactor(secrets: masking ? spec.fixture.secrets + issuedSecrets + state.secrets : [])
         let kit = providers.kit(for: spec.provider)
         if let origin { redactor.addOrigin(origin, as: "{\(spec.provider.rawValue)}") }
@@ -397,7 +411,9 @@ struct FlowExecution: Sendable {
             provider: spec.provider.rawValue, seed: spec.source.seed, passage: redactor.scrub(spec.source.passage),
             decisions: spec.decisions.map(redactor.scrub), steps: steps, status: status, failures: failures,
             errorMessage: state.errorMessage.map(redactor.scrub),
-            transcript: exchanges.map { redactor.scrub(Transcript.render($0)) }, duration: seconds,
+            // The driver's own log (an out-of-process driver's stderr) closes the transcript.
+            transcript: exchanges.map { redactor.scrub(Transcript.render($0)) } + (log.isEmpty ? [] : [redactor.scrub("driver log (stderr):\n" + log.map { "  " + $0 }.joined(separator: "\n"))]),
+            duration: seconds,
             events: state.events.map { $0.scrubbed(redactor) }, providerTitle: kit?.title,
             skips: state.skips.map { CheckSkip(step: $0.step, line: $0.line, check: redactor.scrub($0.check), reason: redactor.scrub($0.reason)) },
             optOuts: state.optOuts.map { InvariantOptOut(step: $0.step, line: $0.line, invariant: $0.invariant, why: redactor.scrub($0.why), used: $0.used) },

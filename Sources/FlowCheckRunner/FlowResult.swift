@@ -26,13 +26,15 @@ public struct RunResult: Sendable {
     /// Flows whose every check that could be made held, with some not made (skipped).
     public var passedWithSkips: Int { flows.filter { $0.status == .passedWithSkips }.count }
     public var failed: Int { flows.filter { $0.status == .failed }.count }
+    /// Flows the driver could not run at all.
+    public var skipped: Int { flows.filter { $0.status == .skipped }.count }
     public var errors: Int { flows.filter { $0.status == .error }.count }
 
     /// The baseline's reason when `flow` failed as the baseline expects; nil otherwise.
     public func baselineReason(_ flow: FlowResult) -> String? {
         switch flow.status {
         case .failed: return baselined[flow.id]
-        case .passed, .passedWithSkips, .error: return nil
+        case .passed, .passedWithSkips, .error, .skipped: return nil
         }
     }
 
@@ -45,7 +47,7 @@ public struct RunResult: Sendable {
         flows.filter { flow in
             switch flow.status {
             case .passed, .passedWithSkips: return baselined[flow.id] != nil
-            case .failed, .error: return false
+            case .failed, .error, .skipped: return false
             }
         }.map(\.id).sorted()
     }
@@ -114,6 +116,9 @@ public struct FlowResult: Sendable {
         case failed
         /// The harness itself broke (server would not start, driver gave up, time limit hit).
         case error
+        /// Not run: the driver cannot run it at all (``FlowDriver/unsupportedReason(for:)``);
+        /// ``FlowResult/skips`` holds the one reason. Never counted as passed.
+        case skipped
     }
 
     public var id: String

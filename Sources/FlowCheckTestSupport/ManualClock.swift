@@ -49,6 +49,7 @@ public final class ManualClock: TimeSource, Sendable {
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
         var watchers: [Watcher] = []
+        var observers: [@Sendable (Date) -> Void] = []
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -92,14 +93,23 @@ public final class ManualClock: TimeSource, Sendable {
         withState { $0.sleepers.count }
     }
 
+    /// Calls `observer` with the new instant every time the clock is moved (`advance(by:)`,
+    /// `set(_:)`), before any sleeper wakes, on the thread that moved it. For a driver whose SDK
+    /// runs in another process and must be told the time (`ProcessDriver`'s `clock` message).
+    /// Observers are kept for the clock's life.
+    public func onChange(_ observer: @escaping @Sendable (Date) -> Void) {
+        withState { $0.observers.append(observer) }
+    }
+
     /// Moves the clock by `seconds` (negative values move it back), then wakes every sleeper
     /// whose deadline has been reached, earliest deadline first.
     /// - Parameter seconds: How far to move.
     public func advance(by seconds: TimeInterval) {
-        let due = withState { state -> [Sleeper] in
+        let (due, now, observers) = withState { state -> ([Sleeper], Date, [@Sendable (Date) -> Void]) in
             state.now = state.now.addingTimeInterval(seconds)
-            return state.takeDueSleepers()
+            return (state.takeDueSleepers(), state.now, state.observers)
         }
+        for observer in observers { observer(now) }
         wake(due)
     }
 
@@ -107,10 +117,11 @@ public final class ManualClock: TimeSource, Sendable {
     /// has been reached, earliest deadline first. Moving back wakes nobody.
     /// - Parameter date: The new current instant.
     public func set(_ date: Date) {
-        let due = withState { state -> [Sleeper] in
+        let (due, observers) = withState { state -> ([Sleeper], [@Sendable (Date) -> Void]) in
             state.now = date
-            return state.takeDueSleepers()
+            return (state.takeDueSleepers(), state.observers)
         }
+        for observer in observers { observer(date) }
         wake(due)
     }
 

@@ -1,0 +1,91 @@
+import FlowCheckCoreDriver
+import FlowCheckExampleDriver
+import FlowCheckProcessDriver
+import FlowCheckProviders
+import FlowCheckReports
+import FlowCheckRunner
+import FlowCheckSpec
+import Foundation
+
+extension FlowCheckCommand {
+    /// A driver that could not be started or did not greet in time.
+    struct DriverProblem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The driver a `--driver` choice names: the command's own when none, an in-process one for
+    /// `builtin:core` and `builtin:example`, else a driver process, probed for its `hello`.
+    func resolve(_ choice: CommandLineOptions.DriverChoice?, traceDirectory: String? = nil) async -> Result<any FlowDriver, DriverProblem> {
+        guard let choice else { return .success(driver) }
+        switch choice.command {
+        case "builtin:core": return .success(CoreSDKDriver())
+        case "builtin:example": return .success(MiniMoltinDriver())
+        default:
+            do {
+                return .success(try await ProcessDriver.probe(command: choice.command, label: choice.name, traceDirectory: traceDirectory.map { URL(fileURLWithPath: $0) }))
+            } catch {
+                return .failure(DriverProblem(description: "--driver \(choice.name.map { $0 + "=" } ?? "")\(choice.command): \(error)"))
+            }
+        }
+    }
+
+    /// `flowcheck matrix`: every selected flow through every driver, one table.
+    func matrix(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
+        let loaded: SpecLoader.Result
+        do {
+            loaded = try SpecLoader.standard.load(paths: options.paths)
+        } catch {
+            console.err("flowcheck: \(error)")
+            return .usageOrInvalidSpec
+        }
+        let invalid = Self.invalidSpecs(loaded)
+        for spec in invalid { console.err(ConsoleReport.invalid(spec)) }
+        var specs = loaded.specs
+        if let pattern = options.filter, let regex = try? LinearRegex(pattern) {
+            specs = specs.filter { spec in
+                if case .found = regex.search(spec.id) { return true }
+                return false
+            }
+        }
+        if specs.isEmpty {
+            console.err("flowcheck: no flow to run in \(options.paths.joined(separator: " "))\(options.filter.map { " matching --filter \($0)" } ?? "")")
+            return .usageOrInvalidSpec
+        }
+        var columns: [ConformanceMatrix.Column] = []
+        environment.interrupt.handle()
+        for choice in options.drivers {
+            let name = choice.name ?? choice.command
+            let driver: any FlowDriver
+            switch await resolve(choice) {
+            case .success(let resolved): driver = resolved
+            case .failure(let problem):
+                console.err("flowcheck: " + ControlCharacters.escaped(problem.description))
+                return .harnessFailure
+            }
+            var runnerOptions = FlowRunner.Options()
+            if let jobs = options.jobs { runnerOptions.concurrency = jobs }
+            let runner = FlowRunner(driver: driver, options: runnerOptions)
+            let (flows, signal) = await Self.runUntilInterrupted(runner, specs, interrupt: environment.interrupt) { _ in }
+            if let signal {
+                console.err("flowcheck: matrix interrupted by \(InterruptSignal.name(of: signal)) while running \(name); nothing written")
+                return signal == SIGTERM ? .terminated : .interrupted
+            }
+            let column = ConformanceMatrix.Column(name: name, command: choice.command, driver: driver.name, results: flows)
+            console.out(ControlCharacters.escaped("\(name) (\(driver.name)): \(column.summary)"))
+            columns.append(column)
+        }
+        let matrix = ConformanceMatrix(flows: specs.map { ($0.id, $0.title) }, columns: columns)
+        var failed = false
+        for (path, text, name) in [(options.markdownPath, matrix.markdown, "matrix.md"), (options.matrixJSONPath, matrix.json(startedAt: environment.now()), "matrix.json")] {
+            do {
+                try ReportWriter.write(text, to: path, defaultName: name)
+            } catch {
+                console.err("flowcheck: \(error)")
+                failed = true
+            }
+        }
+        if failed { return .harnessFailure }
+        console.out("Matrix: \(options.markdownPath), \(options.matrixJSONPath)")
+        return invalid.isEmpty ? .passed : .usageOrInvalidSpec
+    }
+}

@@ -1,0 +1,286 @@
+import FlowCheckRunner
+import FlowCheckSpec
+import Foundation
+
+/// The runner's end of one driver process: writes messages, matches answers to the questions
+/// by id (several calls may be in flight), plays the driver's browser events into the flow's
+/// window, tells the driver every move of the clock, and turns every way a driver can break
+/// into one ``DriverError`` that names it and shows the last lines of its stderr.
+final class DriverConnection: @unchecked Sendable {
+    /// The name errors use for the driver: its label and command.
+    let label: String
+    private let command: String
+    private let deadlines: ProcessDriver.Deadlines
+    private let lock = NSLock()
+    private var child: DriverChild?
+    private var nextID = 1
+    private var pending: [Int: (what: String, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)] = [:]
+    /// Waiting for `hello` or `ready`.
+    private var greeting: (@Sendable (Result<DriverMessage, DriverError>) -> Void)?
+    private var early: [DriverMessage] = []
+    private var broken: DriverError?
+    private var stopping = false
+    private var window: BrowserWindow?
+    private var stderrLines: [String] = []
+    private var stderrDropped = 0
+    private let trace: TraceFile?
+
+    /// Lines of stderr kept for the transcript, and shown in errors (the last ``errorTail``).
+    static let logLimit = 200
+    static let errorTail = 10
+
+    init(command: String, label: String, deadlines: ProcessDriver.Deadlines, trace: URL?) throws {
+        self.command = command
+        self.label = label
+        self.deadlines = deadlines
+        self.trace = trace.map(TraceFile.init)
+        var environment = ProcessInfo.processInfo.environment
+        environment["FLOWCHECK_DRIVER_PROTOCOL"] = String(DriverMessage.protocolVersion)
+        do {
+            child = try DriverChild(command: command, environment: environment, onLine: { [weak self] line in
+                self?.received(line)
+            }, onLog: { [weak self] line in
+                self?.logged(line)
+            })
+        } catch {
+            throw DriverError("driver \(label) (\(command)): \(error)")
+        }
+    }
+
+    /// Every stderr line so far (at most ``logLimit``, the latest).
+    var log: [String] {
+        lock.withLock { (stderrDropped > 0 ? ["… \(stderrDropped) earlier lines"] : []) + stderrLines }
+    }
+
+    /// Waits for the driver's `hello`.
+    func awaitHello() async throws -> DriverHello {
+        let message = try await greet(what: "hello", send: nil)
+        guard case .hello(let hello) = message else { throw failure("sent \(message.typeName) before hello") }
+        return hello
+    }
+
+    /// Sends `start`, waits for `ready`, and from then on forwards clock moves and plays
+    /// browser events into the flow's window.
+    func start(_ context: DriverContext) async throws {
+        lock.withLock { window = context.browser }
+        let clock = context.clock
+        let message = try await greet(what: "ready", send: .start(
+            flow: context.flowID, provider: context.provider.rawValue, baseURL: context.baseURL.absoluteString,
+            baseURLs: context.baseURLs.mapValues(\.absoluteString), storageDirectory: context.storageDirectory.path, now: clock.now))
+        guard case .ready = message else { throw failure("answered start with \(message.typeName), not ready") }
+        // Sent under the write lock with the time read then: two moves racing each other still
+        // leave the driver at the clock's latest time.
+        clock.onChange { [weak self] _ in
+            self?.send { .clock(clock.now) }
+        }
+    }
+
+    /// Sends the message `make` builds with a fresh id, and waits for the answer with that id.
+    func ask(what: String, _ make: (Int) -> RunnerMessage) async throws -> DriverMessage {
+        let limit = deadlines.answer
+        let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
+            let once = Once(continuation)
+            let (id, refused) = lock.withLock { () -> (Int, DriverError?) in
+                if let broken { return (0, broken) }
+                let id = nextID
+                nextID += 1
+                pending[id] = (what, { once.resume($0) })
+                return (id, nil)
+            }
+            if let refused { once.resume(.failure(refused)); return }
+            guard write(make(id)) else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
+                guard let self else { return }
+                let late = self.lock.withLock { self.pending[id] != nil }
+                if late { self.breakDown("did not answer \(what) within \(Self.seconds(limit)) s") }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Sends `stop`, gives the process its exit deadline, then kills its process group.
+    func stop() {
+        let child = lock.withLock { () -> DriverChild? in
+            stopping = true
+            return self.child
+        }
+        guard let child else { return }
+        child.write(RunnerMessage.stop.line)
+        trace?.append(to: "driver", RunnerMessage.stop.line)
+        child.closeInput()
+        if child.wait(upTo: deadlines.exit) == nil { child.kill() }
+        lock.withLock { self.child = nil }
+        breakDown(nil)
+    }
+
+    /// The error for a driver that broke: its label, command, what happened and its stderr.
+    func failure(_ what: String) -> DriverError {
+        let tail = lock.withLock { stderrLines.suffix(Self.errorTail) }
+        let stderr = tail.isEmpty ? "; it wrote nothing to stderr" : "; its last stderr lines:\n" + tail.map { "    " + $0 }.joined(separator: "\n")
+        return DriverError("driver \(label) (\(command)) \(what)\(stderr)")
+    }
+
+    // MARK: - Receiving
+
+    private func received(_ line: String?) {
+        guard let line else {
+            // End of its stdout: it exited, or closed it.
+            let expected = lock.withLock { stopping }
+            if expected { return }
+            let ending = lock.withLock { child }?.wait(upTo: .seconds(2))
+            breakDown(ending.map { "\($0.description) before the flow ended" } ?? "closed its stdout before the flow ended")
+            return
+        }
+        trace?.append(to: "runner", line)
+        let message: DriverMessage
+        do {
+            message = try DriverMessage.parse(line)
+        } catch {
+            breakDown("wrote a line that is not a protocol message (\(error.reason)): \(SpecText.quoted(line))")
+            return
+        }
+        switch message {
+        case .hello, .ready:
+            let waiter = lock.withLock { () -> (@Sendable (Result<DriverMessage, DriverError>) -> Void)? in
+                defer { greeting = nil }
+                if greeting == nil { early.append(message) }
+                return greeting
+            }
+            waiter?(.success(message))
+        case .browserOpen(let text):
+            guard let url = URL(string: text), url.scheme != nil else {
+                breakDown("sent browserOpen with \(SpecText.quoted(text)), which is not a URL")
+                return
+            }
+            lock.withLock { window }?.open(url)
+        case .browserDismiss:
+            lock.withLock { window }?.dismiss()
+        case .fatal(let text):
+            breakDown("gave up: \(SpecText.quoted(text))")
+        case .ok, .error, .crashed, .unsupported, .store, .storeLocation, .crashStore:
+            let id = message.answers ?? 0
+            let waiter = lock.withLock { pending.removeValue(forKey: id) }
+            guard let waiter else {
+                breakDown("answered id \(id), which no question is waiting for")
+                return
+            }
+            waiter.resume(.success(message))
+        }
+    }
+
+    private func logged(_ line: String) {
+        lock.withLock {
+            stderrLines.append(SpecText.oneLine(line.count > 500 ? String(line.prefix(500)) + "…" : line))
+            if stderrLines.count > Self.logLimit {
+                stderrLines.removeFirst()
+                stderrDropped += 1
+            }
+        }
+    }
+
+    // MARK: - Sending and failing
+
+    /// Waits for `hello` or `ready` (after sending `send`), within the hello deadline.
+    private func greet(what: String, send message: RunnerMessage?) async throws -> DriverMessage {
+        let limit = deadlines.hello
+        let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
+            let once = Once(continuation)
+            let (ready, refused) = lock.withLock { () -> (DriverMessage?, DriverError?) in
+                if let broken { return (nil, broken) }
+                if !early.isEmpty { return (early.removeFirst(), nil) }
+                greeting = { once.resume($0) }
+                return (nil, nil)
+            }
+            if let refused { once.resume(.failure(refused)); return }
+            if let ready { once.resume(.success(ready)); return }
+            if let message, !write(message) { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
+                guard let self else { return }
+                let late = self.lock.withLock { self.greeting != nil }
+                if late { self.breakDown("did not send \(what) within \(Self.seconds(limit)) s") }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Sends a message built under the write order (for `clock`, which reads the time then).
+    private func send(_ make: () -> RunnerMessage) {
+        _ = write(make())
+    }
+
+    /// Writes one message; a driver that no longer reads breaks the connection.
+    @discardableResult
+    private func write(_ message: RunnerMessage) -> Bool {
+        guard let child = lock.withLock({ broken == nil ? child : nil }) else { return false }
+        let line = message.line
+        trace?.append(to: "driver", line)
+        if child.write(line) { return true }
+        let ending = child.wait(upTo: .seconds(2))
+        breakDown(ending.map { "\($0.description) before the flow ended" } ?? "stopped reading its stdin")
+        return false
+    }
+
+    /// Marks the connection broken (once) and fails everything waiting with the one error;
+    /// nil when it was stopped on purpose.
+    private func breakDown(_ what: String?) {
+        let error = what.map(failure) ?? DriverError("driver \(label) was stopped")
+        let waiters = lock.withLock { () -> [@Sendable (Result<DriverMessage, DriverError>) -> Void] in
+            guard broken == nil else { return [] }
+            broken = error
+            let all = pending.values.map(\.resume) + (greeting.map { [$0] } ?? [])
+            pending = [:]
+            greeting = nil
+            return all
+        }
+        for waiter in waiters { waiter(.failure(error)) }
+        if what != nil, let child = lock.withLock({ child }) {
+            // Nothing more is asked of it: the process group goes now, not at the flow's end.
+            DispatchQueue.global().async { child.kill() }
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Resumes a continuation exactly once, whoever gets there first (answer, deadline, break).
+    private final class Once: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Result<DriverMessage, DriverError>, Never>?
+
+        init(_ continuation: CheckedContinuation<Result<DriverMessage, DriverError>, Never>) {
+            self.continuation = continuation
+        }
+
+        func resume(_ result: Result<DriverMessage, DriverError>) {
+            let taken = lock.withLock { () -> CheckedContinuation<Result<DriverMessage, DriverError>, Never>? in
+                defer { continuation = nil }
+                return continuation
+            }
+            taken?.resume(returning: result)
+        }
+    }
+}
+
+/// Appends a flow's traffic to a JSON-lines file, one `{"to": ..., "line": ...}` per message.
+final class TraceFile: @unchecked Sendable {
+    private let url: URL
+    private let lock = NSLock()
+
+    init(_ url: URL) {
+        self.url = url
+    }
+
+    func append(to receiver: String, _ line: String) {
+        let entry = #"{"to":"\#(receiver)","line":"\#(SpecText.escaped(line))"}"# + "\n"
+        lock.withLock {
+            if let handle = try? FileHandle(forWritingTo: url) {
+                handle.seekToEndOfFile()
+                handle.write(Data(entry.utf8))
+                try? handle.close()
+            } else {
+                try? Data(entry.utf8).write(to: url)
+            }
+        }
+    }
+}

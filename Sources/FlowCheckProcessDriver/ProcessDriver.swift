@@ -1,0 +1,175 @@
+import FlowCheckRunner
+import FlowCheckSpec
+import Foundation
+
+/// Puts an SDK in any language under the runner: each flow starts `command` as a process of its
+/// own and talks to it in the driver protocol (JSON lines over its stdin and stdout;
+/// `Tests/Drivers/PROTOCOL.md`, schema `Tests/Drivers/protocol.schema.json`).
+///
+/// One process per flow: a driver that crashes or hangs costs its own flow only, and flows run
+/// at once as they do in process. A driver that dies, misses a deadline or writes anything that
+/// is not a protocol message ends its flow as a harness error that names it (its name and
+/// command) with the last lines of its stderr.
+public struct ProcessDriver: FlowDriver {
+    /// Real-time deadlines: a broken driver becomes a named error, never a hung run.
+    public struct Deadlines: Sendable {
+        /// From the start of the process to its `hello`, and from `start` to `ready`.
+        public var hello: Duration
+        /// For every answer to a call or a question.
+        public var answer: Duration
+        /// From `stop` to the process's exit; then its process group is killed.
+        public var exit: Duration
+
+        public init(hello: Duration = .seconds(15), answer: Duration = .seconds(20), exit: Duration = .seconds(5)) {
+            self.hello = hello
+            self.answer = answer
+            self.exit = exit
+        }
+    }
+
+    /// The shell command, as given to `--driver`.
+    public let command: String
+    /// What the driver said in its `hello` (``probe(command:label:deadlines:)``).
+    public let hello: DriverHello
+    /// The name reports use: `label` when one was given, else the driver's own name and version.
+    public let name: String
+    public var deadlines: Deadlines
+    /// When set, every line each flow exchanges with its driver is appended to
+    /// `FOLDER/<flow id>.jsonl` as `{"to": "driver"|"runner", "line": ...}`, for checking the
+    /// traffic against the published schema.
+    public var traceDirectory: URL?
+
+    /// Starts `command` once to read its `hello`, then stops it.
+    /// - Parameter label: the name for reports (`flowcheck matrix --driver NAME=...`); by
+    ///   default the driver's own name and version.
+    /// - Throws: ``DriverError`` naming the command when it does not start, does not say
+    ///   `hello` in time, or says something else.
+    public static func probe(command: String, label: String? = nil, deadlines: Deadlines = Deadlines(), traceDirectory: URL? = nil) async throws -> ProcessDriver {
+        let connection = try DriverConnection(command: command, label: label ?? command, deadlines: deadlines, trace: nil)
+        defer { connection.stop() }
+        let hello = try await connection.awaitHello()
+        return ProcessDriver(command: command, hello: hello, name: label ?? "\(hello.name) \(hello.version)", deadlines: deadlines, traceDirectory: traceDirectory)
+    }
+
+    public init(command: String, hello: DriverHello, name: String, deadlines: Deadlines = Deadlines(), traceDirectory: URL? = nil) {
+        self.command = command
+        self.hello = hello
+        self.name = name
+        self.deadlines = deadlines
+        self.traceDirectory = traceDirectory
+    }
+
+    /// A flow of a provider the driver does not speak, or one that moves the clock when the
+    /// driver cannot inject time, is skipped with the reason: never run, never passed.
+    public func unsupportedReason(for spec: FlowSpec) async -> String? {
+        guard let actions = hello.providers[spec.provider.rawValue] else {
+            return "the driver \(name) does not speak \(spec.provider.rawValue) (it speaks \(hello.providers.keys.sorted().joined(separator: ", ")))"
+        }
+        let needed = Set(spec.steps.compactMap { step -> String? in
+            if case .app(let action, _)? = step.action { return action }
+            return nil
+        })
+        let missing = needed.subtracting(actions).sorted()
+        if !missing.isEmpty {
+            return "the driver \(name) does not perform the \(spec.provider.rawValue) action\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))"
+        }
+        if !hello.capabilities.contains(.virtualClock), let step = spec.steps.first(where: Self.movesTheClock) {
+            return "the driver \(name) cannot inject time (no virtualClock capability), and step \(step.number) moves the clock"
+        }
+        return nil
+    }
+
+    public func makeSession(for context: DriverContext) async throws -> any FlowSession {
+        let trace = traceDirectory.map { $0.appendingPathComponent(context.flowID + ".jsonl") }
+        let connection = try DriverConnection(command: command, label: name, deadlines: deadlines, trace: trace)
+        do {
+            _ = try await connection.awaitHello()
+            try await connection.start(context)
+        } catch {
+            connection.stop()
+            throw error
+        }
+        return ProcessSession(connection: connection, hello: hello)
+    }
+
+    private static func movesTheClock(_ step: Step) -> Bool {
+        switch step.action {
+        case .advanceClock?: return true
+        case .fault(let fault)?: return fault.clockAdvance != nil
+        case .app?, .await?, .clearFaults?, .crashStore?, .server?, .browser?, .send?, nil: return false
+        }
+    }
+}
+
+/// One flow's SDK behind a driver process.
+final class ProcessSession: FlowSession, @unchecked Sendable {
+    private let connection: DriverConnection
+    private let hello: DriverHello
+
+    init(connection: DriverConnection, hello: DriverHello) {
+        self.connection = connection
+        self.hello = hello
+    }
+
+    func perform(_ call: AppCall) async throws -> CallOutcome {
+        let answer = try await connection.ask(what: "call \(call.name)") { .call(id: $0, action: call.name, arguments: call.arguments) }
+        switch answer {
+        case .ok(_, let result): return .ok(result)
+        case .error(_, let kind, let message): return .error(kind: kind, message: message)
+        case .crashed(_, let message): return .crashed(message)
+        case .unsupported(_, let message): throw connection.failure("cannot perform \"\(call.name)\": \(message)")
+        case .hello, .ready, .store, .storeLocation, .crashStore, .browserOpen, .browserDismiss, .fatal:
+            throw connection.failure("answered call \(call.name) with \(answer.typeName)")
+        }
+    }
+
+    func storeContents() async throws -> [String: String] {
+        let answer = try await connection.ask(what: "store") { .store(id: $0) }
+        guard case .store(_, let fields) = answer else { throw connection.failure("answered store with \(answer.typeName)") }
+        return fields
+    }
+
+    func storeLocation() async throws -> StoreLocation? {
+        guard hello.capabilities.contains(.fileStore) else { return nil }
+        let answer = try await connection.ask(what: "storeLocation") { .storeLocation(id: $0) }
+        guard case .storeLocation(_, let directory, let files) = answer else { throw connection.failure("answered storeLocation with \(answer.typeName)") }
+        return StoreLocation(directory: URL(fileURLWithPath: directory), files: files)
+    }
+
+    func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport {
+        guard hello.capabilities.contains(.storeCrash) else {
+            return .unsupported("the driver \(connection.label) cannot interrupt its token store's writes (no storeCrash capability)")
+        }
+        let answer = try await connection.ask(what: "crashStore") { .crashStore(id: $0, point: point.rawValue) }
+        guard case .crashStore(_, let armed, let reason) = answer else { throw connection.failure("answered crashStore with \(answer.typeName)") }
+        return armed ? .armed : .unsupported(reason ?? "the driver did not arm the crash")
+    }
+
+    func log() async -> [String] {
+        connection.log
+    }
+
+    func close() async {
+        connection.stop()
+    }
+}
+
+extension DriverMessage {
+    /// The message's type as the protocol names it, for errors.
+    var typeName: String {
+        switch self {
+        case .hello: return "hello"
+        case .ready: return "ready"
+        case .ok: return "ok"
+        case .error: return "error"
+        case .crashed: return "crashed"
+        case .unsupported: return "unsupported"
+        case .store: return "store"
+        case .storeLocation: return "storeLocation"
+        case .crashStore: return "crashStore"
+        case .browserOpen: return "browserOpen"
+        case .browserDismiss: return "browserDismiss"
+        case .fatal: return "fatal"
+        }
+    }
+}
