@@ -4,6 +4,8 @@ struct BenchOptions: Equatable {
         case suite, flows, requests
         /// `serve` for the long run; a minute and more, so only when asked for.
         case serveSoak = "serve-soak"
+        /// The driver protocol's cost per flow against the in-process driver; only when named.
+        case driverOverhead = "driver-overhead"
 
         /// What runs when no part is named.
         static let defaults: Set<Part> = [.suite, .flows, .requests]
@@ -33,6 +35,8 @@ struct BenchOptions: Equatable {
     /// serve-soak: seconds of load before the first memory reading, and in all.
     var soakBaselineSeconds: Double = 5
     var soakSeconds: Double = 60
+    /// driver-overhead: the driver processes to time, each a shell command.
+    var driverCommands = ["python3 Tests/Drivers/python/moltin_driver.py", "node Tests/Drivers/node/moltin-driver.mjs"]
 
     /// Sizes for a CI smoke run: the same figures, each in a few seconds.
     static let quick = BenchOptions(suiteRuns: 1, flowCounts: [100, 1_000], requests: 2_000)
@@ -40,6 +44,7 @@ struct BenchOptions: Equatable {
     static let usage = """
         usage: flowcheck-bench [options]
                flowcheck-bench serve-soak [--tokens N] [--baseline-seconds S] [--soak-seconds S]
+               flowcheck-bench driver-overhead [--driver COMMAND]...
 
         Run from the package root (`swift run -c release flowcheck-bench`). Prints one figure per line:
           suite        load DIR (default specs/), run every flow with the SDK core driver and render
@@ -56,6 +61,11 @@ struct BenchOptions: Equatable {
                        through a LogQueue: req/s on a fresh host and after N tokens issued
                        (N = 10000; must stay within 20%), and resident memory growth between
                        5 s and 60 s of load (must stay within 20 MiB); exit 1 if either fails
+          driver-overhead
+                       (only when named) every Moltin flow in DIR, one at a time, in process with
+                       the SDK core and through each reference driver process (flowcheck
+                       --driver); wall ms per flow (best of 3), and a driver's start + hello +
+                       stop alone; exit 1 unless every flow passes with every driver
 
           --cpu         also print the CPU time behind each figure: steadier than wall time
                         when other processes share the machine
@@ -72,6 +82,8 @@ struct BenchOptions: Equatable {
           --tokens N    serve-soak: tokens issued before the second req/s (default: 10000)
           --baseline-seconds S, --soak-seconds S
                         serve-soak: when memory is read (default: 5 and 60)
+          --driver CMD  driver-overhead: a driver process to time instead of the two reference
+                        drivers (repeatable)
           -h, --help    show this help
 
         Exit codes: 0 measured, 1 a flow failed, 2 usage or invalid spec, 3 the harness failed.
@@ -83,6 +95,7 @@ struct BenchOptions: Equatable {
         var quick = false
         var specs: String?
         var only: Set<Part> = []
+        var driverGiven = false
         var flows: [Int]?
         var requests: Int?
         var rest = arguments[...]
@@ -90,6 +103,12 @@ struct BenchOptions: Equatable {
             switch argument {
             case "-h", "--help": options.help = true
             case "serve-soak": only.insert(.serveSoak)
+            case "driver-overhead": only.insert(.driverOverhead)
+            case "--driver":
+                guard let value = rest.popFirst(), !value.isEmpty else { throw .usage("--driver needs a command") }
+                if !driverGiven { options.driverCommands = [] }
+                driverGiven = true
+                options.driverCommands.append(value)
             case "--tokens":
                 guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { throw .usage("--tokens needs a count") }
                 options.soakTokens = value

@@ -56,6 +56,10 @@ enum BenchEntry {
                 soak.lines.forEach(out)
                 holds = soak.throughputHolds && soak.memoryHolds
             }
+            if options.parts.contains(.driverOverhead) {
+                let figures = try await DriverOverheadBenchmark(directory: options.specsDirectory, commands: options.driverCommands, runs: options.suiteRuns).run()
+                DriverOverheadBenchmark.lines(figures).forEach(out)
+            }
             out(PeakMemory.line())
             return holds ? 0 : BenchError.Exit.flowFailed.rawValue
         } catch {

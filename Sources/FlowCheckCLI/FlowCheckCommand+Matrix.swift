@@ -24,7 +24,7 @@ extension FlowCheckCommand {
             do {
                 return .success(try await ProcessDriver.probe(command: choice.command, label: choice.name, traceDirectory: traceDirectory.map { URL(fileURLWithPath: $0) }))
             } catch {
-                return .failure(DriverProblem(description: "--driver \(choice.name.map { $0 + "=" } ?? "")\(choice.command): \(error)"))
+                return .failure(DriverProblem(description: "--driver\(choice.name.map { " " + $0 } ?? ""): \(error)"))
             }
         }
     }

@@ -21,9 +21,15 @@ public struct MiniMoltinDriver: FlowDriver {
 
     public init() {}
 
-    /// Moltin only: flows of other providers are not run.
+    /// Moltin only, and no request timeout on the flow's clock: flows of other providers, and
+    /// flows whose server stalls (they would wait for the runner's real-time limit), are not run.
     public func unsupportedReason(for spec: FlowSpec) async -> String? {
-        spec.provider == .moltin ? nil : "MiniMoltin speaks Moltin only, not \(spec.provider.rawValue)"
+        guard spec.provider == .moltin else { return "MiniMoltin speaks Moltin only, not \(spec.provider.rawValue)" }
+        let stalls = spec.steps.contains { step in
+            if case .fault(let fault)? = step.action { return fault.kind == "stall" }
+            return false
+        }
+        return stalls ? "MiniMoltin has no request timeout on the flow's clock, and this flow's server stalls" : nil
     }
 
     public func makeSession(for context: DriverContext) async throws -> any FlowSession {

@@ -35,6 +35,8 @@ final class DriverChild: @unchecked Sendable {
     private var inputOpen = true
     private var ending: Ending?
     private var reaped = false
+    /// Signalled once the stderr reader has read to the end (every writer gone).
+    private let logEnded = DispatchSemaphore(value: 0)
 
     /// Starts `command`. `onLine` gets each stdout line (without its newline), then nil at end
     /// of file; `onLog` each stderr line. Both run on the child's reader threads.
@@ -87,7 +89,10 @@ final class DriverChild: @unchecked Sendable {
         self.pid = pid
         self.input = stdinPipe[1]
         Self.readLines(stdoutPipe[0], name: "flowcheck driver stdout") { onLine($0) }
-        Self.readLines(stderrPipe[0], name: "flowcheck driver stderr") { line in if let line { onLog(line) } }
+        let logEnded = self.logEnded
+        Self.readLines(stderrPipe[0], name: "flowcheck driver stderr") { line in
+            if let line { onLog(line) } else { logEnded.signal() }
+        }
     }
 
     deinit {
@@ -144,6 +149,12 @@ final class DriverChild: @unchecked Sendable {
             if ContinuousClock.now >= deadline { return nil }
             usleep(5_000)
         }
+    }
+
+    /// Waits up to `limit` for every stderr line to be read (after the process group is gone).
+    func waitForLogEnd(upTo limit: Duration) {
+        let nanoseconds = UInt64(limit.components.seconds) * 1_000_000_000 + UInt64(limit.components.attoseconds / 1_000_000_000)
+        if logEnded.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success { logEnded.signal() }
     }
 
     /// Kills the whole process group and reaps the process.

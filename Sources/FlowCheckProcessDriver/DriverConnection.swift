@@ -92,7 +92,7 @@ final class DriverConnection: @unchecked Sendable {
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
                 guard let self else { return }
                 let late = self.lock.withLock { self.pending[id] != nil }
-                if late { self.breakDown("did not answer \(what) within \(Self.seconds(limit)) s") }
+                if late { self.breakDown("did not answer \(what) within \(Self.written(limit))") }
             }
         }
         return try result.get()
@@ -117,7 +117,8 @@ final class DriverConnection: @unchecked Sendable {
     func failure(_ what: String) -> DriverError {
         let tail = lock.withLock { stderrLines.suffix(Self.errorTail) }
         let stderr = tail.isEmpty ? "; it wrote nothing to stderr" : "; its last stderr lines:\n" + tail.map { "    " + $0 }.joined(separator: "\n")
-        return DriverError("driver \(label) (\(command)) \(what)\(stderr)")
+        let named = label == command ? "driver (\(command))" : "driver \(label) (\(command))"
+        return DriverError("\(named) \(what)\(stderr)")
     }
 
     // MARK: - Receiving
@@ -197,7 +198,7 @@ final class DriverConnection: @unchecked Sendable {
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
                 guard let self else { return }
                 let late = self.lock.withLock { self.greeting != nil }
-                if late { self.breakDown("did not send \(what) within \(Self.seconds(limit)) s") }
+                if late { self.breakDown("did not send \(what) within \(Self.written(limit))") }
             }
         }
         return try result.get()
@@ -223,6 +224,12 @@ final class DriverConnection: @unchecked Sendable {
     /// Marks the connection broken (once) and fails everything waiting with the one error;
     /// nil when it was stopped on purpose.
     private func breakDown(_ what: String?) {
+        if what != nil, lock.withLock({ broken == nil }), let child = lock.withLock({ child }) {
+            // Nothing more is asked of it: its process group goes now, and what it wrote to
+            // stderr up to then (its last words often explain the break) is read to the end.
+            child.kill()
+            child.waitForLogEnd(upTo: .seconds(1))
+        }
         let error = what.map(failure) ?? DriverError("driver \(label) was stopped")
         let waiters = lock.withLock { () -> [@Sendable (Result<DriverMessage, DriverError>) -> Void] in
             guard broken == nil else { return [] }
@@ -233,10 +240,12 @@ final class DriverConnection: @unchecked Sendable {
             return all
         }
         for waiter in waiters { waiter(.failure(error)) }
-        if what != nil, let child = lock.withLock({ child }) {
-            // Nothing more is asked of it: the process group goes now, not at the flow's end.
-            DispatchQueue.global().async { child.kill() }
-        }
+    }
+
+    /// `20 s`, `0.5 s`.
+    private static func written(_ duration: Duration) -> String {
+        let value = seconds(duration)
+        return (value == value.rounded() ? String(Int(value)) : String(value)) + " s"
     }
 
     private static func seconds(_ duration: Duration) -> Double {

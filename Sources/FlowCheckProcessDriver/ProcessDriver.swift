@@ -31,7 +31,7 @@ public struct ProcessDriver: FlowDriver {
     public let command: String
     /// What the driver said in its `hello` (``probe(command:label:deadlines:)``).
     public let hello: DriverHello
-    /// The name reports use: `label` when one was given, else the driver's own name and version.
+    /// The name reports use: the driver's own name and version, from its `hello`.
     public let name: String
     public var deadlines: Deadlines
     /// When set, every line each flow exchanges with its driver is appended to
@@ -40,15 +40,15 @@ public struct ProcessDriver: FlowDriver {
     public var traceDirectory: URL?
 
     /// Starts `command` once to read its `hello`, then stops it.
-    /// - Parameter label: the name for reports (`flowcheck matrix --driver NAME=...`); by
-    ///   default the driver's own name and version.
+    /// - Parameter label: what errors before the `hello` call the driver (`flowcheck matrix
+    ///   --driver NAME=...`); by default its command.
     /// - Throws: ``DriverError`` naming the command when it does not start, does not say
     ///   `hello` in time, or says something else.
     public static func probe(command: String, label: String? = nil, deadlines: Deadlines = Deadlines(), traceDirectory: URL? = nil) async throws -> ProcessDriver {
         let connection = try DriverConnection(command: command, label: label ?? command, deadlines: deadlines, trace: nil)
         defer { connection.stop() }
         let hello = try await connection.awaitHello()
-        return ProcessDriver(command: command, hello: hello, name: label ?? "\(hello.name) \(hello.version)", deadlines: deadlines, traceDirectory: traceDirectory)
+        return ProcessDriver(command: command, hello: hello, name: "\(hello.name) \(hello.version)", deadlines: deadlines, traceDirectory: traceDirectory)
     }
 
     public init(command: String, hello: DriverHello, name: String, deadlines: Deadlines = Deadlines(), traceDirectory: URL? = nil) {

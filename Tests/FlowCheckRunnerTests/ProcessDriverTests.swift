@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+@testable import FlowCheckProcessDriver
+import FlowCheckRunner
+import FlowCheckSpec
+
+/// SDKs in other languages through the driver protocol (Tests/Drivers/PROTOCOL.md): the
+/// reference drivers pass every Moltin flow, their one-defect variants fail exactly the flows
+/// that defect breaks, and a driver that hangs, dies or writes garbage is a harness error that
+/// names it while the other flows run on.
+@Suite(.timeLimit(.minutes(5)))
+struct ProcessDriverTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let drivers = root.appendingPathComponent("Tests/Drivers").path
+
+    /// Every Moltin flow: the MLT catalogue and the fault flows, which run on Moltin.
+    static func moltinSpecs() throws -> [FlowSpec] {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.provider.rawValue == "moltin" }
+        let files = try FileManager.default.contentsOfDirectory(atPath: SpecsEarnTheirPlaceTests.specsFolder + "/moltin").filter { $0.hasSuffix(".json") }
+        #expect(specs.filter { $0.id.hasPrefix("MLT-") }.count == files.count, "every file in specs/moltin loaded")
+        return specs
+    }
+
+    static func run(_ command: String, _ specs: [FlowSpec], deadlines: ProcessDriver.Deadlines = .init(), trace: URL? = nil) async throws -> [String: FlowResult] {
+        let driver = try await ProcessDriver.probe(command: command, deadlines: deadlines, traceDirectory: trace)
+        let results = await FlowRunner(driver: driver).run(specs)
+        return Dictionary(uniqueKeysWithValues: results.map { ($0.id, $0) })
+    }
+
+    static let python = "python3 \(drivers)/python/moltin_driver.py"
+    static let node = "node \(drivers)/node/moltin-driver.mjs"
+
+    @Test(arguments: [python, node])
+    func aReferenceDriverPassesEveryMoltinFlow(_ command: String) async throws {
+        let specs = try Self.moltinSpecs()
+        let results = try await Self.run(command, specs)
+        #expect(results.count == specs.count)
+        for result in results.values {
+            #expect(result.status == .passed, "\(result.id): \(result.status) \(result.failures.map(\.message)) \(result.errorMessage ?? "") \(result.skips.map(\.reason))")
+        }
+    }
+
+    /// The defects, one small change each, and the flows each must fail (and no other):
+    /// - no expiry handling: every flow where the token runs out on the clock and must be
+    ///   renewed before use (MLT-STORE-FILES too: its third write is that renewal);
+    /// - a force-unwrap of the products body: the flows that answer 200 with a body that is
+    ///   not JSON (a non-JSON body, a truncated one); the SDK crashes instead of an error.
+    static let noExpiryFails: Set = ["MLT-CREDS", "MLT-EXPIRED", "MLT-EXPIRY-EDGE", "MLT-RATELIMIT", "MLT-RENEW-FAULTS", "MLT-SHARED-RENEWAL", "MLT-STORE-FILES"]
+    static let crashFails: Set = ["MLT-NETFAIL", "FLT-TRUNCATED"]
+
+    @Test(arguments: [
+        ("python3 \(drivers)/python/broken_no_expiry.py", noExpiryFails, false),
+        ("python3 \(drivers)/python/broken_crash.py", crashFails, true),
+        ("node \(drivers)/node/broken-no-expiry.mjs", noExpiryFails, false),
+        ("node \(drivers)/node/broken-crash.mjs", crashFails, true),
+    ])
+    func aBrokenReferenceDriverFailsExactlyItsFlows(_ command: String, _ expected: Set<String>, _ crashes: Bool) async throws {
+        let results = try await Self.run(command, try Self.moltinSpecs())
+        let failed = Set(results.values.filter { $0.status != .passed }.map(\.id))
+        #expect(failed == expected, "\(command): \(results.values.filter { $0.status != .passed }.map { "\($0.id) \($0.status) \($0.failures.first?.message ?? $0.errorMessage ?? "")" })")
+        for id in expected {
+            #expect(results[id]?.status == .failed, "\(id) is a conformance failure, not a harness error: \(results[id]?.errorMessage ?? "")")
+            if crashes {
+                #expect(results[id]?.failures.contains { $0.actual.contains("crashed") } == true, "\(id): \(results[id]?.failures.map(\.message) ?? [])")
+            }
+        }
+    }
+
+    /// Hanging, dying and writing garbage in one flow: that flow is a harness error naming the
+    /// driver and its command, with its last stderr lines; the flow before it passes.
+    @Test(arguments: [
+        ("hang", "did not answer call auth within 2 s"),
+        ("exit", "exited with status 3 before the flow ended"),
+        ("garbage", "wrote a line that is not a protocol message"),
+    ])
+    func aMisbehavingDriverIsANamedHarnessError(_ mode: String, _ what: String) async throws {
+        let command = "python3 \(Self.drivers)/misbehaving/misbehaving.py \(mode) MLT-PRODUCTS"
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { ["MLT-AUTH", "MLT-PRODUCTS", "MLT-REFRESH"].contains($0.id) }
+        let results = try await Self.run(command, specs, deadlines: .init(hello: .seconds(15), answer: .seconds(2), exit: .seconds(2)))
+        #expect(results["MLT-AUTH"]?.status == .passed)
+        #expect(results["MLT-REFRESH"]?.status == .passed)
+        let broken = try #require(results["MLT-PRODUCTS"])
+        #expect(broken.status == .error)
+        let message = broken.errorMessage ?? ""
+        #expect(message.contains("driver misbehaving-\(mode) 1.0.0 (\(command))"), "\(message)")
+        #expect(message.contains(what), "\(message)")
+        #expect(message.contains("misbehaving: \(mode) in MLT-PRODUCTS at call auth"), "its stderr: \(message)")
+        // Its stderr is kept in the transcript too.
+        #expect(broken.transcript.last?.hasPrefix("driver log (stderr):") == true)
+    }
+
+    @Test func aDriverThatNeverSaysHelloIsNamedWithinTheDeadline() async throws {
+        let command = "python3 \(Self.drivers)/misbehaving/misbehaving.py silent -"
+        await #expect {
+            _ = try await ProcessDriver.probe(command: command, deadlines: .init(hello: .seconds(2)))
+        } throws: { error in
+            "\(error)".contains("driver (\(command)) did not send hello within 2 s") && "\(error)".contains("misbehaving: loading forever")
+        }
+    }
+
+    @Test func anotherProtocolVersionIsRefusedNamingBoth() async throws {
+        await #expect {
+            _ = try await ProcessDriver.probe(command: "python3 \(Self.drivers)/misbehaving/misbehaving.py version -")
+        } throws: { error in
+            "\(error)".contains("the driver speaks protocol 2; this runner speaks 1")
+        }
+    }
+
+    /// A driver that cannot inject time: every flow that moves the clock is not run, with the
+    /// reason; every other flow runs and passes.
+    @Test func flowsThatMoveTheClockAreNotRunWithoutAVirtualClock() async throws {
+        let specs = try Self.moltinSpecs()
+        let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py noclock -", specs)
+        for spec in specs {
+            let movesClock = spec.steps.contains { step in
+                switch step.action {
+                case .advanceClock?: return true
+                case .fault(let fault)?: return fault.clockAdvance != nil
+                default: return false
+                }
+            }
+            let result = try #require(results[spec.id])
+            if movesClock {
+                #expect(result.status == .skipped, "\(spec.id)")
+                #expect(result.skips.first?.reason.contains("cannot inject time (no virtualClock capability)") == true)
+            } else {
+                #expect(result.status == .passed, "\(spec.id): \(result.status)")
+            }
+        }
+        #expect(results.values.contains { $0.status == .skipped } && results.values.contains { $0.status == .passed })
+    }
+
+    /// A provider the driver does not speak is not run, never an error or a pass.
+    @Test func anotherProvidersFlowsAreNotRun() async throws {
+        let clover = try #require(try SpecsEarnTheirPlaceTests.specs().first { $0.provider.rawValue == "clover" })
+        let results = try await Self.run(Self.python, [clover])
+        #expect(results[clover.id]?.status == .skipped)
+        #expect(results[clover.id]?.skips.first?.reason == "the driver moltin-python 1.0.0 does not speak clover (it speaks moltin)")
+    }
+
+    /// Every line both sides wrote, in every Moltin flow, against the published schema, read by
+    /// a validator that shares nothing with the runner's own message checks.
+    @Test func theTrafficMatchesThePublishedSchema() async throws {
+        let schema = try MiniJSONSchema(data: Data(contentsOf: URL(fileURLWithPath: Self.drivers + "/protocol.schema.json")))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-trace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try await Self.run(Self.python, try Self.moltinSpecs(), trace: folder)
+        var types: [String: Set<String>] = ["driver": [], "runner": []]
+        var lines = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for entry in text.split(separator: "\n") {
+                let record = try #require(try JSONSerialization.jsonObject(with: Data(entry.utf8)) as? [String: String])
+                let to = try #require(record["to"]), line = try #require(record["line"])
+                let message = try JSONSerialization.jsonObject(with: Data(line.utf8))
+                let errors = schema.errors(message, against: to == "driver" ? "#/$defs/toDriver" : "#/$defs/fromDriver")
+                #expect(errors.isEmpty, "\(file): \(line): \(errors)")
+                types[to, default: []].insert((message as? [String: Any])?["type"] as? String ?? "")
+                lines += 1
+            }
+        }
+        #expect(lines > 100)
+        // Every message type was exercised; `fatal`, `crashed`, `unsupported` and the browser
+        // events are not in a passing Moltin run, and are checked by the schema tests.
+        #expect(types["driver"] == Set(RunnerMessage.types), "\(types["driver"] ?? [])")
+        #expect(types["runner"]?.isSuperset(of: ["hello", "ready", "ok", "error", "store", "storeLocation", "crashStore"]) == true, "\(types["runner"] ?? [])")
+    }
+
+    /// The schema and the runner's message checks know the same message types.
+    @Test func theSchemaNamesEveryMessageTheRunnerKnows() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.drivers + "/protocol.schema.json"))
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let defs = try #require(root["$defs"] as? [String: Any])
+        func types(_ side: String) throws -> Set<String> {
+            let list = try #require((defs[side] as? [String: Any])?["oneOf"] as? [[String: String]])
+            return Set(try list.map { reference in
+                let name = try #require(reference["$ref"]?.split(separator: "/").last.map(String.init))
+                let properties = try #require((defs[name] as? [String: Any])?["properties"] as? [String: Any])
+                return try #require((properties["type"] as? [String: Any])?["const"] as? String)
+            })
+        }
+        #expect(try types("fromDriver") == Set(DriverMessage.types))
+        #expect(try types("toDriver") == Set(RunnerMessage.types))
+    }
+
+    /// The runner's strict reading refuses what the schema refuses.
+    @Test(arguments: [
+        #"{"type":"ok","id":1,"result":{"n":2}}"#,
+        #"{"type":"ok","id":0,"result":{}}"#,
+        #"{"type":"ok","id":1,"result":{},"extra":1}"#,
+        #"{"type":"error","id":1,"kind":"oops","message":"m"}"#,
+        #"{"type":"crashStore","id":1,"armed":false}"#,
+        #"{"type":"hello","protocol":1,"driver":{"name":"x","version":"1"},"providers":{},"capabilities":[]}"#,
+        #"{"type":"hello","protocol":1,"driver":{"name":"x","version":"1"},"providers":{"moltin":[]},"capabilities":["teleport"]}"#,
+        #"{"type":"browserOpen"}"#,
+        #"{"type":"ready","id":true}"#,
+        #"["ok"]"#,
+    ])
+    func aMessageTheSchemaRefusesIsRefused(_ line: String) throws {
+        #expect(throws: DriverMessage.Invalid.self) { try DriverMessage.parse(line) }
+        let schema = try MiniJSONSchema(data: Data(contentsOf: URL(fileURLWithPath: Self.drivers + "/protocol.schema.json")))
+        let value = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
+        #expect(!schema.errors(value, against: "#/$defs/fromDriver").isEmpty)
+    }
+}
