@@ -242,7 +242,7 @@ struct FlowExecution: Sendable {
                 // The invariants, on what the SDK really did and handed back: unmasked.
                 let (violations, optOuts, notChecked) = try await Self.judgeInvariants(
                     &judge, step: step, actor: actor, outcome: outcome, arguments: callArguments, fresh: fresh, window: window, opened: news.opened,
-                    browserShowing: browser.window.isShowing, session: session, world: world, now: clock.now)
+                    browserShowing: browser.window.isShowing, session: session, world: world, now: clock.now, callsInFlight: background.anyRunning)
                 failures += violations
                 let skips = checker.skips
                 let captured = checker.capturedSecrets
@@ -273,7 +273,7 @@ struct FlowExecution: Sendable {
     /// step opts out of them (`allow`), and every opt-out is reported, used or not.
     private static func judgeInvariants(
         _ judge: inout InvariantJudge, step: Step, actor: FlowEvent.Actor, outcome: CallOutcome?, arguments: [String: String], fresh: [RecordedExchange], window: [RecordedExchange],
-        opened: [URL], browserShowing: Bool, session: any FlowSession, world: FakeWorld, now: Date
+        opened: [URL], browserShowing: Bool, session: any FlowSession, world: FakeWorld, now: Date, callsInFlight: Bool = false
     ) async throws -> ([CheckFailure], [InvariantOptOut], String?) {
         guard !judge.enabled.isEmpty else { return ([], [], nil) }
         // A store the SDK cannot read back is the SDK's failure, for its own checks to judge:
@@ -281,7 +281,9 @@ struct FlowExecution: Sendable {
         let store = judge.enabled.contains(.keep) ? try? await session.storeContents() : nil
         var files: StoreDirectoryFacts?
         var notChecked: String?
-        if judge.enabled.contains(.store) {
+        // While a background call runs, its store write may be under way: a temporary file then
+        // is a write in progress, not a leftover. The store is judged at the next quiet step.
+        if judge.enabled.contains(.store) && !callsInFlight {
             if let location = try await session.storeLocation() {
                 files = try StoreDirectoryFacts.measure(location)
             } else {

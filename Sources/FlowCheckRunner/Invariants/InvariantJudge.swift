@@ -109,7 +109,9 @@ struct InvariantJudge {
             violations += found.map { InvariantViolation(invariant: invariant, detail: $0) }
         }
         if let store = observation.store { previousStore = store }
-        previousFiles = observation.storeFiles
+        // A step the store was not measured in (a background call was writing) keeps the last
+        // measurement: an in-place rewrite across it is still seen.
+        if let files = observation.storeFiles { previousFiles = files }
         for url in observation.opened {
             loginState = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value
         }

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The README's "Swift: your own `flowcheck`" is what a Swift team copies: every file it shows
+/// goes verbatim into a fresh folder outside the repository, beside a `flowcheck` link to this
+/// checkout (the README's `../flowcheck`), is built with `swift build` and runs the README's
+/// command, which must pass. It builds a whole package, so it runs when
+/// `FLOWCHECK_README_PACKAGE=1` (`.ci/run` sets it in a step of its own, after `swift test`).
+@Suite(.timeLimit(.minutes(15)))
+struct ReadmeExamplePackageTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Each `<!-- readme-package: NAME -->` and the fenced block right after it.
+    static func blocks(_ readme: String) -> [(name: String, text: String)] {
+        var blocks: [(String, String)] = []
+        let lines = readme.components(separatedBy: "\n")
+        var index = 0
+        while index < lines.count {
+            let line = lines[index]
+            if line.hasPrefix("<!-- readme-package: "), line.hasSuffix(" -->") {
+                let name = String(line.dropFirst("<!-- readme-package: ".count).dropLast(" -->".count))
+                var start = index + 1
+                while start < lines.count, !lines[start].hasPrefix("```") { start += 1 }
+                var end = start + 1
+                while end < lines.count, lines[end] != "```" { end += 1 }
+                blocks.append((name, lines[(start + 1)..<min(end, lines.count)].joined(separator: "\n") + "\n"))
+                index = end
+            }
+            index += 1
+        }
+        return blocks
+    }
+
+    @Test func theReadmeExamplesBlocksAreFound() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let names = Self.blocks(readme).map(\.name)
+        #expect(names == ["Package.swift", "Sources/my-sdk-check/main.swift", "Sources/my-sdk-check/MyMoltinDriver.swift", "run"])
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FLOWCHECK_README_PACKAGE"] == "1", "builds a package: FLOWCHECK_README_PACKAGE=1 (CI sets it)"))
+    func theReadmeExamplePackageBuildsAndPasses() async throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = Self.blocks(readme)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-readme-\(UUID().uuidString)")
+        let package = folder.appendingPathComponent("my-sdk-check")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("flowcheck"), withDestinationURL: Self.root)
+        var command: String?
+        for (name, text) in blocks {
+            if name == "run" {
+                command = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                continue
+            }
+            let file = package.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        let run = try #require(command)
+        let shell = URL(fileURLWithPath: "/bin/sh")
+        let build = try await ChildProcess.launch("swift build (README example)", executable: shell, arguments: ["-c", "swift build"], directory: package, environment: ProcessInfo.processInfo.environment, deadline: 600)
+        defer { build.kill() }
+        let built = try await build.exitStatus()
+        #expect(built == 0, "swift build: \(build.stdout.text.suffix(3000)) \(build.stderr.text.suffix(3000))")
+        guard built == 0 else { return }
+        let check = try await ChildProcess.launch("the README's command", executable: shell, arguments: ["-c", run], directory: package, environment: ProcessInfo.processInfo.environment, deadline: 300)
+        defer { check.kill() }
+        let status = try await check.exitStatus()
+        let out = check.stdout.text
+        #expect(status == 0, "\(run): exit \(status)\n\(out)\n\(check.stderr.text)")
+        #expect(out.contains("4 passed, 0 failed"), "\(out)")
+        #expect(FileManager.default.fileExists(atPath: package.appendingPathComponent("reports/junit.xml").path))
+    }
+}
