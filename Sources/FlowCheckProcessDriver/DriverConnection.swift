@@ -19,6 +19,8 @@ final class DriverConnection: @unchecked Sendable {
     private var greeting: (@Sendable (Result<DriverMessage, DriverError>) -> Void)?
     private var early: [DriverMessage] = []
     private var broken: DriverError?
+    /// A break is being recorded (its process killed, its stderr read to the end).
+    private var breaking = false
     private var stopping = false
     private var window: BrowserWindow?
     private var stderrLines: [String] = []
@@ -224,7 +226,15 @@ final class DriverConnection: @unchecked Sendable {
     /// Marks the connection broken (once) and fails everything waiting with the one error;
     /// nil when it was stopped on purpose.
     private func breakDown(_ what: String?) {
-        if what != nil, lock.withLock({ broken == nil }), let child = lock.withLock({ child }) {
+        // The first break names the cause; what follows from it (killing the process closes
+        // its stdout, which reads as an exit) must not replace it.
+        let first = lock.withLock { () -> Bool in
+            guard broken == nil, !breaking else { return false }
+            breaking = true
+            return true
+        }
+        guard first else { return }
+        if what != nil, let child = lock.withLock({ child }) {
             // Nothing more is asked of it: its process group goes now, and what it wrote to
             // stderr up to then (its last words often explain the break) is read to the end.
             child.kill()

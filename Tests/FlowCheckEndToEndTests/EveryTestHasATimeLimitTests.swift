@@ -14,8 +14,9 @@ struct EveryTestHasATimeLimitTests {
     /// The package root, three folders up from this file.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Folders under `Tests/` that hold a helper executable for tests, not tests.
-    static let helperExecutables: Set<String> = ["StoreChurn"]
+    /// Folders under `Tests/` that hold a helper executable for tests, or the driver processes
+    /// of other languages (`Tests/Drivers`), not Swift tests.
+    static let helperExecutables: Set<String> = ["StoreChurn", "Drivers"]
 
     /// Every folder under `Tests/` but the helper executables: one per test target.
     static let testTargets: [String] = {
