@@ -157,7 +157,8 @@ public struct CommandLineOptions: Sendable, Equatable {
       0  every flow passed, or failed as --baseline expects (validate: every spec is valid)
       1  at least one flow failed (not in --baseline), or --strict-baseline and a listed flow passed
       2  usage error, an invalid spec (the valid specs still run; reports are still written) or
-         an unusable --baseline (a malformed line, an unknown flow id: named as FILE:LINE)
+         an unusable --baseline (a malformed line, an unknown flow id: named as FILE:LINE), or a
+         --driver that can run none of the selected flows
       3  the harness itself failed (a flow could not be run, a --driver did not start or greet,
          or a report could not be written)
       130/143  interrupted by SIGINT/SIGTERM (a run writes its reports first; a second signal exits at once)

@@ -294,6 +294,11 @@ public struct FlowCheckCommand: Sendable {
         }
 
         if reportFailed || run.errors > 0 { return .harnessFailure }
+        // A driver that can run none of the selected flows checked nothing: never a pass.
+        if !flows.isEmpty && run.skipped == flows.count {
+            console.err("flowcheck: " + ControlCharacters.escaped("the driver \(driver.name) can run none of the \(flows.count) selected flows (each says why above); select flows of the providers and actions it has"))
+            return .usageOrInvalidSpec
+        }
         if !invalid.isEmpty { return .usageOrInvalidSpec }
         if run.newFailures > 0 { return .failed }
         return options.strictBaseline && !run.unexpectedlyPassing.isEmpty ? .failed : .passed

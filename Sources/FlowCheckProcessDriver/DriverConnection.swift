@@ -18,6 +18,8 @@ final class DriverConnection: @unchecked Sendable {
     /// Waiting for `hello` or `ready`.
     private var greeting: (@Sendable (Result<DriverMessage, DriverError>) -> Void)?
     private var early: [DriverMessage] = []
+    /// What the runner waits for before the flow starts (`hello`, `ready`), for errors.
+    private var awaiting: String?
     private var broken: DriverError?
     /// A break is being recorded (its process killed, its stderr read to the end).
     private var breaking = false
@@ -131,7 +133,8 @@ final class DriverConnection: @unchecked Sendable {
             let expected = lock.withLock { stopping }
             if expected { return }
             let ending = lock.withLock { child }?.wait(upTo: .seconds(2))
-            breakDown(ending.map { "\($0.description) before the flow ended" } ?? "closed its stdout before the flow ended")
+            let when = lock.withLock { awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
+            breakDown(ending.map { "\($0.description) \(when)" } ?? "closed its stdout \(when)")
             return
         }
         trace?.append(to: "runner", line)
@@ -149,6 +152,7 @@ final class DriverConnection: @unchecked Sendable {
                 if greeting == nil { early.append(message) }
                 return greeting
             }
+            lock.withLock { awaiting = nil }
             waiter?(.success(message))
         case .browserOpen(let text):
             guard let url = URL(string: text), url.scheme != nil else {
@@ -192,6 +196,7 @@ final class DriverConnection: @unchecked Sendable {
                 if let broken { return (nil, broken) }
                 if !early.isEmpty { return (early.removeFirst(), nil) }
                 greeting = { once.resume($0) }
+                awaiting = what
                 return (nil, nil)
             }
             if let refused { once.resume(.failure(refused)); return }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FlowCheckCLI
 @testable import FlowCheckProcessDriver
 import FlowCheckRunner
 import FlowCheckSpec
@@ -203,4 +204,30 @@ struct ProcessDriverTests {
         let value = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
         #expect(!schema.errors(value, against: "#/$defs/fromDriver").isEmpty)
     }
+
+    /// Through the command line: the same console and exit codes as the built-in driver, and a
+    /// run in which the driver could run nothing exits 2, never 0.
+    @Test func theCommandLineRunsADriverAndRefusesARunOfNothing() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lines = LockedLines()
+        let console = FlowCheckCommand.Console(out: { lines.add($0) }, err: { lines.add($0) })
+        let common = ["--driver", Self.python, "--junit", folder.path + "/j.xml", "--markdown", folder.path + "/m.md"]
+        let passed = await FlowCheckCommand().run(common + ["--filter", "^MLT-(AUTH|PRODUCTS)$", SpecsEarnTheirPlaceTests.specsFolder], console: console)
+        #expect(passed == .passed, "\(lines.all)")
+        #expect(lines.all.contains("2 passed, 0 failed, 72 skipped"))
+        let nothing = await FlowCheckCommand().run(common + ["--filter", "^CLV-FULL-1$", SpecsEarnTheirPlaceTests.specsFolder], console: console)
+        #expect(nothing == .usageOrInvalidSpec)
+        #expect(lines.all.contains { $0.contains("can run none of the 1 selected flows") })
+        let missing = await FlowCheckCommand().run(["--driver", "/nonexistent/driver --x", "--junit", folder.path + "/j.xml", "--markdown", folder.path + "/m.md", SpecsEarnTheirPlaceTests.specsFolder], console: console)
+        #expect(missing == .harnessFailure)
+        #expect(lines.all.contains { $0.contains("/nonexistent/driver") && $0.contains("exited with status 127 before it sent hello") })
+    }
+}
+
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }
