@@ -59,8 +59,9 @@ extension FlowCheckCommand {
             switch await resolve(choice) {
             case .success(let resolved): driver = resolved
             case .failure(let problem):
+                // Its column says so, flow by flow; the other drivers' columns still stand.
                 console.err("flowcheck: " + ControlCharacters.escaped(problem.description))
-                return .harnessFailure
+                driver = UnstartableDriver(name: choice.command, problem: problem.description)
             }
             var runnerOptions = FlowRunner.Options()
             if let jobs = options.jobs { runnerOptions.concurrency = jobs }
@@ -87,5 +88,15 @@ extension FlowCheckCommand {
         if failed { return .harnessFailure }
         console.out("Matrix: \(options.markdownPath), \(options.matrixJSONPath)")
         return invalid.isEmpty ? .passed : .usageOrInvalidSpec
+    }
+}
+
+/// A driver process that did not start or greet: every flow is a harness error saying why.
+struct UnstartableDriver: FlowDriver {
+    let name: String
+    let problem: String
+
+    func makeSession(for context: DriverContext) async throws -> any FlowSession {
+        throw DriverError(problem)
     }
 }

@@ -24,6 +24,15 @@ final class DriverChild: @unchecked Sendable {
         }
     }
 
+    /// What the stdout reader hands on.
+    enum Output: Sendable, Equatable {
+        case line(String)
+        /// A line past ``maximumLine`` bytes with no end yet: not a message, whatever follows.
+        case tooLong
+        /// End of file: every writer of the driver's stdout is gone.
+        case end
+    }
+
     struct SpawnError: Error, CustomStringConvertible {
         var description: String
     }
@@ -31,16 +40,21 @@ final class DriverChild: @unchecked Sendable {
     let pid: pid_t
     private let input: Int32
     private let writeLock = NSLock()
-    private let state = NSLock()
     private var inputOpen = true
-    private var ending: Ending?
-    private var reaped = false
-    /// Signalled once the stderr reader has read to the end (every writer gone).
+    /// How it ended, set by the reaper thread (which outlives this object if it must).
+    private let endingBox = EndingBox()
+    /// Signalled once the process has been reaped (by the reaper thread, the only one that waits).
+    private let exited = DispatchSemaphore(value: 0)
+    /// Signalled once the stderr reader has read to the end (every writer gone), or given up.
     private let logEnded = DispatchSemaphore(value: 0)
+    /// Set once nothing more is wanted from the pipes: readers stop within 100 ms even when a
+    /// descendant that left the process group still holds them open.
+    private let abandoned = Flag()
 
-    /// Starts `command`. `onLine` gets each stdout line (without its newline), then nil at end
-    /// of file; `onLog` each stderr line. Both run on the child's reader threads.
-    init(command: String, environment: [String: String], onLine: @escaping @Sendable (String?) -> Void, onLog: @escaping @Sendable (String) -> Void) throws {
+    /// Starts `command`. `onOutput` gets each stdout line, then `.end`; `onLog` each stderr
+    /// line; `onExit` how the process ended, the moment it is reaped. All run on threads of the
+    /// child's own.
+    init(command: String, environment: [String: String], onOutput: @escaping @Sendable (Output) -> Void, onLog: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Ending) -> Void) throws {
         _ = DriverChild.ignoreBrokenPipesOnce
         Self.spawnLock.lock()
         defer { Self.spawnLock.unlock() }
@@ -88,14 +102,37 @@ final class DriverChild: @unchecked Sendable {
         }
         self.pid = pid
         self.input = stdinPipe[1]
-        Self.readLines(stdoutPipe[0], name: "flowcheck driver stdout") { onLine($0) }
-        let logEnded = self.logEnded
-        Self.readLines(stderrPipe[0], name: "flowcheck driver stderr") { line in
-            if let line { onLog(line) } else { logEnded.signal() }
+        let abandoned = self.abandoned
+        Self.read(stdoutPipe[0], name: "flowcheck driver stdout", abandoned: abandoned) { line in
+            switch line {
+            case .line(let text): onOutput(.line(text))
+            case .tooLong: onOutput(.tooLong)
+            case nil: onOutput(.end)
+            }
         }
+        let logEnded = self.logEnded
+        Self.read(stderrPipe[0], name: "flowcheck driver stderr", abandoned: abandoned) { line in
+            switch line {
+            case .line(let text): onLog(text)
+            case .tooLong: onLog("… (a line longer than 1 MiB, not kept)")
+            case nil: logEnded.signal()
+            }
+        }
+        let child = pid, box = endingBox, exited = self.exited
+        let reaper = Thread {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            let ending = Self.ending(status)
+            box.set(ending)
+            exited.signal()
+            onExit(ending)
+        }
+        reaper.name = "flowcheck driver reaper"
+        reaper.start()
     }
 
     deinit {
+        abandoned.set()
         writeLock.lock()
         if inputOpen { close(input) }
         writeLock.unlock()
@@ -128,41 +165,41 @@ final class DriverChild: @unchecked Sendable {
         writeLock.unlock()
     }
 
-    /// How the process ended, if it has; reaps it without waiting.
+    /// How the process ended, if it has.
     func poll() -> Ending? {
-        state.lock()
-        defer { state.unlock() }
-        if let ending { return ending }
-        var status: Int32 = 0
-        let result = waitpid(pid, &status, WNOHANG)
-        guard result == pid else { return nil }
-        reaped = true
-        ending = Self.ending(status)
-        return ending
+        endingBox.value
     }
 
-    /// Waits up to `limit` of real time for the process to end, looking every 5 ms.
+    /// Waits up to `limit` of real time for the process to end.
     func wait(upTo limit: Duration) -> Ending? {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            if let ending = poll() { return ending }
-            if ContinuousClock.now >= deadline { return nil }
-            usleep(5_000)
-        }
+        if let ending = poll() { return ending }
+        if exited.wait(timeout: .now() + Self.interval(limit)) == .success { exited.signal() }
+        return poll()
     }
 
     /// Waits up to `limit` for every stderr line to be read (after the process group is gone).
     func waitForLogEnd(upTo limit: Duration) {
-        let nanoseconds = UInt64(limit.components.seconds) * 1_000_000_000 + UInt64(limit.components.attoseconds / 1_000_000_000)
-        if logEnded.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success { logEnded.signal() }
+        if logEnded.wait(timeout: .now() + Self.interval(limit)) == .success { logEnded.signal() }
     }
 
-    /// Kills the whole process group and reaps the process.
+    /// Kills the whole process group, waits for the process to be reaped, and lets the readers
+    /// go once what the group wrote has been read (a descendant that left the group cannot hold
+    /// them).
     func kill() {
-        if poll() != nil { return }
-        _ = systemKill(-pid, SIGKILL)
-        _ = systemKill(pid, SIGKILL)
-        _ = wait(upTo: .seconds(5))
+        if poll() == nil {
+            _ = systemKill(-pid, SIGKILL)
+            _ = systemKill(pid, SIGKILL)
+            _ = wait(upTo: .seconds(5))
+        } else {
+            // Whatever is left of its group (a child of the driver's) goes too.
+            _ = systemKill(-pid, SIGKILL)
+        }
+        waitForLogEnd(upTo: .seconds(1))
+        abandoned.set()
+    }
+
+    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        .nanoseconds(Int(duration.components.seconds) * 1_000_000_000 + Int(duration.components.attoseconds / 1_000_000_000))
     }
 
     private static func ending(_ status: Int32) -> Ending {
@@ -180,28 +217,52 @@ final class DriverChild: @unchecked Sendable {
     /// Held from making a driver's pipes until it has started.
     private static let spawnLock = NSLock()
 
-    /// A thread that reads `fd` to its end, hands on every line and then nil, and closes it.
-    private static func readLines(_ fd: Int32, name: String, _ onLine: @escaping @Sendable (String?) -> Void) {
+    /// What a reader hands on: a line, or a line that outgrew ``maximumLine``.
+    private enum Read {
+        case line(String)
+        case tooLong
+    }
+
+    /// A thread that reads `fd` until its end (or until `abandoned` is set), hands on every line
+    /// and then nil, and closes it. Waits in poll(2) 100 ms at a time, so it notices `abandoned`.
+    private static func read(_ fd: Int32, name: String, abandoned: Flag, _ onLine: @escaping @Sendable (Read?) -> Void) {
         let thread = Thread {
             var pending: [UInt8] = []
+            var skipping = false
             var buffer = [UInt8](repeating: 0, count: 16_384)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                var watch = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = systemPoll(&watch, 1, 100)
+                if ready < 0 && errno == EINTR { continue }
+                if ready == 0 {
+                    if abandoned.isSet { break }
+                    continue
+                }
+                let count = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
+                // Only the bytes just read can hold a new line's end: a long line costs its
+                // length once, not once per read.
+                var scanned = pending.count
                 pending += buffer[0..<count]
-                while let newline = pending.firstIndex(of: 10) {
-                    onLine(String(decoding: pending[..<newline], as: UTF8.self))
+                while let newline = pending[scanned...].firstIndex(of: 10) {
+                    if skipping {
+                        skipping = false
+                    } else {
+                        onLine(.line(String(decoding: pending[..<newline], as: UTF8.self)))
+                    }
                     pending.removeSubrange(...newline)
+                    scanned = 0
                 }
-                // A line with no end in sight goes on as it is (it is not a message), so a
-                // driver cannot make the runner hold unbounded memory.
+                // A line with no end in sight is not a message: said once, the rest of it dropped,
+                // so a driver cannot make the runner hold unbounded memory.
                 if pending.count > maximumLine {
-                    onLine(String(decoding: pending, as: UTF8.self))
+                    if !skipping { onLine(.tooLong) }
+                    skipping = true
                     pending = []
                 }
             }
-            if !pending.isEmpty { onLine(String(decoding: pending, as: UTF8.self)) }
+            if !pending.isEmpty && !skipping { onLine(.line(String(decoding: pending, as: UTF8.self))) }
             close(fd)
             onLine(nil)
         }
@@ -224,10 +285,42 @@ final class DriverChild: @unchecked Sendable {
     }()
 }
 
+/// How a driver process ended, once known.
+final class EndingBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ending: DriverChild.Ending?
+
+    var value: DriverChild.Ending? { lock.withLock { ending } }
+
+    func set(_ ending: DriverChild.Ending) {
+        lock.withLock { self.ending = ending }
+    }
+}
+
+/// A flag set once, read from any thread.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.withLock { value } }
+
+    func set() {
+        lock.withLock { value = true }
+    }
+}
+
 private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     write(fd, bytes, count)
 }
 
 private func systemKill(_ pid: pid_t, _ signal: Int32) -> Int32 {
     kill(pid, signal)
+}
+
+private func systemPoll(_ fds: UnsafeMutablePointer<pollfd>, _ count: nfds_t, _ timeout: Int32) -> Int32 {
+    poll(fds, count, timeout)
+}
+
+private func systemRead(_ fd: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, bytes, count)
 }

@@ -28,6 +28,10 @@ final class DriverConnection: @unchecked Sendable {
     private var stderrLines: [String] = []
     private var stderrDropped = 0
     private let trace: TraceFile?
+    /// Signalled when the driver's stdout has ended.
+    private let outputEnded = DispatchSemaphore(value: 0)
+    /// What went wrong at `stop` (no exit in time, a failing status), for ``finish()``.
+    private var stopProblem: String?
 
     /// Lines of stderr kept for the transcript, and shown in errors (the last ``errorTail``).
     static let logLimit = 200
@@ -41,10 +45,12 @@ final class DriverConnection: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWCHECK_DRIVER_PROTOCOL"] = String(DriverMessage.protocolVersion)
         do {
-            child = try DriverChild(command: command, environment: environment, onLine: { [weak self] line in
-                self?.received(line)
+            child = try DriverChild(command: command, environment: environment, onOutput: { [weak self] output in
+                self?.received(output)
             }, onLog: { [weak self] line in
                 self?.logged(line)
+            }, onExit: { [weak self] ending in
+                self?.exited(ending)
             })
         } catch {
             throw DriverError("driver \(label) (\(command)): \(error)")
@@ -92,12 +98,14 @@ final class DriverConnection: @unchecked Sendable {
                 return (id, nil)
             }
             if let refused { once.resume(.failure(refused)); return }
-            guard write(make(id)) else { return }
+            // Armed before the write: a driver that stops reading its stdin cannot hold a full
+            // pipe's write past the deadline (the break kills it, which ends the write).
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
                 guard let self else { return }
                 let late = self.lock.withLock { self.pending[id] != nil }
                 if late { self.breakDown("did not answer \(what) within \(Self.written(limit))") }
             }
+            write(make(id))
         }
         return try result.get()
     }
@@ -112,9 +120,30 @@ final class DriverConnection: @unchecked Sendable {
         child.write(RunnerMessage.stop.line)
         trace?.append(to: "driver", RunnerMessage.stop.line)
         child.closeInput()
-        if child.wait(upTo: deadlines.exit) == nil { child.kill() }
-        lock.withLock { self.child = nil }
+        let ending = child.wait(upTo: deadlines.exit)
+        // Whatever is left of its process group goes, and the readers are let go.
+        child.kill()
+        let problem: String?
+        switch ending {
+        case nil: problem = "did not exit within \(Self.written(deadlines.exit)) of stop; its process group was killed"
+        case .exited(0)?: problem = nil
+        case let other?: problem = "\(other.description) after stop (a driver exits with status 0)"
+        }
+        lock.withLock {
+            self.child = nil
+            if broken == nil { stopProblem = problem }
+        }
         breakDown(nil)
+    }
+
+    /// Stops the driver and says what went wrong in the flow's life that no answer carried: a
+    /// break after the flow's last question (an answer nobody asked for, an exit), or a stop it
+    /// did not keep to. nil when all was well.
+    func finish() -> String? {
+        let before = lock.withLock { broken }
+        stop()
+        if let before { return before.description }
+        return lock.withLock { stopProblem }.map { failure($0).description }
     }
 
     /// The error for a driver that broke: its label, command, what happened and its stderr.
@@ -127,8 +156,15 @@ final class DriverConnection: @unchecked Sendable {
 
     // MARK: - Receiving
 
-    private func received(_ line: String?) {
-        guard let line else {
+    private func received(_ output: DriverChild.Output) {
+        let line: String
+        switch output {
+        case .line(let text): line = text
+        case .tooLong:
+            breakDown("wrote a line longer than \(DriverChild.maximumLine / (1 << 20)) MiB, which is not a protocol message")
+            return
+        case .end:
+            outputEnded.signal()
             // End of its stdout: it exited, or closed it.
             let expected = lock.withLock { stopping }
             if expected { return }
@@ -173,6 +209,15 @@ final class DriverConnection: @unchecked Sendable {
             }
             waiter.resume(.success(message))
         }
+    }
+
+    /// The process ended (seen by the reaper, even while something else holds its stdout open).
+    private func exited(_ ending: DriverChild.Ending) {
+        if lock.withLock({ stopping }) { return }
+        // What it wrote last (a fatal message, an answer) is read first, briefly.
+        if outputEnded.wait(timeout: .now() + .milliseconds(500)) == .success { outputEnded.signal() }
+        let when = lock.withLock { awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
+        breakDown("\(ending.description) \(when)")
     }
 
     private func logged(_ line: String) {

@@ -74,6 +74,7 @@ enum DriverMessage: Sendable, Equatable {
             throw Invalid(reason: "not JSON (\(error.message))")
         }
         guard let members = node.members else { throw Invalid(reason: "not a JSON object") }
+        if let repeated = Self.repeatedKey(node) { throw Invalid(reason: "the key \"\(repeated)\" appears twice in one object") }
         var object = Fields(members: members)
         let type = try object.string("type")
         let message: DriverMessage
@@ -90,14 +91,19 @@ enum DriverMessage: Sendable, Equatable {
             var providers: [String: [String]] = [:]
             for member in try object.object("providers") {
                 guard case .array(let items) = member.value.value else { throw Invalid(reason: "providers.\(member.key) is \(member.value.typeName), not an array of action names") }
-                providers[member.key] = try items.map { item throws(Invalid) -> String in
+                guard providers[member.key] == nil else { throw Invalid(reason: "providers names \(member.key) twice") }
+                let actions = try items.map { item throws(Invalid) -> String in
                     guard case .string(let action) = item.value, !action.isEmpty else { throw Invalid(reason: "providers.\(member.key) has \(item.typeName) where an action name belongs") }
                     return action
                 }
+                guard Set(actions).count == actions.count else { throw Invalid(reason: "providers.\(member.key) lists an action twice") }
+                providers[member.key] = actions
             }
             guard !providers.isEmpty else { throw Invalid(reason: "providers is empty: name at least one provider") }
             var capabilities: Set<DriverHello.Capability> = []
-            for name in try object.strings("capabilities") {
+            let names = try object.strings("capabilities")
+            guard Set(names).count == names.count else { throw Invalid(reason: "capabilities lists one twice") }
+            for name in names {
                 guard let capability = DriverHello.Capability(rawValue: name) else {
                     throw Invalid(reason: "unknown capability \"\(name)\" (known: \(DriverHello.Capability.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
@@ -122,12 +128,17 @@ enum DriverMessage: Sendable, Equatable {
         case "store":
             message = .store(id: try object.id(), fields: try object.stringMap("fields"))
         case "storeLocation":
-            message = .storeLocation(id: try object.id(), directory: try object.string("directory", nonEmpty: true), files: try object.strings("files"))
+            let id = try object.id()
+            let directory = try object.string("directory", nonEmpty: true)
+            let files = try object.strings("files")
+            guard !files.contains("") else { throw Invalid(reason: "\"files\" holds an empty name") }
+            message = .storeLocation(id: id, directory: directory, files: files)
         case "crashStore":
             let id = try object.id()
             let armed = try object.bool("armed")
             let reason = try object.optionalString("reason")
-            if !armed && (reason ?? "").isEmpty { throw Invalid(reason: "crashStore with armed false needs a reason") }
+            if !armed && reason == nil { throw Invalid(reason: "crashStore with armed false needs a reason") }
+            if reason?.isEmpty == true { throw Invalid(reason: "crashStore's reason is empty") }
             message = .crashStore(id: id, armed: armed, reason: reason)
         case "browserOpen":
             message = .browserOpen(try object.string("url", nonEmpty: true))
@@ -140,6 +151,24 @@ enum DriverMessage: Sendable, Equatable {
         }
         try object.finish(in: type)
         return message
+    }
+
+    /// A key that appears twice in one object, anywhere in the message: JSON leaves its meaning
+    /// open (RFC 8259 §4), so a message with one means nothing certain.
+    private static func repeatedKey(_ node: JSONNode) -> String? {
+        switch node.value {
+        case .object(let members):
+            var seen = Set<String>()
+            for member in members {
+                if !seen.insert(member.key).inserted { return member.key }
+                if let inner = repeatedKey(member.value) { return inner }
+            }
+            return nil
+        case .array(let items):
+            return items.lazy.compactMap(repeatedKey).first
+        case .null, .bool, .number, .string:
+            return nil
+        }
     }
 
     /// An object's members, taken one by one; what is left at the end is refused.
@@ -165,8 +194,11 @@ enum DriverMessage: Sendable, Equatable {
 
         mutating func integer(_ key: String) throws(Invalid) -> Int {
             let node = try take(key)
-            guard case .number(let text) = node.value, let value = Int(text) else { throw Invalid(reason: "\"\(key)\" is \(node.typeName), not an integer") }
-            return value
+            // JSON Schema's integer: any number with no fraction (1, 1.0, 1e0).
+            guard case .number(let text) = node.value, let number = Double(text), number == number.rounded(), abs(number) < 1e15 else {
+                throw Invalid(reason: "\"\(key)\" is \(node.typeName), not an integer")
+            }
+            return Int(number)
         }
 
         mutating func id() throws(Invalid) -> Int {

@@ -76,6 +76,13 @@ public struct ProcessDriver: FlowDriver {
         if !hello.capabilities.contains(.virtualClock), let step = spec.steps.first(where: Self.movesTheClock) {
             return "the driver \(name) cannot inject time (no virtualClock capability), and step \(step.number) moves the clock"
         }
+        // What a capability it lacks would have checked is not run, never passed with skips.
+        if !hello.capabilities.contains(.fileStore), let step = spec.steps.first(where: Self.checksStoreFiles) {
+            return "the driver \(name) has no file-backed store to measure (no fileStore capability), and step \(step.number) checks the store's files"
+        }
+        if !hello.capabilities.contains(.storeCrash), let step = spec.steps.first(where: { if case .crashStore? = $0.action { return true }; return false }) {
+            return "the driver \(name) cannot crash its store mid-write (no storeCrash capability), and step \(step.number) does"
+        }
         return nil
     }
 
@@ -89,7 +96,14 @@ public struct ProcessDriver: FlowDriver {
             connection.stop()
             throw error
         }
-        return ProcessSession(connection: connection, hello: hello)
+        return ProcessSession(connection: connection, hello: hello, storageDirectory: context.storageDirectory)
+    }
+
+    private static func checksStoreFiles(_ step: Step) -> Bool {
+        step.expect?.checks.contains { check in
+            if case .storeFiles(let kinds) = check { return !kinds.isEmpty }
+            return false
+        } ?? false
     }
 
     private static func movesTheClock(_ step: Step) -> Bool {
@@ -105,10 +119,13 @@ public struct ProcessDriver: FlowDriver {
 final class ProcessSession: FlowSession, @unchecked Sendable {
     private let connection: DriverConnection
     private let hello: DriverHello
+    /// The folder `start` gave the driver: its store must live there.
+    private let storageDirectory: URL
 
-    init(connection: DriverConnection, hello: DriverHello) {
+    init(connection: DriverConnection, hello: DriverHello, storageDirectory: URL) {
         self.connection = connection
         self.hello = hello
+        self.storageDirectory = storageDirectory
     }
 
     func perform(_ call: AppCall) async throws -> CallOutcome {
@@ -133,6 +150,16 @@ final class ProcessSession: FlowSession, @unchecked Sendable {
         guard hello.capabilities.contains(.fileStore) else { return nil }
         let answer = try await connection.ask(what: "storeLocation") { .storeLocation(id: $0) }
         guard case .storeLocation(_, let directory, let files) = answer else { throw connection.failure("answered storeLocation with \(answer.typeName)") }
+        // The harness measures the folder the driver names: it must be the one it was given
+        // (or inside it), symlinks resolved, or a tidy decoy could stand in for the real store.
+        let named = URL(fileURLWithPath: directory).resolvingSymlinksInPath().standardizedFileURL.path
+        let given = storageDirectory.resolvingSymlinksInPath().standardizedFileURL.path
+        guard named == given || named.hasPrefix(given + "/") else {
+            throw connection.failure("named its store folder \(SpecText.quoted(directory, limit: 200)), which is not the storageDirectory it was given (\(given)) nor inside it")
+        }
+        guard files.allSatisfy({ !$0.isEmpty && !$0.contains("/") && $0 != "." && $0 != ".." }) else {
+            throw connection.failure("named store files \(files.map { SpecText.quoted($0) }.joined(separator: ", ")): each must be a file name in the folder")
+        }
         return StoreLocation(directory: URL(fileURLWithPath: directory), files: files)
     }
 
@@ -143,6 +170,10 @@ final class ProcessSession: FlowSession, @unchecked Sendable {
         let answer = try await connection.ask(what: "crashStore") { .crashStore(id: $0, point: point.rawValue) }
         guard case .crashStore(_, let armed, let reason) = answer else { throw connection.failure("answered crashStore with \(answer.typeName)") }
         return armed ? .armed : .unsupported(reason ?? "the driver did not arm the crash")
+    }
+
+    func finish() async -> String? {
+        connection.finish()
     }
 
     func log() async -> [String] {

@@ -94,6 +94,12 @@ public protocol FlowSession: AnyObject, Sendable {
     /// judges only what reached the fakes.
     func sentRequests() async -> [SentRequest]?
 
+    /// Ends the SDK's part of the flow once its last step has run, before ``log()`` and
+    /// ``close()``, and says what went wrong that no answer carried (a driver process that
+    /// broke the protocol after the last question, or did not stop as asked): the flow is then
+    /// a harness error with that message. nil (the default) when all was well.
+    func finish() async -> String?
+
     /// The driver's own log for this flow (an out-of-process driver's stderr), kept in the
     /// flow's transcript; empty (the default) when there is none. Asked once, before `close`.
     func log() async -> [String]
@@ -120,6 +126,9 @@ public struct SentRequest: Sendable {
 extension FlowSession {
     /// No log of its own.
     public func log() async -> [String] { [] }
+
+    /// Nothing to report at the end.
+    public func finish() async -> String? { nil }
 
     /// Cannot see the SDK's outgoing requests: INV-ORIGIN judges what reached the fakes.
     public func sentRequests() async -> [SentRequest]? { nil }

@@ -87,6 +87,11 @@ struct FlowExecution: Sendable {
                 }
             }
         }
+        if let problem = await session?.finish() {
+            progress.state.withLock { state in
+                if state.errorMessage == nil { state.errorMessage = problem }
+            }
+        }
         let log = await session?.log() ?? []
         await session?.close()
         browser.close()

@@ -73,6 +73,11 @@ struct ProcessDriverTests {
         ("hang", "did not answer call auth within 2 s"),
         ("exit", "exited with status 3 before the flow ended"),
         ("garbage", "wrote a line that is not a protocol message"),
+        ("huge", "wrote a line longer than 1 MiB"),
+        ("dupkey", "the key \"result\" appears twice in one object"),
+        // It exits while a grandchild of another session holds its stdout open: the exit is
+        // seen when it happens, not when the pipe closes.
+        ("holdout", "exited with status 0 before the flow ended"),
     ])
     func aMisbehavingDriverIsANamedHarnessError(_ mode: String, _ what: String) async throws {
         let command = "python3 \(Self.drivers)/misbehaving/misbehaving.py \(mode) MLT-PRODUCTS"
@@ -88,6 +93,42 @@ struct ProcessDriverTests {
         #expect(message.contains("misbehaving: \(mode) in MLT-PRODUCTS at call auth"), "its stderr: \(message)")
         // Its stderr is kept in the transcript too.
         #expect(broken.transcript.last?.hasPrefix("driver log (stderr):") == true)
+    }
+
+    /// A store folder other than the one `start` gave (a tidy decoy beside a leaky real store)
+    /// is refused, never measured.
+    @Test func aStoreFolderOtherThanTheOneGivenIsRefused() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-STORE-FILES" }
+        let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py decoy MLT-STORE-FILES", specs)
+        #expect(results["MLT-STORE-FILES"]?.status == .error)
+        #expect(results["MLT-STORE-FILES"]?.errorMessage?.contains("which is not the storageDirectory it was given") == true, "\(results["MLT-STORE-FILES"]?.errorMessage ?? "")")
+    }
+
+    /// A driver that does not exit on stop costs its flow: a harness error, its group killed.
+    @Test func aDriverThatIgnoresStopIsAHarnessError() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
+        let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py ignorestop -", specs, deadlines: .init(exit: .seconds(1)))
+        #expect(results["MLT-AUTH"]?.status == .error)
+        #expect(results["MLT-AUTH"]?.errorMessage?.contains("did not exit within 1 s of stop; its process group was killed") == true, "\(results["MLT-AUTH"]?.errorMessage ?? "")")
+    }
+
+    /// An answer sent before its question is never a pass it did not earn.
+    @Test func anAnswerBeforeItsQuestionIsNeverAPass() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
+        let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py early MLT-AUTH", specs)
+        let status = try #require(results["MLT-AUTH"]?.status)
+        #expect(status == .error || status == .failed)
+    }
+
+    /// Without the fileStore capability the flows that check the store's files are not run
+    /// (never "passed with skips"), and the others run.
+    @Test func flowsThatCheckStoreFilesAreNotRunWithoutAFileStore() async throws {
+        let specs = try Self.moltinSpecs()
+        let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py nofilestore -", specs)
+        #expect(results["MLT-STORE-FILES"]?.status == .skipped)
+        #expect(results["MLT-STORE-FILES"]?.skips.first?.reason.contains("no fileStore capability") == true)
+        #expect(results["MLT-AUTH"]?.status == .passed)
+        #expect(!results.values.contains { $0.status == .passedWithSkips })
     }
 
     @Test func aDriverThatNeverSaysHelloIsNamedWithinTheDeadline() async throws {
@@ -222,6 +263,30 @@ struct ProcessDriverTests {
         let missing = await FlowCheckCommand().run(["--driver", "/nonexistent/driver --x", "--junit", folder.path + "/j.xml", "--markdown", folder.path + "/m.md", SpecsEarnTheirPlaceTests.specsFolder], console: console)
         #expect(missing == .harnessFailure)
         #expect(lines.all.contains { $0.contains("/nonexistent/driver") && $0.contains("exited with status 127 before it sent hello") })
+    }
+}
+
+extension ProcessDriverTests {
+    /// The matrix: every driver's column, one that does not start included (its flows are
+    /// harness errors saying why), written as Markdown and JSON, exit 0.
+    @Test func theMatrixKeepsEveryColumnEvenOneThatDoesNotStart() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-matrix-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lines = LockedLines()
+        let console = FlowCheckCommand.Console(out: { lines.add($0) }, err: { lines.add($0) })
+        let code = await FlowCheckCommand().run([
+            "matrix", "--driver", "core=builtin:core", "--driver", "py=\(Self.python)", "--driver", "bad=true",
+            "--markdown", folder.path + "/m.md", "--json", folder.path + "/m.json", "--filter", "^(MLT-AUTH|CLV-FULL-1)$", SpecsEarnTheirPlaceTests.specsFolder,
+        ], console: console)
+        #expect(code == .passed, "\(lines.all)")
+        let markdown = try String(contentsOf: folder.appendingPathComponent("m.md"), encoding: .utf8)
+        #expect(markdown.contains("| `MLT-AUTH` | ✅ | ✅ | ⚠️ error "), "\(markdown)")
+        #expect(markdown.contains("| `CLV-FULL-1` | ✅ | — | ⚠️ error "), "\(markdown)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("m.json"))) as? [String: Any])
+        let flows = try #require(json["flows"] as? [[String: Any]])
+        let auth = try #require(flows.first { $0["id"] as? String == "MLT-AUTH" }?["results"] as? [String: [String: String]])
+        #expect(auth["core"]?["status"] == "passed" && auth["py"]?["status"] == "passed" && auth["bad"]?["status"] == "error")
+        #expect(auth["bad"]?["reason"]?.contains("exited with status 0 before it sent hello") == true)
     }
 }
 

@@ -7,13 +7,23 @@ It is moltin-python in every flow but FLOW-ID. In FLOW-ID, at the first call, it
   hang     never answers (the runner's answer deadline must end the flow)
   exit     writes a last line to stderr and exits with status 3
   garbage  writes a Python traceback to stdout, where only protocol messages belong
+  huge     writes a 2 MiB line to stdout
+  dupkey   answers {"type":"ok","id":N,"result":{},"result":{"x":"1"}}
+  holdout  starts a grandchild in a session of its own that keeps stdout open, then exits 0
+  decoy    answers storeLocation with a tidy folder beside the real one
+  early    answers id 1 with ok right after ready, before any call
+In every flow:
+  ignorestop  never exits on stop (nor on SIGTERM)
 Modes that act before any flow is known:
   silent   never says hello
   version  says hello in protocol version 2
   noclock  says hello without the virtualClock capability (and is otherwise moltin-python)
+  nofilestore  says hello without the fileStore capability
 """
 
 import os
+import signal
+import subprocess
 import sys
 import time
 
@@ -38,11 +48,22 @@ class Misbehaving(Driver):
             message["protocol"] = 2
         if MODE == "noclock":
             message["capabilities"] = [c for c in message["capabilities"] if c != "virtualClock"]
+        if MODE == "nofilestore":
+            message["capabilities"] = [c for c in message["capabilities"] if c != "fileStore"]
         return message
 
     def handle(self, kind, message):
         if kind == "start":
             self.flow = message.get("flow")
+            if MODE == "early" and self.flow == TARGET:
+                super().handle(kind, message)
+                self.send({"type": "ok", "id": 1, "result": {}})
+                return
+        if kind == "storeLocation" and MODE == "decoy" and self.flow == TARGET:
+            decoy = self.store.directory.rstrip("/") + "-decoy"
+            os.makedirs(decoy, mode=0o700, exist_ok=True)
+            self.send({"type": "storeLocation", "id": message["id"], "directory": decoy, "files": []})
+            return
         if kind == "call" and self.flow == TARGET:
             sys.stderr.write("misbehaving: %s in %s at call %s\n" % (MODE, self.flow, message.get("action")))
             sys.stderr.flush()
@@ -52,6 +73,21 @@ class Misbehaving(Driver):
                 sys.stderr.write("panic: the SDK gave up\n")
                 sys.stderr.flush()
                 os._exit(3)
+            if MODE == "huge":
+                with self.out_lock:
+                    PROTOCOL_OUT.write("x" * (2 << 20) + "\n")
+                    PROTOCOL_OUT.flush()
+                return
+            if MODE == "dupkey":
+                with self.out_lock:
+                    PROTOCOL_OUT.write('{"type":"ok","id":%d,"result":{},"result":{"x":"1"}}\n' % message["id"])
+                    PROTOCOL_OUT.flush()
+                return
+            if MODE == "holdout":
+                subprocess.Popen(["sleep", "3"], start_new_session=True, stdout=sys.stdout, stderr=subprocess.DEVNULL)
+                sys.stderr.write("misbehaving: leaving a grandchild with stdout\n")
+                sys.stderr.flush()
+                os._exit(0)
             if MODE == "garbage":
                 with self.out_lock:
                     PROTOCOL_OUT.write("Traceback (most recent call last):\n  File \"sdk.py\", line 1\n")
@@ -61,6 +97,19 @@ class Misbehaving(Driver):
 
 
 if __name__ == "__main__":
+    if MODE == "ignorestop":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        Driver.run_original = Driver.run
+
+        class Stubborn(Misbehaving):
+            def run(self):
+                Driver.run_original(self)
+                sys.stderr.write("misbehaving: ignoring stop\n")
+                sys.stderr.flush()
+                time.sleep(3600)
+                return 0
+
+        Stubborn(MoltinClient).run()
     if MODE == "silent":
         sys.stderr.write("misbehaving: loading forever\n")
         sys.stderr.flush()
