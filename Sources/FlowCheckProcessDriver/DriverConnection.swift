@@ -18,8 +18,9 @@ final class DriverConnection: @unchecked Sendable {
     /// Waiting for `hello` or `ready`.
     private var greeting: (@Sendable (Result<DriverMessage, DriverError>) -> Void)?
     private var early: [DriverMessage] = []
-    /// What the runner waits for before the flow starts (`hello`, `ready`), for errors.
-    private var awaiting: String?
+    /// What the runner waits for before the flow starts (`hello`, then `ready`), for errors;
+    /// `hello` from the start, since a driver may die before anyone waits.
+    private var awaiting: String? = "hello"
     private var broken: DriverError?
     /// A break is being recorded (its process killed, its stderr read to the end).
     private var breaking = false
