@@ -70,6 +70,10 @@ final class DriverChild: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        // Nothing else of this process reaches the driver: not a socket some other code opened
+        // without close-on-exec (a fake's accepted connection, an HTTP client's), which the
+        // driver would otherwise hold open for as long as it lives.
+        Self.closeTheRest(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -212,6 +216,18 @@ final class DriverChild: @unchecked Sendable {
     private static func makePipe(_ fds: inout [Int32]) -> Bool {
         guard fds.withUnsafeMutableBufferPointer({ pipe($0.baseAddress!) }) == 0 else { return false }
         return fds.allSatisfy { fcntl($0, F_SETFD, FD_CLOEXEC) == 0 }
+    }
+
+    /// Adds "close every descriptor from 3 up" to `actions`: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time so the
+    /// package still builds where it is missing; there, close-on-exec on our own pipes is all.
+    private static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
+        #if os(Linux)
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
+        let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+        _ = closeFrom(&actions, 3)
+        #endif
     }
 
     /// Held from making a driver's pipes until it has started.

@@ -29,6 +29,9 @@ final class DriverConnection: @unchecked Sendable {
     private var stderrLines: [String] = []
     private var stderrDropped = 0
     private let trace: TraceFile?
+    /// Signalled once `child` is set: its reader threads start inside its init, so a driver that
+    /// ends at once can be heard of before then.
+    private let childSet = DispatchSemaphore(value: 0)
     /// Signalled when the driver's stdout has ended.
     private let outputEnded = DispatchSemaphore(value: 0)
     /// What went wrong at `stop` (no exit in time, a failing status), for ``finish()``.
@@ -54,8 +57,10 @@ final class DriverConnection: @unchecked Sendable {
                 self?.exited(ending)
             })
         } catch {
+            childSet.signal()
             throw DriverError("driver \(label) (\(command)): \(error)")
         }
+        childSet.signal()
     }
 
     /// Every stderr line so far (at most ``logLimit``, the latest).
@@ -104,7 +109,9 @@ final class DriverConnection: @unchecked Sendable {
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
                 guard let self else { return }
                 let late = self.lock.withLock { self.pending[id] != nil }
-                if late { self.breakDown("did not answer \(what) within \(Self.written(limit))") }
+                // The break kills and waits: on a thread of its own, never on Dispatch's
+                // global pool, which Swift's tasks share on Linux.
+                if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not answer \(what) within \(Self.written(limit))") } }
             }
             write(make(id))
         }
@@ -169,7 +176,8 @@ final class DriverConnection: @unchecked Sendable {
             // End of its stdout: it exited, or closed it.
             let expected = lock.withLock { stopping }
             if expected { return }
-            let ending = lock.withLock { child }?.wait(upTo: .seconds(2))
+            // An exit usually follows at once; the reaper's word on it is the better cause.
+            let ending = startedChild()?.wait(upTo: .seconds(5))
             let when = lock.withLock { awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
             breakDown(ending.map { "\($0.description) \(when)" } ?? "closed its stdout \(when)")
             return
@@ -212,6 +220,12 @@ final class DriverConnection: @unchecked Sendable {
         }
     }
 
+    /// The child, once its init has returned (at most a few seconds of waiting).
+    private func startedChild() -> DriverChild? {
+        if childSet.wait(timeout: .now() + .seconds(5)) == .success { childSet.signal() }
+        return lock.withLock { child }
+    }
+
     /// The process ended (seen by the reaper, even while something else holds its stdout open).
     private func exited(_ ending: DriverChild.Ending) {
         if lock.withLock({ stopping }) { return }
@@ -251,7 +265,7 @@ final class DriverConnection: @unchecked Sendable {
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
                 guard let self else { return }
                 let late = self.lock.withLock { self.greeting != nil }
-                if late { self.breakDown("did not send \(what) within \(Self.written(limit))") }
+                if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not send \(what) within \(Self.written(limit))") } }
             }
         }
         return try result.get()
@@ -285,7 +299,7 @@ final class DriverConnection: @unchecked Sendable {
             return true
         }
         guard first else { return }
-        if what != nil, let child = lock.withLock({ child }) {
+        if what != nil, let child = startedChild() {
             // Nothing more is asked of it: its process group goes now, and what it wrote to
             // stderr up to then (its last words often explain the break) is read to the end.
             child.kill()

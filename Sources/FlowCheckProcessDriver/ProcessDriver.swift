@@ -46,8 +46,14 @@ public struct ProcessDriver: FlowDriver {
     ///   `hello` in time, or says something else.
     public static func probe(command: String, label: String? = nil, deadlines: Deadlines = Deadlines(), traceDirectory: URL? = nil) async throws -> ProcessDriver {
         let connection = try DriverConnection(command: command, label: label ?? command, deadlines: deadlines, trace: nil)
-        defer { connection.stop() }
-        let hello = try await connection.awaitHello()
+        let hello: DriverHello
+        do {
+            hello = try await connection.awaitHello()
+        } catch {
+            await offThePool { connection.stop() }
+            throw error
+        }
+        await offThePool { connection.stop() }
         return ProcessDriver(command: command, hello: hello, name: "\(hello.name) \(hello.version)", deadlines: deadlines, traceDirectory: traceDirectory)
     }
 
@@ -93,7 +99,7 @@ public struct ProcessDriver: FlowDriver {
             _ = try await connection.awaitHello()
             try await connection.start(context)
         } catch {
-            connection.stop()
+            await offThePool { connection.stop() }
             throw error
         }
         return ProcessSession(connection: connection, hello: hello, storageDirectory: context.storageDirectory)
@@ -173,7 +179,7 @@ final class ProcessSession: FlowSession, @unchecked Sendable {
     }
 
     func finish() async -> String? {
-        connection.finish()
+        await offThePool { self.connection.finish() }
     }
 
     func log() async -> [String] {
@@ -181,7 +187,7 @@ final class ProcessSession: FlowSession, @unchecked Sendable {
     }
 
     func close() async {
-        connection.stop()
+        await offThePool { self.connection.stop() }
     }
 }
 
@@ -203,4 +209,22 @@ extension DriverMessage {
         case .fatal: return "fatal"
         }
     }
+}
+
+/// Runs `body`, which may block (waiting for a process to exit, for its last stderr), on a
+/// thread of its own: never on the cooperative pool, nor on Dispatch's global queues, which
+/// on Linux are the same few threads (one per core). A blocked one would stall every other
+/// flow and test in the process.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        onOwnThread("flowcheck driver stop") { continuation.resume(returning: body()) }
+    }
+}
+
+/// Starts `body` on a new thread.
+func onOwnThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread { body() }
+    thread.name = name
+    thread.stackSize = 256 * 1024
+    thread.start()
 }
