@@ -31,13 +31,7 @@ extension FlowCheckCommand {
 
     /// `flowcheck matrix`: every selected flow through every driver, one table.
     func matrix(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
-        let loaded: SpecLoader.Result
-        do {
-            loaded = try SpecLoader.standard.load(paths: options.paths)
-        } catch {
-            console.err("flowcheck: \(error)")
-            return .usageOrInvalidSpec
-        }
+        guard let loaded = Self.load(options.paths, console: console) else { return .usageOrInvalidSpec }
         let invalid = Self.invalidSpecs(loaded)
         for spec in invalid { console.err(ConsoleReport.invalid(spec)) }
         var specs = loaded.specs

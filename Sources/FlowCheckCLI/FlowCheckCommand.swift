@@ -101,16 +101,20 @@ public struct FlowCheckCommand: Sendable {
         }
     }
 
+    /// Every spec under `paths`; nil (said on the console) when a path does not exist.
+    static func load(_ paths: [String], console: Console) -> SpecLoader.Result? {
+        do {
+            return try SpecLoader.standard.load(paths: paths)
+        } catch {
+            console.err("flowcheck: \(error)")
+            return nil
+        }
+    }
+
     // MARK: - validate
 
     private func validate(_ options: CommandLineOptions, console: Console, environment: Environment) -> ExitCode {
-        let loaded: SpecLoader.Result
-        do {
-            loaded = try SpecLoader.standard.load(paths: options.paths)
-        } catch {
-            console.err("flowcheck: \(error)")
-            return .usageOrInvalidSpec
-        }
+        guard let loaded = Self.load(options.paths, console: console) else { return .usageOrInvalidSpec }
         let invalid = Self.invalidSpecs(loaded)
         report(invalid: invalid, console: console, environment: environment)
         reportWarnings(loaded, console: console)
@@ -140,13 +144,7 @@ public struct FlowCheckCommand: Sendable {
     // MARK: - run
 
     private func runFlows(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
-        let loaded: SpecLoader.Result
-        do {
-            loaded = try SpecLoader.standard.load(paths: options.paths)
-        } catch {
-            console.err("flowcheck: \(error)")
-            return .usageOrInvalidSpec
-        }
+        guard let loaded = Self.load(options.paths, console: console) else { return .usageOrInvalidSpec }
         reportWarnings(loaded, console: console)
         let baseline: Baseline?
         switch Self.loadBaseline(options.baselinePath, loaded: loaded) {
