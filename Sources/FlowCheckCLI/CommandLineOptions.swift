@@ -124,8 +124,9 @@ public struct CommandLineOptions: Sendable, Equatable {
       --jobs N          flows run at once (default: the number of cores)
       --format FORMAT   text (default) or json: machine-readable results on stdout
       --baseline FILE   flows expected to fail, one a line as `FLOW-ID reason words` (# comments,
-                        blank lines): their failures are reported as baselined and do not fail
-                        the run; a new failure does; a listed flow that passes is reported
+                        blank lines; an invariant id such as INV-KEEP covers the flows that fail
+                        only that invariant): their failures are reported as baselined and do not
+                        fail the run; a new failure does; a listed flow that passes is reported
       --strict-baseline with --baseline: a listed flow that passes fails the run (exit 1)
       --write-baseline FILE
                         write this run's failed flows as a baseline (sorted, each with its

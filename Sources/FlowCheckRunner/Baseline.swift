@@ -5,8 +5,10 @@ import FlowCheckSpec
 /// and blank lines ignored. A baselined failure does not fail the run; a new failure still
 /// does, and a baselined flow that passes is reported so its line can be removed.
 ///
-/// Entries name flows only (not single invariants or checks): a flow is the unit that passes
-/// or fails, and one line a flow keeps the file readable.
+/// An entry names a flow, or an invariant (`INV-KEEP reason`): a flow whose every failure is
+/// a listed invariant's is baselined too, so a rule the SDK breaks everywhere is one line, while
+/// any other failure in those flows still fails the run. Single checks are not listed: a flow
+/// is the unit that passes or fails.
 public struct Baseline: Sendable, Equatable {
     /// One expected failure and the line it came from.
     public struct Entry: Sendable, Equatable {

@@ -32,8 +32,21 @@ public struct RunResult: Sendable {
 
     /// The baseline's reason when `flow` failed as the baseline expects; nil otherwise.
     public func baselineReason(_ flow: FlowResult) -> String? {
+        Self.baselineReason(flow, baselined: baselined)
+    }
+
+    /// The reason `baselined` gives for `flow`'s failure: its flow id's line, or, when every
+    /// failure of the flow is an invariant's, those invariants' lines (`INV-KEEP reason`: a rule
+    /// the SDK is known to break everywhere). nil when the flow did not fail, or failed in a way
+    /// the baseline does not list.
+    public static func baselineReason(_ flow: FlowResult, baselined: [String: String]) -> String? {
         switch flow.status {
-        case .failed: return baselined[flow.id]
+        case .failed:
+            if let reason = baselined[flow.id] { return reason }
+            let invariants = flow.failures.map(Invariant.cited(by:))
+            guard !invariants.isEmpty, invariants.allSatisfy({ $0.map { baselined[$0.rawValue] != nil } ?? false }) else { return nil }
+            let ids = Array(Set(invariants.compactMap { $0?.rawValue })).sorted()
+            return ids.compactMap { id in baselined[id].map { "\(id): \($0)" } }.joined(separator: "; ")
         case .passed, .passedWithSkips, .error, .skipped: return nil
         }
     }

@@ -1,5 +1,6 @@
 import Testing
 import FlowCheckRunner
+import FlowCheckSpec
 
 /// `--baseline` files: what is read, and the exact `file:line:` message for each way a line
 /// can be wrong.
@@ -67,5 +68,28 @@ struct BaselineParserTests {
         #expect(run.flows.map { run.baselineReason($0) } == ["known", nil, nil, nil, nil])
         #expect(run.baselinedFailures == 1 && run.newFailures == 1 && run.errors == 1)
         #expect(run.unexpectedlyPassing == ["D-PASS", "E-SKIP"])
+    }
+
+    /// An invariant's line baselines the flows whose every failure is that invariant's (a rule
+    /// the SDK breaks everywhere); a flow with any other failure still fails the run.
+    @Test func anInvariantLineBaselinesOnlyFlowsThatFailNothingElse() throws {
+        let baseline = try Baseline.parse("INV-KEEP the store is rewritten on every call\nMLT-AUTH known\n", file: "b.txt")
+        try baseline.check(knownIDs: ["MLT-AUTH", "MLT-PRODUCTS"] + Invariant.allCases.map(\.rawValue))
+        func failure(_ check: String) -> CheckFailure {
+            CheckFailure(step: 1, line: 1, check: check, expected: "e", actual: "a")
+        }
+        func flow(_ id: String, _ failures: [CheckFailure]) -> FlowResult {
+            FlowResult(id: id, title: "t", summary: nil, file: "f.json", provider: "moltin", seed: "s", passage: "p", decisions: [], steps: [], status: .failed, failures: failures, errorMessage: nil, transcript: [], duration: 0)
+        }
+        let run = RunResult(flows: [
+            flow("ONLY-KEEP", [failure("INV-KEEP"), failure("INV-KEEP")]),
+            flow("KEEP-AND-MORE", [failure("INV-KEEP"), failure("requests")]),
+            flow("OTHER-INVARIANT", [failure("INV-LEAK")]),
+            flow("MLT-AUTH", [failure("outcome")]),
+        ], driverName: "d", baselined: baseline.reasons)
+        #expect(run.flows.map { run.baselineReason($0) } == ["INV-KEEP: the store is rewritten on every call", nil, nil, "known"])
+        #expect(run.baselinedFailures == 2 && run.newFailures == 2)
+        // An invariant line is not a flow: it is never "unexpectedly passing".
+        #expect(run.unexpectedlyPassing.isEmpty)
     }
 }
