@@ -1,5 +1,6 @@
 import Dispatch
 import FlowCheckCoreDriver
+import FlowCheckProcessDriver
 import FlowCheckRunner
 import Foundation
 #if canImport(Glibc)
@@ -60,6 +61,9 @@ public enum FlowCheckMain {
                 if received.increment() == 1, interrupt.isHandled {
                     interrupt.deliver(number)
                 } else {
+                    // Driver processes lead groups of their own: the terminal's signal never
+                    // reached them, and nothing else would end them.
+                    ProcessDriver.killEveryDriverProcess()
                     _exit(InterruptSignal.exitStatus(for: number))
                 }
             }

@@ -123,9 +123,11 @@ final class DriverChild: @unchecked Sendable {
             }
         }
         let child = pid, box = endingBox, exited = self.exited
+        Self.live.withLock { _ = $0.insert(child) }
         let reaper = Thread {
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            Self.live.withLock { _ = $0.remove(child) }
             let ending = Self.ending(status)
             box.set(ending)
             exited.signal()
@@ -230,6 +232,18 @@ final class DriverChild: @unchecked Sendable {
         #endif
     }
 
+    /// Every driver process not yet reaped, by pid (each leads its own process group).
+    private static let live = LockedPIDs()
+
+    /// Kills the process group of every driver still running: for a process about to exit at
+    /// once (a second Ctrl-C, a signal while the first `hello` is awaited), which would otherwise
+    /// leave them running in groups of their own.
+    static func killEveryLiveGroup() {
+        for pid in live.withLock({ $0 }) {
+            _ = systemKill(-pid, SIGKILL)
+        }
+    }
+
     /// Held from making a driver's pipes until it has started.
     private static let spawnLock = NSLock()
 
@@ -257,6 +271,8 @@ final class DriverChild: @unchecked Sendable {
                 let count = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
+                // A descendant that left the group and keeps writing must not hold the reader.
+                if abandoned.isSet { break }
                 // Only the bytes just read can hold a new line's end: a long line costs its
                 // length once, not once per read.
                 var scanned = pending.count
@@ -264,6 +280,8 @@ final class DriverChild: @unchecked Sendable {
                 while let newline = pending[scanned...].firstIndex(of: 10) {
                     if skipping {
                         skipping = false
+                    } else if newline > maximumLine {
+                        onLine(.tooLong)
                     } else {
                         onLine(.line(String(decoding: pending[..<newline], as: UTF8.self)))
                     }
@@ -299,6 +317,16 @@ final class DriverChild: @unchecked Sendable {
         // A driver that died while we write to it must cost an error, not this process.
         signal(SIGPIPE, SIG_IGN)
     }()
+}
+
+/// A set of pids under a lock.
+final class LockedPIDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pids = Set<pid_t>()
+
+    func withLock<T>(_ body: (inout Set<pid_t>) -> T) -> T {
+        lock.withLock { body(&pids) }
+    }
 }
 
 /// How a driver process ended, once known.

@@ -36,6 +36,8 @@ final class DriverConnection: @unchecked Sendable {
     private let outputEnded = DispatchSemaphore(value: 0)
     /// What went wrong at `stop` (no exit in time, a failing status), for ``finish()``.
     private var stopProblem: String?
+    /// The first break that was not a stop on purpose: what ``finish()`` reports.
+    private var realBreak: DriverError?
 
     /// Lines of stderr kept for the transcript, and shown in errors (the last ``errorTail``).
     static let logLimit = 200
@@ -129,6 +131,9 @@ final class DriverConnection: @unchecked Sendable {
         trace?.append(to: "driver", RunnerMessage.stop.line)
         child.closeInput()
         let ending = child.wait(upTo: deadlines.exit)
+        // What it wrote before it went is read to the end first: a line that breaks the
+        // protocol after the last question still counts.
+        if ending != nil, outputEnded.wait(timeout: .now() + .seconds(1)) == .success { outputEnded.signal() }
         // Whatever is left of its process group goes, and the readers are let go.
         child.kill()
         let problem: String?
@@ -148,10 +153,10 @@ final class DriverConnection: @unchecked Sendable {
     /// break after the flow's last question (an answer nobody asked for, an exit), or a stop it
     /// did not keep to. nil when all was well.
     func finish() -> String? {
-        let before = lock.withLock { broken }
         stop()
-        if let before { return before.description }
-        return lock.withLock { stopProblem }.map { failure($0).description }
+        let (real, problem) = lock.withLock { (realBreak, stopProblem) }
+        if let real { return real.description }
+        return problem.map { failure($0).description }
     }
 
     /// The error for a driver that broke: its label, command, what happened and its stderr.
@@ -237,7 +242,7 @@ final class DriverConnection: @unchecked Sendable {
 
     private func logged(_ line: String) {
         lock.withLock {
-            stderrLines.append(SpecText.oneLine(line.count > 500 ? String(line.prefix(500)) + "…" : line))
+            stderrLines.append(SpecText.oneLine(Self.kept(Self.maskingBasicCredentials(line))))
             if stderrLines.count > Self.logLimit {
                 stderrLines.removeFirst()
                 stderrDropped += 1
@@ -309,12 +314,43 @@ final class DriverConnection: @unchecked Sendable {
         let waiters = lock.withLock { () -> [@Sendable (Result<DriverMessage, DriverError>) -> Void] in
             guard broken == nil else { return [] }
             broken = error
+            if what != nil { realBreak = error }
             let all = pending.values.map(\.resume) + (greeting.map { [$0] } ?? [])
             pending = [:]
             greeting = nil
             return all
         }
         for waiter in waiters { waiter(.failure(error)) }
+    }
+
+    /// A stderr line as kept: at most 500 characters, cut at a space so that no secret is left
+    /// half-shown (the redactor masks whole values, and half of one is not one).
+    static func kept(_ line: String) -> String {
+        guard line.count > 500 else { return line }
+        let head = line.prefix(500)
+        guard let space = head.lastIndex(where: { $0 == " " || $0 == "\t" }) else {
+            return "(a line of \(line.count) characters with no space in its first 500, not kept)"
+        }
+        return String(head[..<space]) + " … (\(line.count - head.distance(from: head.startIndex, to: space)) more characters)"
+    }
+
+    /// `Basic <base64>` credentials in a log line, masked: they carry a client secret the
+    /// redactor knows only in other forms (base64 of `id:secret`, not of the secret alone).
+    static func maskingBasicCredentials(_ line: String) -> String {
+        guard line.range(of: "basic", options: .caseInsensitive) != nil else { return line }
+        var out = ""
+        var rest = Substring(line)
+        while let found = rest.range(of: "basic", options: .caseInsensitive) {
+            out += rest[..<found.upperBound]
+            rest = rest[found.upperBound...]
+            let spaces = rest.prefix { $0 == " " || $0 == "\t" || $0 == "=" || $0 == ":" }
+            let token = rest.dropFirst(spaces.count).prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "/" || $0 == "=" || $0 == "-" || $0 == "_") }
+            if !spaces.isEmpty && token.count >= 8 {
+                out += spaces + Redactor.mask
+                rest = rest.dropFirst(spaces.count + token.count)
+            }
+        }
+        return out + rest
     }
 
     /// `20 s`, `0.5 s`.

@@ -158,9 +158,10 @@ enum DriverMessage: Sendable, Equatable {
     private static func repeatedKey(_ node: JSONNode) -> String? {
         switch node.value {
         case .object(let members):
-            var seen = Set<String>()
+            // By code points, as JSON compares keys: "\u00e9" and "e\u0301" are two keys.
+            var seen = Set<[Unicode.Scalar]>()
             for member in members {
-                if !seen.insert(member.key).inserted { return member.key }
+                if !seen.insert(Array(member.key.unicodeScalars)).inserted { return member.key }
                 if let inner = repeatedKey(member.value) { return inner }
             }
             return nil

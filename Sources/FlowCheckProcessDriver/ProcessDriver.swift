@@ -57,6 +57,13 @@ public struct ProcessDriver: FlowDriver {
         return ProcessDriver(command: command, hello: hello, name: "\(hello.name) \(hello.version)", deadlines: deadlines, traceDirectory: traceDirectory)
     }
 
+    /// Kills every driver process still running, with its process group: for a command about
+    /// to exit at once (a second signal, or one while a driver's first `hello` is awaited),
+    /// whose drivers would otherwise outlive it in groups of their own.
+    public static func killEveryDriverProcess() {
+        DriverChild.killEveryLiveGroup()
+    }
+
     public init(command: String, hello: DriverHello, name: String, deadlines: Deadlines = Deadlines(), traceDirectory: URL? = nil) {
         self.command = command
         self.hello = hello
@@ -157,16 +164,19 @@ final class ProcessSession: FlowSession, @unchecked Sendable {
         let answer = try await connection.ask(what: "storeLocation") { .storeLocation(id: $0) }
         guard case .storeLocation(_, let directory, let files) = answer else { throw connection.failure("answered storeLocation with \(answer.typeName)") }
         // The harness measures the folder the driver names: it must be the one it was given
-        // (or inside it), symlinks resolved, or a tidy decoy could stand in for the real store.
-        let named = URL(fileURLWithPath: directory).resolvingSymlinksInPath().standardizedFileURL.path
-        let given = storageDirectory.resolvingSymlinksInPath().standardizedFileURL.path
-        guard named == given || named.hasPrefix(given + "/") else {
-            throw connection.failure("named its store folder \(SpecText.quoted(directory, limit: 200)), which is not the storageDirectory it was given (\(given)) nor inside it")
+        // (or inside it), every symlink resolved by the kernel (realpath(3); Foundation's
+        // resolver gives up quietly on long chains), or a tidy decoy could stand in for the
+        // real store. What is measured is the resolved path, not the one the driver wrote.
+        guard let given = Self.realPath(storageDirectory.path) else {
+            throw connection.failure("left no storageDirectory to measure (\(storageDirectory.path) is gone)")
+        }
+        guard let named = Self.realPath(directory), named == given || named.hasPrefix(given + "/") else {
+            throw connection.failure("named its store folder \(SpecText.quoted(directory, limit: 200)), which is not the storageDirectory it was given (\(given)) nor a folder inside it")
         }
         guard files.allSatisfy({ !$0.isEmpty && !$0.contains("/") && $0 != "." && $0 != ".." }) else {
             throw connection.failure("named store files \(files.map { SpecText.quoted($0) }.joined(separator: ", ")): each must be a file name in the folder")
         }
-        return StoreLocation(directory: URL(fileURLWithPath: directory), files: files)
+        return StoreLocation(directory: URL(fileURLWithPath: named), files: files)
     }
 
     func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport {
@@ -176,6 +186,13 @@ final class ProcessSession: FlowSession, @unchecked Sendable {
         let answer = try await connection.ask(what: "crashStore") { .crashStore(id: $0, point: point.rawValue) }
         guard case .crashStore(_, let armed, let reason) = answer else { throw connection.failure("answered crashStore with \(answer.typeName)") }
         return armed ? .armed : .unsupported(reason ?? "the driver did not arm the crash")
+    }
+
+    /// The kernel's answer to where `path` leads, or nil when it leads nowhere.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     func finish() async -> String? {

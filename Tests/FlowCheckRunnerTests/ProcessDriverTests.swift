@@ -106,6 +106,38 @@ struct ProcessDriverTests {
         #expect(results["MLT-STORE-FILES"]?.errorMessage?.contains("which is not the storageDirectory it was given") == true, "\(results["MLT-STORE-FILES"]?.errorMessage ?? "")")
     }
 
+    /// A folder inside the given one that leads elsewhere through a long chain of symlinks
+    /// (past what Foundation's resolver follows) is refused by the kernel's answer.
+    @Test func aSymlinkChainOutOfTheStoreFolderIsRefused() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-STORE-FILES" }
+        let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py chain MLT-STORE-FILES", specs)
+        #expect(results["MLT-STORE-FILES"]?.status == .error)
+        #expect(results["MLT-STORE-FILES"]?.errorMessage?.contains("nor a folder inside it") == true, "\(results["MLT-STORE-FILES"]?.errorMessage ?? "")")
+    }
+
+    /// A line that breaks the protocol after the last question, on its way out, still makes the
+    /// flow a harness error, every time.
+    @Test(arguments: 1...3)
+    func lastWordsThatAreNotProtocolAreAHarnessError(_ run: Int) async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
+        let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py lastwords MLT-AUTH", specs)
+        #expect(results["MLT-AUTH"]?.status == .error)
+        #expect(results["MLT-AUTH"]?.errorMessage?.contains("wrote a line that is not a protocol message") == true, "\(results["MLT-AUTH"]?.errorMessage ?? "")")
+    }
+
+    /// A client secret logged in HTTP Basic form never reaches a report, and a long log line is
+    /// cut at a space, never through a value.
+    @Test func basicCredentialsInTheLogAreMaskedAndLongLinesCutAtASpace() {
+        let logged = DriverConnection.maskingBasicCredentials("> Authorization: Basic c3RvcmUtMTpzay03SHEydlg5cEw0 and basic=dXNlcjpwYXNzd29yZA== ok")
+        #expect(!logged.contains("c3RvcmUtMTpzay03SHEydlg5cEw0") && !logged.contains("dXNlcjpwYXNzd29yZA=="), "\(logged)")
+        #expect(logged.hasSuffix(" ok"))
+        #expect(DriverConnection.maskingBasicCredentials("basic auth is off") == "basic auth is off")
+        let long = String(repeating: "word ", count: 90) + "sk-SECRET-" + String(repeating: "x", count: 200)
+        let kept = DriverConnection.kept(long)
+        #expect(!kept.contains("sk-SECRET"), "\(kept)")
+        #expect(DriverConnection.kept(String(repeating: "y", count: 600)).hasPrefix("(a line of 600 characters"))
+    }
+
     /// A driver that does not exit on stop costs its flow: a harness error, its group killed.
     @Test func aDriverThatIgnoresStopIsAHarnessError() async throws {
         let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }

@@ -11,6 +11,9 @@ It is moltin-python in every flow but FLOW-ID. In FLOW-ID, at the first call, it
   dupkey   answers {"type":"ok","id":N,"result":{},"result":{"x":"1"}}
   holdout  starts a grandchild in a session of its own that keeps stdout open, then exits 0
   decoy    answers storeLocation with a tidy folder beside the real one
+  chain    answers storeLocation with a folder inside the real one that leads, through a chain
+           of 30 symlinks, to a tidy folder elsewhere
+  lastwords  on stop, writes a line that is not a message, then exits 0
   early    answers id 1 with ok right after ready, before any call
 In every flow:
   ignorestop  never exits on stop (nor on SIGTERM)
@@ -32,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from moltin_driver import Driver, MoltinClient, PROTOCOL_OUT  # noqa: E402
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "hang"
+LEFTOVERS = []  # folders this driver made outside its storage directory, removed at exit
 TARGET = sys.argv[2] if len(sys.argv) > 2 else ""
 
 
@@ -59,6 +63,19 @@ class Misbehaving(Driver):
                 super().handle(kind, message)
                 self.send({"type": "ok", "id": 1, "result": {}})
                 return
+        if kind == "storeLocation" and MODE == "chain" and self.flow == TARGET:
+            import tempfile
+            elsewhere = tempfile.mkdtemp(prefix="flowcheck-chain-")
+            LEFTOVERS.append(elsewhere)
+            os.makedirs(os.path.join(elsewhere, "tidy"), mode=0o700)
+            target = os.path.join(elsewhere, "tidy")
+            for n in range(30):
+                link = os.path.join(elsewhere, "l%d" % n)
+                os.symlink(target, link)
+                target = link
+            os.symlink(target, os.path.join(self.store.directory, "c0"))
+            self.send({"type": "storeLocation", "id": message["id"], "directory": os.path.join(self.store.directory, "c0"), "files": []})
+            return
         if kind == "storeLocation" and MODE == "decoy" and self.flow == TARGET:
             decoy = self.store.directory.rstrip("/") + "-decoy"
             os.makedirs(decoy, mode=0o700, exist_ok=True)
@@ -110,11 +127,23 @@ if __name__ == "__main__":
                 return 0
 
         Stubborn(MoltinClient).run()
+    if MODE == "lastwords":
+        driver = Misbehaving(MoltinClient)
+        code = driver.run()
+        if driver.flow == TARGET:
+            with driver.out_lock:
+                PROTOCOL_OUT.write("goodbye\n")
+                PROTOCOL_OUT.flush()
+        sys.stderr.flush()
+        os._exit(code)
     if MODE == "silent":
         sys.stderr.write("misbehaving: loading forever\n")
         sys.stderr.flush()
         time.sleep(3600)
     driver = Misbehaving(MoltinClient)
     code = driver.run()
+    import shutil
+    for folder in LEFTOVERS:
+        shutil.rmtree(folder, ignore_errors=True)
     sys.stderr.flush()
     os._exit(code)
