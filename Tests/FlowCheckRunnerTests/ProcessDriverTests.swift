@@ -33,14 +33,21 @@ struct ProcessDriverTests {
     static let python = "python3 \(drivers)/python/moltin_driver.py"
     static let node = "node \(drivers)/node/moltin-driver.mjs"
 
+    /// Each reference driver passes every Moltin flow; the Python one's traffic, every line
+    /// both sides wrote in all of them, is read against the published schema by a validator
+    /// that shares nothing with the runner's own message checks.
     @Test(arguments: [python, node])
     func aReferenceDriverPassesEveryMoltinFlow(_ command: String) async throws {
         let specs = try Self.moltinSpecs()
-        let results = try await Self.run(command, specs)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-trace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let results = try await Self.run(command, specs, trace: command == Self.python ? folder : nil)
         #expect(results.count == specs.count)
         for result in results.values {
             #expect(result.status == .passed, "\(result.id): \(result.status) \(result.failures.map(\.message)) \(result.errorMessage ?? "") \(result.skips.map(\.reason))")
         }
+        if command == Self.python { try Self.checkTraffic(in: folder) }
     }
 
     /// The defects, one small change each, and the flows each must fail (and no other):
@@ -157,7 +164,8 @@ struct ProcessDriverTests {
     /// Without the fileStore capability the flows that check the store's files are not run
     /// (never "passed with skips"), and the others run.
     @Test func flowsThatCheckStoreFilesAreNotRunWithoutAFileStore() async throws {
-        let specs = try Self.moltinSpecs()
+        let specs = try Self.moltinSpecs().filter { ["MLT-STORE-FILES", "MLT-STORE-CRASH", "MLT-AUTH", "MLT-REFRESH"].contains($0.id) }
+        #expect(specs.count == 4)
         let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py nofilestore -", specs)
         #expect(results["MLT-STORE-FILES"]?.status == .skipped)
         #expect(results["MLT-STORE-FILES"]?.skips.first?.reason.contains("no fileStore capability") == true)
@@ -185,7 +193,10 @@ struct ProcessDriverTests {
     /// A driver that cannot inject time: every flow that moves the clock is not run, with the
     /// reason; every other flow runs and passes.
     @Test func flowsThatMoveTheClockAreNotRunWithoutAVirtualClock() async throws {
-        let specs = try Self.moltinSpecs()
+        // A few of each kind: the rule is per flow, and every interpreter start costs the
+        // machine the other tests share.
+        let specs = try Self.moltinSpecs().filter { ["MLT-AUTH", "MLT-PRODUCTS", "MLT-EXPIRED", "MLT-EXPIRY-EDGE", "FLT-STALL", "FLT-RESET"].contains($0.id) }
+        #expect(specs.count == 6)
         let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py noclock -", specs)
         for spec in specs {
             let movesClock = spec.steps.contains { step in
@@ -214,14 +225,9 @@ struct ProcessDriverTests {
         #expect(results[clover.id]?.skips.first?.reason == "the driver moltin-python 1.0.0 does not speak clover (it speaks moltin)")
     }
 
-    /// Every line both sides wrote, in every Moltin flow, against the published schema, read by
-    /// a validator that shares nothing with the runner's own message checks.
-    @Test func theTrafficMatchesThePublishedSchema() async throws {
+    /// Every line of a recorded run against the published schema.
+    static func checkTraffic(in folder: URL) throws {
         let schema = try MiniJSONSchema(data: Data(contentsOf: URL(fileURLWithPath: Self.drivers + "/protocol.schema.json")))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-trace-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try await Self.run(Self.python, try Self.moltinSpecs(), trace: folder)
         var types: [String: Set<String>] = ["driver": [], "runner": []]
         var lines = 0
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
