@@ -106,6 +106,9 @@ final class DriverChild: @unchecked Sendable {
         }
         self.pid = pid
         self.input = stdinPipe[1]
+        // Non-blocking: a driver that stops reading fills the pipe, and a write must then wait
+        // a bounded time (``writeLimit``), not for ever.
+        _ = fcntl(stdinPipe[1], F_SETFL, fcntl(stdinPipe[1], F_GETFL) | O_NONBLOCK)
         let abandoned = self.abandoned
         Self.read(stdoutPipe[0], name: "flowcheck driver stdout", abandoned: abandoned) { line in
             switch line {
@@ -147,16 +150,28 @@ final class DriverChild: @unchecked Sendable {
     /// Writes `line` and a newline. False when the driver no longer reads (its stdin closed).
     @discardableResult
     func write(_ line: String) -> Bool {
+        write { line }
+    }
+
+    /// Writes the line `make` builds, built under the write lock: what it reads (the clock's
+    /// time) is in the order the lines go out. False when the driver no longer reads.
+    @discardableResult
+    func write(_ make: () -> String) -> Bool {
         writeLock.lock()
         defer { writeLock.unlock() }
         guard inputOpen else { return false }
-        var bytes = Array((line + "\n").utf8)[...]
+        var bytes = Array((make() + "\n").utf8)[...]
+        let deadline = ContinuousClock.now + Self.writeLimit
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { systemWrite(input, $0.baseAddress, $0.count) }
             if written > 0 {
                 bytes = bytes.dropFirst(written)
             } else if written < 0 && errno == EINTR {
                 continue
+            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), ContinuousClock.now < deadline {
+                // The pipe is full: wait until the driver reads, 100 ms at a time.
+                var watch = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
+                _ = systemPoll(&watch, 1, 100)
             } else {
                 return false
             }
@@ -303,6 +318,9 @@ final class DriverChild: @unchecked Sendable {
         thread.name = name
         thread.start()
     }
+
+    /// How long a write waits for a driver that does not read its stdin (a full pipe).
+    static let writeLimit: Duration = .seconds(20)
 
     /// The longest line kept whole: 1 MiB.
     static let maximumLine = 1 << 20

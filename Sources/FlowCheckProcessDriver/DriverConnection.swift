@@ -88,8 +88,10 @@ final class DriverConnection: @unchecked Sendable {
         guard case .ready = message else { throw failure("answered start with \(message.typeName), not ready") }
         // Sent under the write lock with the time read then: two moves racing each other still
         // leave the driver at the clock's latest time.
-        clock.onChange { [weak self] _ in
-            self?.send { .clock(clock.now) }
+        // Weak both ways: the clock keeps its observers, and must not keep itself alive.
+        clock.onChange { [weak self, weak clock] _ in
+            guard let clock else { return }
+            self?.write { .clock(clock.now) }
         }
     }
 
@@ -276,18 +278,24 @@ final class DriverConnection: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Sends a message built under the write order (for `clock`, which reads the time then).
-    private func send(_ make: () -> RunnerMessage) {
-        _ = write(make())
-    }
-
     /// Writes one message; a driver that no longer reads breaks the connection.
     @discardableResult
     private func write(_ message: RunnerMessage) -> Bool {
+        write { message }
+    }
+
+    /// Writes the message `make` builds under the child's write lock: a `clock` message reads
+    /// the time there, so two moves racing each other still leave the driver at the latest.
+    @discardableResult
+    private func write(_ make: () -> RunnerMessage) -> Bool {
         guard let child = lock.withLock({ broken == nil ? child : nil }) else { return false }
-        let line = message.line
-        trace?.append(to: "driver", line)
-        if child.write(line) { return true }
+        let trace = self.trace
+        let written = child.write {
+            let line = make().line
+            trace?.append(to: "driver", line)
+            return line
+        }
+        if written { return true }
         let ending = child.wait(upTo: .seconds(2))
         breakDown(ending.map { "\($0.description) before the flow ended" } ?? "stopped reading its stdin")
         return false

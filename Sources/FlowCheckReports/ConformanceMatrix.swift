@@ -40,26 +40,27 @@ public struct ConformanceMatrix: Sendable {
     /// The longest reason a cell shows.
     static let reasonLimit = 120
 
-    /// A cell: the outcome's mark and word, and the reason when it did not plainly pass.
-    static func cell(_ result: FlowResult?) -> (status: String, reason: String?) {
-        guard let result else { return ("missing", "no result") }
+    /// A cell: the flow's outcome (nil: the driver's run has no result for it) and the reason
+    /// when it did not plainly pass.
+    static func cell(_ result: FlowResult?) -> (status: FlowResult.Status?, reason: String?) {
+        guard let result else { return (nil, "no result") }
         switch result.status {
-        case .passed: return ("passed", nil)
-        case .passedWithSkips: return ("passedWithSkips", result.skips.first.map { "step \($0.step): \($0.check) skipped: \($0.reason)" })
-        case .failed: return ("failed", result.failures.first.map(\.message))
-        case .error: return ("error", result.errorMessage.map { String($0.split(separator: "\n", omittingEmptySubsequences: false).first ?? "") })
-        case .skipped: return ("skipped", result.skips.first?.reason)
+        case .passed: return (.passed, nil)
+        case .passedWithSkips: return (.passedWithSkips, result.skips.first.map { "step \($0.step): \($0.check) skipped: \($0.reason)" })
+        case .failed: return (.failed, result.failures.first.map(\.message))
+        case .error: return (.error, result.errorMessage.map { String($0.split(separator: "\n", omittingEmptySubsequences: false).first ?? "") })
+        case .skipped: return (.skipped, result.skips.first?.reason)
         }
     }
 
-    private static func mark(_ status: String) -> String {
+    private static func mark(_ status: FlowResult.Status?) -> String {
         switch status {
-        case "passed": return "✅"
-        case "passedWithSkips": return "⏭️ passed, checks skipped"
-        case "failed": return "❌"
-        case "error": return "⚠️ error"
-        case "skipped": return "—"
-        default: return "?"
+        case .passed?: return "✅"
+        case .passedWithSkips?: return "⏭️ passed, checks skipped"
+        case .failed?: return "❌"
+        case .error?: return "⚠️ error"
+        case .skipped?: return "—"
+        case nil: return "?"
         }
     }
 
@@ -84,7 +85,7 @@ public struct ConformanceMatrix: Sendable {
             let cells = columns.map { column -> String in
                 let (status, reason) = Self.cell(column.results.first { $0.id == flow.id })
                 // Not run: the reason is the same down the column (the JSON keeps it per flow).
-                guard let reason, status != "passed", status != "skipped" else { return Self.mark(status) }
+                guard let reason, status != .passed, status != .skipped else { return Self.mark(status) }
                 let cut = reason.count > Self.reasonLimit ? String(reason.prefix(Self.reasonLimit)) + "…" : reason
                 return Self.mark(status) + " " + MarkdownText.plain(cut, atLineStart: false)
             }
@@ -105,7 +106,7 @@ public struct ConformanceMatrix: Sendable {
                 var results: [String: Any] = [:]
                 for column in columns {
                     let (status, reason) = Self.cell(column.results.first { $0.id == flow.id })
-                    var cell: [String: Any] = ["status": status]
+                    var cell: [String: Any] = ["status": status?.rawValue ?? "missing"]
                     if let reason { cell["reason"] = reason }
                     results[column.name] = cell
                 }

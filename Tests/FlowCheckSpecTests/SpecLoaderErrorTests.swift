@@ -10,6 +10,16 @@ struct SpecLoaderErrorTests {
         var json: String
         var expected: [String]
         var testDescription: String { name }
+
+        /// The loader refuses `json` with exactly the `expected` messages, in order.
+        func expectExactMessages(sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+            switch SpecLoader.standard.decode(Array(json.utf8), file: "t.json") {
+            case .valid:
+                Issue.record("expected diagnostics, the spec loaded", sourceLocation: sourceLocation)
+            case .invalid(let diagnostics):
+                #expect(diagnostics.map(\.description) == expected, sourceLocation: sourceLocation)
+            }
+        }
     }
 
     /// A valid spec with one hole, `%STEPS%`, for the step-level cases.
@@ -246,12 +256,7 @@ struct SpecLoaderErrorTests {
 
     @Test(arguments: cases)
     func reportsExactMessage(_ testCase: Case) {
-        switch SpecLoader.standard.decode(Array(testCase.json.utf8), file: "t.json") {
-        case .valid:
-            Issue.record("expected diagnostics, the spec loaded")
-        case .invalid(let diagnostics):
-            #expect(diagnostics.map(\.description) == testCase.expected)
-        }
+        testCase.expectExactMessages()
     }
 
     /// A nested quantifier loads (it is linear here) with a warning, never an error.
