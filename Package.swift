@@ -33,7 +33,7 @@ let package = Package(
         // Runs specs through a driver against a fresh fake server per flow; produces results.
         .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         // Any SDK in any language: a driver process spoken to in JSON lines (Tests/Drivers/PROTOCOL.md).
-        .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
+        .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckFakeServer"]),
         // The driver that puts our SDK core under the runner.
         .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK"]),
         // Random flows from provider models, run and shrunk to ordinary specs (`flowcheck explore`).

@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSpec
 import Foundation
@@ -29,6 +30,9 @@ final class DriverConnection: @unchecked Sendable {
     private var stderrLines: [String] = []
     private var stderrDropped = 0
     private let trace: TraceFile?
+    /// The flow's progress meter once `start` has it: every line the driver writes, on stdout
+    /// or stderr, is progress to the flow's watchdog.
+    private let activity = Locked<ActivityMeter?>(nil)
     /// Signalled once `child` is set: its reader threads start inside its init, so a driver that
     /// ends at once can be heard of before then.
     private let childSet = DispatchSemaphore(value: 0)
@@ -52,8 +56,10 @@ final class DriverConnection: @unchecked Sendable {
         environment["FLOWCHECK_DRIVER_PROTOCOL"] = String(DriverMessage.protocolVersion)
         do {
             child = try DriverChild(command: command, environment: environment, onOutput: { [weak self] output in
+                self?.activity.withLock { $0 }?.tick()
                 self?.received(output)
             }, onLog: { [weak self] line in
+                self?.activity.withLock { $0 }?.tick()
                 self?.logged(line)
             }, onExit: { [weak self] ending in
                 self?.exited(ending)
@@ -81,6 +87,7 @@ final class DriverConnection: @unchecked Sendable {
     /// browser events into the flow's window.
     func start(_ context: DriverContext) async throws {
         lock.withLock { window = context.browser }
+        activity.withLock { $0 = context.activity }
         let clock = context.clock
         let message = try await greet(what: "ready", send: .start(
             flow: context.flowID, provider: context.provider.rawValue, baseURL: context.baseURL.absoluteString,

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckSpec
 import FlowCheckTestSupport
 
@@ -45,9 +46,13 @@ public struct DriverContext: Sendable {
     /// The browser: wire the SDK's external user agent to it (open and dismiss), and the
     /// runner's scripted browser plays the user on what the SDK opened.
     public var browser: BrowserWindow
+    /// Tick it whenever the SDK or driver does something the runner cannot see (a driver
+    /// process's every line does): the flow's watchdog reads it, with the fake server's own
+    /// activity and the steps taken, as progress, so a flow that is merely slow is never hung.
+    public var activity: ActivityMeter
 
     /// - Parameter baseURLs: every origin by name; by default `baseURL` alone, as `main`.
-    public init(flowID: String, provider: Provider, baseURL: URL, baseURLs: [String: URL]? = nil, clock: ManualClock, storageDirectory: URL, browser: BrowserWindow = BrowserWindow()) {
+    public init(flowID: String, provider: Provider, baseURL: URL, baseURLs: [String: URL]? = nil, clock: ManualClock, storageDirectory: URL, browser: BrowserWindow = BrowserWindow(), activity: ActivityMeter = ActivityMeter()) {
         self.flowID = flowID
         self.provider = provider
         self.baseURL = baseURL
@@ -55,6 +60,7 @@ public struct DriverContext: Sendable {
         self.clock = clock
         self.storageDirectory = storageDirectory
         self.browser = browser
+        self.activity = activity
     }
 }
 

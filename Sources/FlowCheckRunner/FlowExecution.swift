@@ -53,7 +53,8 @@ struct FlowExecution: Sendable {
         do {
             world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() }, onHoldEnd: { background.holdEnded() })
             storage = try Self.makeStorageDirectory()
-            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, baseURLs: world!.server.baseURLs, clock: clock, storageDirectory: storage!, browser: window)
+            let activity = ActivityMeter()
+            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, baseURLs: world!.server.baseURLs, clock: clock, storageDirectory: storage!, browser: window, activity: activity)
             session = try await driver.makeSession(for: context)
             let limit = timeLimit
             let kit = try providers.registeredKit(for: spec.provider)
@@ -62,12 +63,16 @@ struct FlowExecution: Sendable {
                 fixtureSecrets: spec.fixture.secrets, serverOnlySecrets: spec.fixture.serverOnlySecrets, actions: kit.actions,
                 origin: { persona.origin(serving: $0) }, origins: Set(world!.server.baseURLs.values.map(Self.origin)), accessTokenExpiry: { persona.accessTokenExpiry($0) }
             ), enabled: invariants)
-            let ending = await Self.withTimeLimit(limit, watchdog: watchdog, progress: { progress.state.withLock { $0.current } }) { [spec, world, session] in
+            // Progress is anything the flow does: a step begun, a byte the fake read or an
+            // answer it wrote, a driver's line. Only a flow where none of them moves is hung.
+            let server = world!.server
+            let moved: @Sendable () -> Int = { progress.state.withLock { $0.current } &+ server.activity &+ activity.value &+ window.opened.count }
+            let ending = await Self.withTimeLimit(limit, watchdog: watchdog, progress: moved) { [spec, world, session] in
                 await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
             } onTimeout: {
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
-                    state.errorMessage = "the flow made no progress for \(limit.components.seconds) s of real time (it hung in step \(state.current)); the virtual clock never needs real waiting, so an SDK call or the server is stuck"
+                    state.errorMessage = "the flow made no progress for \(limit.components.seconds) s of real time (it hung in step \(state.current)): no step began, the fake server read and wrote nothing, the driver said nothing and the browser opened nothing, while the harness itself kept running; the virtual clock never needs real waiting, so an SDK call or the server is stuck"
                 }
             }
             if case .cancelled = ending {

@@ -31,11 +31,19 @@ public struct Watchdog: Sendable {
     /// Starts watching: `fire` runs once when the limit is reached, unless the returned
     /// ``Armed`` is disarmed first.
     ///
-    /// The real-time watch measures the limit from the flow's last progress: when the limit
-    /// passes and `progress` has moved since, it watches one more limit from now. A flow that
-    /// is slow because the machine is overloaded moves from step to step, slowly, and is not
-    /// called hung; a flow stuck in one step is, a limit after it got there. However it moves,
-    /// it gets at most ``progressLimits`` limits in all.
+    /// The real-time watch judges progress, not elapsed time. Each time a limit passes it
+    /// reads `progress` (steps begun, bytes the fake read, answers it wrote, driver lines,
+    /// pages opened): if it moved, the flow is slow, not stuck, and gets another limit. If it
+    /// did not move, the watch asks whether the harness itself could run meanwhile: it
+    /// schedules a probe task on the cooperative pool the flows run on and waits up to one
+    /// more limit for it. A probe that does not run means the whole process was starved (a
+    /// loaded machine, or other work holding every pool thread): that is not the flow's fault,
+    /// and it gets another limit. Only a flow that made no progress while the probe ran is
+    /// hung, about one limit after it stopped moving.
+    ///
+    /// However it moves, a flow gets at most ``progressLimits`` limits in all: a flow that
+    /// keeps the server busy for ever (an SDK in a request loop) is stopped, as hung. And a
+    /// starved harness excuses a still flow at most ``starvedLimits`` times.
     func arm(_ limit: Duration, progress: @escaping @Sendable () -> Int = { 0 }, fire: @escaping @Sendable () -> Void) -> Armed {
         switch mode {
         case .realTime:
@@ -43,11 +51,27 @@ public struct Watchdog: Sendable {
             let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
             let thread = Thread {
                 var seen = progress()
+                var starved = 0
                 for _ in 0..<Self.progressLimits {
                     if disarmed.wait(timeout: .now() + seconds) == .success { return }
                     let now = progress()
-                    if now == seen { break }
-                    seen = now
+                    if now != seen {
+                        seen = now
+                        continue
+                    }
+                    // No progress: was the harness able to run at all?
+                    let probe = DispatchSemaphore(value: 0)
+                    Task.detached { probe.signal() }
+                    let ran = probe.wait(timeout: .now() + seconds) == .success
+                    if disarmed.wait(timeout: .now()) == .success { return }
+                    let after = progress()
+                    if after != seen {
+                        seen = after
+                        continue
+                    }
+                    if ran { break }
+                    starved += 1
+                    if starved > Self.starvedLimits { break }
                 }
                 fire()
             }
@@ -64,8 +88,15 @@ public struct Watchdog: Sendable {
         }
     }
 
-    /// How many limits a flow that keeps moving may take in all (4: two minutes at 30 s).
-    static let progressLimits = 4
+    /// How many limits a flow that keeps moving may take in all: 20, ten minutes at the
+    /// default 30 s, a hang detector far above any honest flow (they take milliseconds of work).
+    static let progressLimits = 20
+
+    /// How many times a flow without progress is excused because the probe did not run either
+    /// (the process was starved): 4. Beyond that the flow itself is what holds the pool (a
+    /// synchronous SDK call that never returns on every pool thread), and it is hung: at the
+    /// default 30 s, about five minutes after it stopped moving.
+    static let starvedLimits = 4
 
     /// A running watch; ``disarm()`` stops it (idempotent, and harmless after it fired).
     struct Armed: Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FlowCheckProviders
 import FlowCheckCoreDriver
-import FlowCheckRunner
+@testable import FlowCheckRunner
 import FlowCheckSpec
 
 /// When the harness itself cannot go on, the flow is an error (exit 3), never a pass or a
@@ -86,6 +86,25 @@ struct HarnessErrorTests {
         #expect(result.status == .error)
         #expect(result.errorMessage?.contains("made no progress for 30 s of real time (it hung in step 2)") == true, "\(result.errorMessage ?? "")")
         #expect(result.steps.map(\.status) == [.passed, .notRun])
+    }
+
+    /// The same hang on the real clock, as `flowcheck` runs it: a step that never returns, with
+    /// nothing moving (no server traffic, no driver output), is reported as hung in that step,
+    /// whatever the load. The watchdog's documented bound: hung at most two limits after the
+    /// flow stopped moving while the harness could run, and in no case later than
+    /// `progressLimits` limits plus one probe wait per excused starvation. The result's
+    /// duration is checked against that bound, which the watchdog guarantees: it is no speed
+    /// test (a 1 s limit stands for the 30 s one, a loaded machine only gets nearer the bound).
+    @Test func aHungCallIsReportedOnTheRealClockWithinItsBound() async throws {
+        let signal = HangSignal()
+        let limit = 1
+        let runner = FlowRunner(driver: HangingDriver(signal: signal), options: .init(timeLimit: .seconds(limit), watchdog: .realTime))
+        let result = await runner.run(try Self.spec(#"[{"app": "deleteToken"}, {"app": "products"}]"#))
+        #expect(result.status == .error)
+        #expect(result.errorMessage?.contains("made no progress for \(limit) s of real time (it hung in step 2)") == true, "\(result.errorMessage ?? "")")
+        #expect(result.steps.map(\.status) == [.passed, .notRun])
+        let bound = Double(limit * (Watchdog.progressLimits + Watchdog.starvedLimits + 1))
+        #expect(result.duration < bound, "reported after \(result.duration) s, past the documented bound of \(bound) s")
     }
 
     /// FLT-STALL's decision, shown: an SDK whose timeout the flow's clock never reaches waits

@@ -47,9 +47,11 @@ struct WatchdogAndInterruptTests {
 
     /// The real-time watch counts from the last progress: a flow that keeps moving (slowly, on
     /// an overloaded machine) is not called hung until it stops moving, or has had
-    /// `progressLimits` limits in all.
-    @Test(arguments: [(2, 4), (Int.max, 1 + Watchdog.progressLimits)])
-    func theRealTimeWatchdogFiresWhenProgressStops(moves: Int, readsWhenFired: Int) async throws {
+    /// `progressLimits` limits in all. A still flow is read once more after the probe ran.
+    /// (A still flow's probe may not run within 20 ms on a loaded machine: each such round is
+    /// excused and costs two more reads, at most `starvedLimits` times.)
+    @Test(arguments: [(2, 5...(5 + 2 * Watchdog.starvedLimits)), (Int.max, (1 + Watchdog.progressLimits)...(1 + Watchdog.progressLimits))])
+    func theRealTimeWatchdogFiresWhenProgressStops(moves: Int, readsWhenFired: ClosedRange<Int>) async throws {
         let reads = Locked(0)
         let fired = DispatchSemaphore(value: 0)
         let readsAtFire = Locked(0)
@@ -67,7 +69,7 @@ struct WatchdogAndInterruptTests {
             Thread.detachNewThread { continuation.resume(returning: fired.wait(timeout: .now() + 30) == .success) }
         }
         #expect(didFire, "WatchdogAndInterruptTests: the watchdog did not fire within 30 s")
-        #expect(readsAtFire.withLock { $0 } == readsWhenFired)
+        #expect(readsWhenFired.contains(readsAtFire.withLock { $0 }))
     }
 
     /// A run whose task is cancelled while flow 2 of 3 hangs returns promptly with flow 1 only:

@@ -17,6 +17,7 @@ extension HTTPConnection {
             let keepAlive = Self.keepsAlive(request: request, response: plan.response)
             let bytes = Self.serialize(plan.response, keepAlive: keepAlive, omitBody: omitBody)
             guard Socket.sendAll(fd, bytes) else { return false }
+            activity?.tick()
             if !keepAlive { closeGracefully() }
             return keepAlive
         case .resetMidBody:

@@ -13,6 +13,8 @@ struct HTTPConnection {
     let fd: Int32
     let responder: any HTTPResponder
     let limits: HTTPServerLimits
+    /// Ticked for every read that brings bytes and every answer written in full.
+    var activity: ActivityMeter? = nil
 
     func run() {
         let parser = HTTPRequestParser(limits: limits)
@@ -48,6 +50,7 @@ struct HTTPConnection {
                 }
                 switch Socket.receive(fd, into: &chunk, waitingAtMost: wait) {
                 case .data(let count):
+                    activity?.tick()
                     if buffer.isEmpty { requestStart = .now }
                     buffer.append(contentsOf: chunk[0..<count])
                 case .endOfStream, .failed:

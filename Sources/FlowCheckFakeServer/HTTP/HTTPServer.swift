@@ -28,6 +28,9 @@ public final class HTTPServer: @unchecked Sendable {
         var address = BindAddress.loopback
         /// The listening descriptor while `phase == .listening`; owned by the accept thread.
         var listener: Int32 = -1
+        /// While `phase == .refusing`: a bound, non-listening socket on the port, so connects
+        /// are refused and no other server is given the port meanwhile (-1 if it could not bind).
+        var placeholder: Int32 = -1
         /// Live connection descriptors; each is owned by its connection thread.
         var connections: Set<Int32> = []
         /// Left when the current accept thread has closed its listener and exited.
@@ -40,6 +43,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// Tracks every connection thread so `stop()` can wait for all of them.
     private let connectionThreads = DispatchGroup()
     private let threadMarker: String
+    /// Moves with every accepted connection, read and answer: see ``ActivityMeter``.
+    public let activity = ActivityMeter()
 
     /// Starts a connection's thread; false when it could not (see ``ConnectionThread``).
     private let startThread: @Sendable (@escaping @Sendable () -> Void) -> Bool
@@ -95,6 +100,12 @@ public final class HTTPServer: @unchecked Sendable {
             return closeEverything(&state)
         }
         acceptThread?.wait()
+        // The port stays ours while unreachable: without this, a busy machine's next server
+        // (another flow's) could be given it, and this flow's SDK would reach that one.
+        state.withLock { state in
+            guard state.phase == .refusing, state.placeholder < 0 else { return }
+            state.placeholder = (try? Socket.openPlaceholder(port: state.port, address: state.address)) ?? -1
+        }
     }
 
     /// Listens again on the same port after `refuseConnections()`; no effect if listening.
@@ -104,6 +115,10 @@ public final class HTTPServer: @unchecked Sendable {
             case .listening: return
             case .idle, .stopped: throw .notRunning
             case .refusing:
+                if state.placeholder >= 0 {
+                    close(state.placeholder)
+                    state.placeholder = -1
+                }
                 let fd = try Socket.openListener(port: state.port, address: state.address)
                 beginAccepting(on: fd, state: &state)
             }
@@ -139,6 +154,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Wakes the accept thread and every connection thread; caller holds the lock.
     private func closeEverything(_ state: inout State) -> DispatchGroup? {
+        if state.placeholder >= 0 {
+            close(state.placeholder)
+            state.placeholder = -1
+        }
         if state.listener >= 0 {
             Socket.shutdownBoth(state.listener)
             state.listener = -1
@@ -212,7 +231,8 @@ public final class HTTPServer: @unchecked Sendable {
         Socket.setTimeouts(fd, seconds: limits.readTimeout)
         Socket.setNoDelay(fd)
         connectionThreads.enter()
-        let connection = HTTPConnection(fd: fd, responder: responder, limits: limits)
+        activity.tick()
+        let connection = HTTPConnection(fd: fd, responder: responder, limits: limits, activity: activity)
         let marker = threadMarker
         let started = startThread { [self] in
             Thread.current.threadDictionary[marker] = true

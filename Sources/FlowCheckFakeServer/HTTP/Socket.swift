@@ -23,7 +23,14 @@ enum Socket {
     ///
     /// The backlog is generous (the kernel caps it at `somaxconn`) so a burst of a few
     /// hundred connects is queued rather than dropped and retried a second later.
-    static func openListener(port: Int, address bindAddress: BindAddress = .loopback, backlog: Int32 = 1024) throws(HTTPServerError) -> Int32 {
+    /// A socket bound to `port` that does not listen: connects to it are refused (RST), and
+    /// while it is open no other socket is given that port, so a server that plays unreachable
+    /// keeps its port from the next ephemeral bind (another flow's server) meanwhile.
+    static func openPlaceholder(port: Int, address bindAddress: BindAddress) throws(HTTPServerError) -> Int32 {
+        try openListener(port: port, address: bindAddress, listening: false)
+    }
+
+    static func openListener(port: Int, address bindAddress: BindAddress = .loopback, backlog: Int32 = 1024, listening: Bool = true) throws(HTTPServerError) -> Int32 {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
@@ -49,7 +56,7 @@ enum Socket {
             close(fd)
             throw .bindFailed(port: port, errno: code)
         }
-        guard listen(fd, backlog) == 0 else {
+        guard !listening || listen(fd, backlog) == 0 else {
             let code = errno
             close(fd)
             throw .listenFailed(errno: code)

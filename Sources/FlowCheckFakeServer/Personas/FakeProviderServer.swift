@@ -150,6 +150,10 @@ public final class FakeProviderServer: @unchecked Sendable {
         }
     }
 
+    /// Moves with every connection accepted, read and answer on any of its origins: a flow's
+    /// watchdog reads it as progress (see ``ActivityMeter``).
+    public var activity: Int { servers.reduce(0) { $0 &+ $1.server.activity.value } }
+
     /// Every credential the provider has issued so far (for redaction in reports).
     public var issuedSecrets: [String] { provider.issuedSecrets }
 
