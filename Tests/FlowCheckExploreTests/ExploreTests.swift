@@ -11,12 +11,15 @@ struct BrokenCase: Sendable, CustomTestStringConvertible {
     let name: String
     let driver: any FlowDriver
     let provider: String
+    /// The budget that finds it with seed 7: small and fixed, so the test stays deterministic
+    /// and short (Clover's margin needs a refresh just inside it, which comes later).
+    var runs = 120
     var testDescription: String { name }
 }
 
 private let brokenCases: [BrokenCase] = [
     BrokenCase(name: "Moltin renewal margin off by one", driver: ExploreBrokenSDKs.moltinMarginOffByOne, provider: "moltin"),
-    BrokenCase(name: "Clover refresh margin off by one", driver: ExploreBrokenSDKs.cloverMarginOffByOne, provider: "clover"),
+    BrokenCase(name: "Clover refresh margin off by one", driver: ExploreBrokenSDKs.cloverMarginOffByOne, provider: "clover", runs: 300),
     BrokenCase(name: "Refresh Token on an empty store re-authenticates", driver: ExploreBrokenSDKs.moltinRefreshOnEmptyStoreReauths, provider: "moltin"),
     BrokenCase(name: "stale in-memory token after Delete Token and Auth", driver: ExploreBrokenSDKs.moltinStaleTokenAfterDelete, provider: "moltin"),
     BrokenCase(name: "credentials remembered once", driver: ExploreBrokenSDKs.moltinCredentialsRememberedOnce, provider: "moltin"),
@@ -49,7 +52,7 @@ struct ExploreBrokenSDKTests {
     func exploreFindsIt(_ broken: BrokenCase) async throws {
         let out = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let summary = try await Explorer(driver: broken.driver, options: .init(seed: 7, runs: 300, models: models(broken.provider), outputDirectory: out)).run()
+        let summary = try await Explorer(driver: broken.driver, options: .init(seed: 7, runs: broken.runs, models: models(broken.provider), outputDirectory: out)).run()
         let finding = try #require(summary.findings.first, "explore found nothing in \(summary.flows) flows")
         #expect(finding.stepCount <= 8, "shrunk to \(finding.stepCount) steps")
         #expect(finding.confirmed)
@@ -67,15 +70,17 @@ struct ExploreBrokenSDKTests {
 
 @Suite(.timeLimit(.minutes(5)))
 struct ExploreTests {
-    @Test("Our SDK core: a few hundred explored flows find nothing")
+    /// A small, fixed budget: the long explorations are `flowcheck explore` in CI's own step
+    /// and `flowcheck-bench`, never a test.
+    @Test("Our SDK core: a hundred explored flows find nothing")
     func coreFindsNothing() async throws {
         let out = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let summary = try await Explorer(driver: CoreSDKDriver(), options: .init(seed: 11, runs: 400, outputDirectory: out)).run()
+        let summary = try await Explorer(driver: CoreSDKDriver(), options: .init(seed: 11, runs: 100, outputDirectory: out)).run()
         #expect(summary.findings.isEmpty, "\(summary.findings.map(\.message))")
         #expect(summary.failedFlows == 0)
         #expect(summary.harnessErrors.isEmpty)
-        #expect(summary.flowsPerProvider == ["moltin": 200, "clover": 200])
+        #expect(summary.flowsPerProvider == ["moltin": 50, "clover": 50])
     }
 
     @Test("The same seed gives byte-identical spec files and the same summary")
