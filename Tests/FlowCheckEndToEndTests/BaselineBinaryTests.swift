@@ -3,7 +3,7 @@ import Testing
 
 /// `--baseline`, `--strict-baseline` and `--write-baseline` on the built binary: the exit code
 /// a CI job sees, the console lines and the reports.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)))
 struct BaselineBinaryTests {
     typealias E2E = FlowCheckBinaryTests
 

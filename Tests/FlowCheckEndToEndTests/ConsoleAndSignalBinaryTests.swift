@@ -8,7 +8,7 @@ import Darwin
 
 /// The built binary when its console goes away or a signal arrives: the run still finishes
 /// (or stops) cleanly, both reports are written, and the exit code is the run's own.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)))
 struct ConsoleAndSignalBinaryTests {
     typealias Binary = FlowCheckBinaryTests
 

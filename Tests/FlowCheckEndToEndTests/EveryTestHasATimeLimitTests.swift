@@ -9,7 +9,7 @@ import Testing
 /// The check reads the sources, so it needs no test to run: it strips comments and string
 /// literals, then follows attributes and braces. It recognises the limit only when written
 /// as `.timeLimit(` inside the attribute's parentheses.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct EveryTestHasATimeLimitTests {
     /// The package root, three folders up from this file.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -54,6 +54,26 @@ struct EveryTestHasATimeLimitTests {
         }
     }
 
+    /// A time limit is a hang detector, never a speed test: every one is written as
+    /// `.timeLimit(.minutes(N))` with N at least ``hangFloorMinutes``, which is more than 10x the
+    /// slowest test measured with 16 busy loops on 2 cores (about 95 s). A slow machine must
+    /// never fail a correct test; a hung one still fails by name, within the run.
+    static let hangFloorMinutes = 20
+
+    @Test(arguments: testTargets)
+    func everyLimitIsAHangDetector(target: String) throws {
+        for path in Self.swiftFiles(in: target) {
+            let source = try String(contentsOf: Self.packageRoot.appendingPathComponent(path), encoding: .utf8)
+            let code = String(decoding: SwiftCode.withoutCommentsAndStrings(Array(source.utf8)), as: UTF8.self)
+            for (number, line) in code.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains(".timeLimit(") {
+                let minutes = line.firstMatch(of: /\.timeLimit\(\.minutes\((\d+)\)\)/).flatMap { Int($0.1) }
+                if minutes.map({ $0 < Self.hangFloorMinutes }) ?? true {
+                    Issue.record("\(path):\(number + 1): a time limit must be .timeLimit(.minutes(N)) with N >= \(Self.hangFloorMinutes), a hang detector far above the slowest run under load: \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+    }
+
     /// Guards the test above against passing by finding nothing.
     @Test func theScanSeesEveryTargetIncludingThisOne() {
         #expect(Self.testTargets.contains("FlowCheckEndToEndTests"))
@@ -74,11 +94,11 @@ struct EveryTestHasATimeLimitTests {
         }
         struct Implicit {
             @Test(arguments: [1, 2]) func two(n: Int) {}
-            @Test(.timeLimit(.minutes(1))) func ownLimit() {}
+            @Test(.timeLimit(.minutes(20))) func ownLimit() {}
         }
         @Test func free() {}
-        @Test(.timeLimit(.minutes(1))) func freeWithLimit() {}
-        @Suite(.timeLimit(.minutes(1))) struct Limited {
+        @Test(.timeLimit(.minutes(20))) func freeWithLimit() {}
+        @Suite(.timeLimit(.minutes(20))) struct Limited {
             @Test func fine() {}
         }
         """])
@@ -93,7 +113,7 @@ struct EveryTestHasATimeLimitTests {
     @Test func extensionsAndNestedTypesShareTheirSuitesLimit() {
         let found = problems([
             "A.swift": """
-            @Suite(.serialized, .timeLimit(.minutes(3)))
+            @Suite(.serialized, .timeLimit(.minutes(20)))
             final class Outer {
                 struct Inner {
                     @Test func nested() {}
@@ -118,7 +138,7 @@ struct EveryTestHasATimeLimitTests {
 
     @Test func attributesAndBracesInCommentsAndStringsAreNotCode() {
         let found = problems(["A.swift": #"""
-        @Suite(.timeLimit(.minutes(1)))
+        @Suite(.timeLimit(.minutes(20)))
         struct S {
             // @Test func commented() {}   }
             /* nested /* block */ } @Suite struct X { */
@@ -137,7 +157,7 @@ struct EveryTestHasATimeLimitTests {
         let found = problems(["A.swift": """
         @Suite(.tags(.slow))
         struct S {
-            let limit = TimeLimitTrait.timeLimit(.minutes(1))
+            let limit = TimeLimitTrait.timeLimit(.minutes(20))
             @Test func t() {}
         }
         """])

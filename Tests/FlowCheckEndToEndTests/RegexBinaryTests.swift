@@ -4,7 +4,7 @@ import Testing
 /// The built binary with patterns that backtrack for ever in NSRegularExpression: `--filter`
 /// returns, a refused pattern is a usage error, and `validate` warns about nested quantifiers
 /// without failing. Each run has the child deadline, so a hang is a named failure.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)))
 struct RegexBinaryTests {
     typealias Binary = FlowCheckBinaryTests
 

@@ -7,7 +7,7 @@ import Testing
 /// `flowcheck serve` from outside, as curl would drive it: MLT-EXPIRED (specs/moltin/
 /// expired.json) played over HTTP against a launched serve with only the control API to move
 /// the clock and inject faults, and the README's walk-through held to the same requests.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)))
 struct ServeWalkthroughTests {
     enum Target: String, Equatable {
         case moltin = "MOLTIN"

@@ -4,7 +4,7 @@ import Testing
 
 /// A listener at its connection cap, or unable to start a connection's thread, answers 503
 /// with `Retry-After` and closes: nothing stays registered, no descriptor is left behind.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct ConnectionCapTests {
     static let echo = ClosureResponder { request in .text(200, "\(request.method) \(request.path)") }
 

@@ -4,7 +4,7 @@ import FlowCheckFakeServer
 
 /// The merchant backend of the Braintree fake: the connect URL, the secret guard and the
 /// callback that finishes the connection server-side, with no sockets.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeBraintreeBackendTests {
     let env = BraintreeWorld()
 

@@ -4,7 +4,7 @@ import FlowCheckFakeServer
 
 /// Braintree's browser side in the Braintree fake: the connect (consent) page and its form
 /// post, with no sockets.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeBraintreeConnectPageTests {
     let env = BraintreeWorld()
 

@@ -4,7 +4,7 @@ import FlowCheckFakeServer
 
 /// Braintree's `POST /braintree/oauth/access_tokens`: what a backend holding the secret
 /// calls, and what a device (which has no secret) cannot.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeBraintreeTokenTests {
     let env = BraintreeWorld()
 

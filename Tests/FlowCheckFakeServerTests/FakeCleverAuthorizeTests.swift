@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// Clever's browser side: `GET /oauth/authorize` and the login form post, with no sockets.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeCleverAuthorizeTests {
     let env = CleverWorld()
 

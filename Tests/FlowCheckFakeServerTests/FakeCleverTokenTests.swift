@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// Clever's `POST /oauth/tokens`: the iOS client id with a blank secret, and single-use codes.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeCleverTokenTests {
     let env = CleverWorld()
 

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// The Clover web host: `GET /oauth/v2/authorize` and the login form post, with no sockets.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeCloverAuthorizeTests {
     let env = CloverWorld()
 

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// The merchant resource and routing of the Clover fake.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeCloverMerchantTests {
     let env = CloverWorld()
     static let unauthorized = #"{"message":"401 Unauthorized"}"#

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// The Clover API host's OAuth endpoints: code exchange with PKCE, and refresh rotation.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeCloverTokenTests {
     let env = CloverWorld()
 

@@ -4,7 +4,7 @@ import FlowCheckFakeServer
 import FlowCheckTestSupport
 
 /// The fake's own SHA-256 and PKCE helpers: published vectors first, then property loops.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeCryptoTests {
     struct DigestCase: Sendable, CustomTestStringConvertible {
         var name: String

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// The Moltin wire contract, exercised through the responder chain with no sockets at all.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeMoltinTests {
     let clock = TestClock()
     let moltin: FakeMoltin

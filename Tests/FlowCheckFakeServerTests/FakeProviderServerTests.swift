@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// Recording and fault injection around a provider, through the socket-free responder.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FakeProviderServerTests {
     let clock = TestClock()
     let world: FakeProviderServer

@@ -9,7 +9,7 @@ import Darwin
 
 /// The newer faults as a raw client sees them on the wire, where transport faults really
 /// break or hold the connection.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct FaultSocketTests {
     let clock = TestClock()
     let stalls = StallLog()

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// Headers, decoded request views and JSON rendering: the vocabulary providers are written in.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct HTTPMessageTests {
     @Test func headersLookUpCaseInsensitivelyAndKeepOrder() {
         var headers = HTTPHeaders([("Content-Type", "a"), ("X-Dup", "1"), ("x-dup", "2")])

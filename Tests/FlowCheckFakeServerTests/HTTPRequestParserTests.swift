@@ -4,7 +4,7 @@ import FlowCheckFakeServer
 import FlowCheckTestSupport
 
 /// The parser is pure, so every framing rule is checked here without sockets.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct HTTPRequestParserTests {
     let parser = HTTPRequestParser()
 

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// The real listener over loopback, driven by raw sockets so framing is checked byte by byte.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct HTTPServerTests {
     /// Echoes method, path and body; `/big` answers with 5 MB.
     static let echo = ClosureResponder { request in

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// Requests the parser refuses still appear in the recording, so transcripts show them.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct RecordedRejectionTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String

@@ -5,7 +5,7 @@ import FlowCheckRunner
 import FlowCheckSpec
 
 /// The JSON report's content, and that it keeps to the published schema's keys.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(20)))
 struct JSONReportTests {
     static func document() throws -> [String: Any] {
         var run = ReportGoldenTests.sample

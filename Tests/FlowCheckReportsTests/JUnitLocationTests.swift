@@ -16,7 +16,7 @@ import FlowCheckSpec
 /// - EnricoMi/publish-unit-test-result-action: only the testcase's `file` and `line`
 ///   attributes. junit-10.xsd (what CI validates against) allows neither on `testcase`, so that
 ///   action cannot place our failures on a line; see ``enricoMiFindsNoLine()``.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(20)))
 struct JUnitLocationTests {
     struct Placed: Equatable { var file: String?; var line: Int? }
 

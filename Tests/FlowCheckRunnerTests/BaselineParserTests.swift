@@ -4,7 +4,7 @@ import FlowCheckSpec
 
 /// `--baseline` files: what is read, and the exact `file:line:` message for each way a line
 /// can be wrong.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(20)))
 struct BaselineParserTests {
     static func problem(_ text: String) -> String? {
         do {

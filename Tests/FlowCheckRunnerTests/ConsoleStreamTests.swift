@@ -10,7 +10,7 @@ import Darwin
 
 /// Console writes that fail mark the stream gone instead of trapping; report paths that
 /// cannot be written get a sentence.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct ConsoleStreamTests {
     @Test func aPipeWhoseReaderLeftIsGoneWithEPIPE() throws {
         ConsoleStream.ignoreBrokenPipes()

@@ -4,7 +4,7 @@ import FlowCheckSpec
 
 /// `FlowRunner.stream` runs suites too large to hold: it reads specs only as flows finish and
 /// keeps no result, while `run` keeps all of them in spec order.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)))
 struct FlowRunnerStreamTests {
     /// Every call succeeds: the flows here check the runner, not an SDK.
     struct AgreeingDriver: FlowDriver {

@@ -7,7 +7,7 @@ import FlowCheckSpec
 
 /// When the harness itself cannot go on, the flow is an error (exit 3), never a pass or a
 /// conformance failure, and the run still finishes.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)))
 struct HarnessErrorTests {
     /// Tells the watchdog when the session has hung, so the test needs no real time.
     final class HangSignal: Sendable {

@@ -10,7 +10,7 @@ import Darwin
 
 /// The harness's own HTTP client: what it writes, what it reads, that it never follows a
 /// redirect, its form encoding, and that a silent server is a named error, not a hang.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct HarnessHTTPClientTests {
     // MARK: - Request bytes
 

@@ -16,7 +16,7 @@ import FlowCheckRunner
 /// misattributed failure, BT-CONNECT-RDNS. The runner now has its own client and does not depend
 /// on the SDK target at all (`scripts/check-imports.py` refuses an undeclared import), so the
 /// defect is modelled here by the SDK's transport following redirects itself.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(20)))
 struct HarnessIndependenceTests {
     @Test func anSDKThatFollowsRedirectsFailsTheRedirectLoopFlowWithoutBreakingTheHarness() async throws {
         let specs = try SpecsEarnTheirPlaceTests.specs()

@@ -4,7 +4,7 @@ import Testing
 
 /// The serve log's queue never makes its caller wait for the writer: a blocked writer costs
 /// dropped (and counted) lines, not a blocked connection.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(20)))
 struct LogQueueTests {
     final class Sink: @unchecked Sendable {
         private let condition = NSCondition()

@@ -11,7 +11,7 @@ import FlowCheckSpec
 /// A provider is one unit: this file adds a whole provider (fixture type, persona, kit) and
 /// runs a spec against it with nothing else changed: no switch in the spec module, the runner
 /// or the reports learns of it. The registry line is the `providers:` list below.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct NewProviderTests {
     /// The fake's own fixture type; the spec decodes straight into it.
     struct EchoFixture: ProviderFixture, Equatable {

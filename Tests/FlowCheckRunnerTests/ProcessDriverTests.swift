@@ -11,7 +11,7 @@ import FlowCheckSpec
 /// names it while the other flows run on.
 /// Serialized: each test starts dozens of interpreter processes; at once they would starve the
 /// rest of the test run on a 2-core machine.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .timeLimit(.minutes(20)))
 struct ProcessDriverTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let drivers = root.appendingPathComponent("Tests/Drivers").path

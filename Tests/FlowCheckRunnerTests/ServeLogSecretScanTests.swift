@@ -7,7 +7,7 @@ import FlowCheckSpec
 /// `flowcheck serve`'s log, scanned like the reports (``NoSecretInReportsTests``): no fixture
 /// secret of any provider and no token any provider issued appears in it, whichever port the
 /// secret was sent to and however it was encoded.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(20)))
 struct ServeLogSecretScanTests {
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()

@@ -4,7 +4,7 @@ import Testing
 import FlowCheckSpec
 
 /// The narrative, case by case: one expectation, the exact sentences the report prints for it.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct StepNarrativeTableTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var target: CheckTarget

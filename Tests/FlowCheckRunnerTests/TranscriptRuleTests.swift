@@ -4,7 +4,7 @@ import Testing
 import FlowCheckFakeServer
 
 /// Report transcripts say which rule refused a request, beside the status (issue 14).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(20)))
 struct TranscriptRuleTests {
     private func exchange(_ response: HTTPResponse) -> RecordedExchange {
         RecordedExchange(

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("Base64URL", .timeLimit(.minutes(5)))
+@Suite("Base64URL", .timeLimit(.minutes(20)))
 struct Base64URLTests {
     struct Vector: CustomTestStringConvertible, Sendable {
         let bytes: [UInt8]

@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The connect configuration's refusals and the RFC 8252 §7.1 scheme check.
-@Suite("Braintree connect configuration", .timeLimit(.minutes(5)))
+@Suite("Braintree connect configuration", .timeLimit(.minutes(20)))
 struct BraintreeConnectConfigurationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

@@ -4,7 +4,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The configuration's refusals (CLE, and the HTTPS-only rule all providers share).
-@Suite("Clever configuration", .timeLimit(.minutes(5)))
+@Suite("Clever configuration", .timeLimit(.minutes(20)))
 struct CleverConfigurationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

@@ -5,7 +5,7 @@ import FlowCheckTestSupport
 
 /// The Clever wire contract on its own: the Basic header, the token request and the answer's
 /// mapping (seed 004 steps 3 to 5).
-@Suite("Clever wire", .timeLimit(.minutes(5)))
+@Suite("Clever wire", .timeLimit(.minutes(20)))
 struct CleverWireTests {
     struct BasicCase: CustomTestStringConvertible, Sendable {
         let name: String

@@ -6,7 +6,7 @@ import FlowCheckTestSupport
 
 /// CLV-API-1, CLV-API-2, the shared refresh of CLV-FULL-4, persistence across relaunches, and the
 /// error mapping of API calls.
-@Suite("Clover session, callbacks and errors", .timeLimit(.minutes(5)))
+@Suite("Clover session, callbacks and errors", .timeLimit(.minutes(20)))
 struct CloverSessionTests {
     /// CLV-API-1.
     @Test("logout empties the store, fires the callback once, and the next Full setup opens the browser")

@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite("FileTokenStore", .timeLimit(.minutes(5)))
+@Suite("FileTokenStore", .timeLimit(.minutes(20)))
 struct FileTokenStoreTests {
     private func mode(of path: String) throws -> mode_t {
         var info = stat()

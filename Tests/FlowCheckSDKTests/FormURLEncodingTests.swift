@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("FormURLEncoding", .timeLimit(.minutes(5)))
+@Suite("FormURLEncoding", .timeLimit(.minutes(20)))
 struct FormURLEncodingTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

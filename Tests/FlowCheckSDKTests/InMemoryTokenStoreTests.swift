@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("InMemoryTokenStore", .timeLimit(.minutes(5)))
+@Suite("InMemoryTokenStore", .timeLimit(.minutes(20)))
 struct InMemoryTokenStoreTests {
     @Test("write, read, overwrite, delete, keys")
     func lifecycle() throws {

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("ManualClock", .timeLimit(.minutes(5)))
+@Suite("ManualClock", .timeLimit(.minutes(20)))
 struct ManualClockTests {
     @Test("starts at 2026-01-01T00:00:00Z and moves only when told")
     func moves() {

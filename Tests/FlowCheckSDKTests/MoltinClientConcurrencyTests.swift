@@ -4,7 +4,7 @@ import FlowCheckFakeServer
 @testable import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("MoltinClient concurrency", .timeLimit(.minutes(5)))
+@Suite("MoltinClient concurrency", .timeLimit(.minutes(20)))
 struct MoltinClientConcurrencyTests {
     /// CLV-FULL-4 / MLT-EXPIRED: concurrent callers that find an expired token share one refresh.
     ///

@@ -5,7 +5,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// MLT-NETFAIL: unreachable server, 500, non-JSON: an error value, no crash, store untouched.
-@Suite("MoltinClient failures", .timeLimit(.minutes(5)))
+@Suite("MoltinClient failures", .timeLimit(.minutes(20)))
 struct MoltinClientFailureTests {
     enum Failure: String, CaseIterable, Sendable {
         case unreachable, serverError, notJSON, htmlError, emptyBody, foreignTransportError

@@ -5,7 +5,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// MLT-PRODUCTS and MLT-EXPIRED against the real `FakeMoltin`.
-@Suite("MoltinClient products and expiry", .timeLimit(.minutes(5)))
+@Suite("MoltinClient products and expiry", .timeLimit(.minutes(20)))
 struct MoltinClientProductsTests {
     @Test("products sends the Bearer token and decodes the list", arguments: FakeTransportMode.allCases)
     func productsWithToken(_ mode: FakeTransportMode) async throws {

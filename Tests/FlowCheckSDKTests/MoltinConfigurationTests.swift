@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("MoltinConfiguration", .timeLimit(.minutes(5)))
+@Suite("MoltinConfiguration", .timeLimit(.minutes(20)))
 struct MoltinConfigurationTests {
     @Test("accepts https anywhere and http to loopback", arguments: [
         "https://api.molt.in/",

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
 
-@Suite("OAuthError", .timeLimit(.minutes(5)))
+@Suite("OAuthError", .timeLimit(.minutes(20)))
 struct OAuthErrorTests {
     struct CodeCase: CustomTestStringConvertible, Sendable {
         let code: OAuthError.Code

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("SHA256", .timeLimit(.minutes(5)))
+@Suite("SHA256", .timeLimit(.minutes(20)))
 struct SHA256Tests {
     struct Vector: CustomTestStringConvertible, Sendable {
         let name: String

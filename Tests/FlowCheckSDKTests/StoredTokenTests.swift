@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FlowCheckSDK
 
-@Suite("StoredToken", .timeLimit(.minutes(5)))
+@Suite("StoredToken", .timeLimit(.minutes(20)))
 struct StoredTokenTests {
     let token = StoredToken(
         accessToken: "access-abc123",

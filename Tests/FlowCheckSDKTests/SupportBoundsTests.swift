@@ -5,7 +5,7 @@ import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The test helpers' own bounds: a wait nobody ends fails the test by name, never hangs it.
-@Suite("Test helpers fail by name at their bounds", .timeLimit(.minutes(5)))
+@Suite("Test helpers fail by name at their bounds", .timeLimit(.minutes(20)))
 struct SupportBoundsTests {
     @Test("a gate nobody opens fails the test naming the gate, and throws WaitTimedOut")
     func gateBound() async throws {

@@ -3,7 +3,7 @@ import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("URLSessionTransport", .timeLimit(.minutes(10)))
+@Suite("URLSessionTransport", .timeLimit(.minutes(20)))
 struct URLSessionTransportTests {
     @Test("a closed loopback port is a .transport error")
     func closedPort() async throws {

@@ -4,7 +4,7 @@ import FlowCheckProviders
 
 /// Issue 13, build 7: the loader checks every value the driver will interpret (each action
 /// argument against its type, templates' `${` syntax), with the exact message an author sees.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct ArgumentTypeTests {
     typealias Case = SpecLoaderErrorTests.Case
 

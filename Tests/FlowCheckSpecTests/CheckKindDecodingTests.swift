@@ -4,7 +4,7 @@ import FlowCheckProviders
 
 /// Each key decodes into the check of its own kind: the compiler makes every kind decoded,
 /// checked and narrated, and this makes sure no key is decoded as another kind's check.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct CheckKindDecodingTests {
     /// A value of each key, as a spec writes it.
     static let expectSamples: [CheckKind: String] = [

@@ -6,7 +6,7 @@ import FlowCheckProviders
 /// string and cut, so a diagnostic stays one `file:line:col: error:` line and one `fix:` line;
 /// a fixture secret written into a bad value is masked; a misspelt provider does not hide the
 /// rest of the spec's problems.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct DiagnosticTextTests {
     typealias Case = SpecLoaderErrorTests.Case
     static let spec = SpecLoaderErrorTests.spec

@@ -3,7 +3,7 @@ import FlowCheckProviders
 @testable import FlowCheckSpec
 
 /// Every kind of malformed spec, with the exact message an author sees.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct SpecLoaderErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String

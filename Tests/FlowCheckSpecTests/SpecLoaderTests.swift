@@ -4,7 +4,7 @@ import FlowCheckFakeServer
 import FlowCheckProviders
 @testable import FlowCheckSpec
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(20)))
 struct SpecLoaderTests {
     private func folder(_ files: [String: String]) throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("speclt-\(UUID().uuidString)")
