@@ -2,15 +2,18 @@
 # Runs `swift test` repeatedly on a deliberately overloaded machine, so a test that can hang
 # (or that only passes when the CPU is idle) shows up as a named failure instead of a stuck run.
 #
-#   bash scripts/loaded-swift-test.sh                 # 4 runs, 6 busy loops, 20 min per run
-#   bash scripts/loaded-swift-test.sh 1 -- --filter 'FlowCheck(Spec|Runner)Tests'
+#   bash scripts/loaded-swift-test.sh                 # 5 runs under 16 busy loops (issue 20's bar)
+#   bash scripts/loaded-swift-test.sh 1 6             # 1 run under 6 busy loops
+#   bash scripts/loaded-swift-test.sh 2 16 -- --filter 'FlowCheck(Spec|Runner)Tests'
 #
-# Usage: loaded-swift-test.sh [RUNS] [-- SWIFT_TEST_ARGS...]
-#   RUNS             how many times to run swift test (default 4)
+# Usage: loaded-swift-test.sh [RUNS [BUSY_LOOPS]] [-- SWIFT_TEST_ARGS...]
+#   RUNS             how many times to run swift test (default 5)
+#   BUSY_LOOPS       how many busy loops (one shell `while :` each) load the CPU meanwhile
+#                    (default 16: eight per core on a 2-core machine)
 #   SWIFT_TEST_ARGS  passed to every `swift test` (e.g. --skip-build, --filter REGEX)
 # Environment:
-#   BUSY_LOOPS       how many busy loops load the CPU meanwhile (default 6)
-#   RUN_TIMEOUT      wall-clock limit per run, in timeout(1) syntax (default 20m)
+#   BUSY_LOOPS       the same as the second argument (the argument wins)
+#   RUN_TIMEOUT      wall-clock limit per run, in timeout(1) syntax (default 45m)
 #
 # The package is built once first (not under load, not timed). Each run goes under
 # timeout(1) in a session of its own: at the limit swift test gets SIGINT, which it passes on
@@ -18,23 +21,32 @@
 # then SIGKILL 60 s later; whatever is still left in the run's session afterwards (a test
 # process or a child it started, which would keep its ports) is killed by session ID. A run
 # that hits the limit is reported as TIMED OUT. The busy loops are killed by PID when the
-# script ends, however it ends (Ctrl-C included).
+# script ends, however it ends (Ctrl-C included). Each run's line gives its wall time and the
+# load average (1 minute) at its start and end.
 # Exit status: 0 when every run passed, 1 when any failed or timed out, 2 on bad arguments.
 set -uo pipefail
 
-runs=4
+usage() { echo "usage: $0 [RUNS [BUSY_LOOPS]] [-- SWIFT_TEST_ARGS...]" >&2; exit 2; }
+runs=5
+busy_loops=${BUSY_LOOPS:-16}
 if [[ $# -gt 0 && $1 != -- ]]; then
     runs=$1
     shift
+    if [[ $# -gt 0 && $1 != -- ]]; then
+        busy_loops=$1
+        shift
+    fi
 fi
-[[ $runs =~ ^[0-9]+$ ]] && (( runs > 0 )) || { echo "usage: $0 [RUNS] [-- SWIFT_TEST_ARGS...]" >&2; exit 2; }
+[[ $runs =~ ^[0-9]+$ ]] && (( runs > 0 )) || usage
+[[ $busy_loops =~ ^[0-9]+$ ]] || usage
 if [[ $# -gt 0 ]]; then
-    [[ $1 == -- ]] || { echo "usage: $0 [RUNS] [-- SWIFT_TEST_ARGS...]" >&2; exit 2; }
+    [[ $1 == -- ]] || usage
     shift
 fi
 test_args=("$@")
-busy_loops=${BUSY_LOOPS:-6}
-run_timeout=${RUN_TIMEOUT:-20m}
+run_timeout=${RUN_TIMEOUT:-45m}
+
+load_average() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 
@@ -87,6 +99,7 @@ for run in $(seq 1 "$runs"); do
     log=$(mktemp "${TMPDIR:-/tmp}/loaded-swift-test.$run.XXXXXX")
     echo "== run $run/$runs: swift test ${test_args[*]} (limit $run_timeout, log $log)"
     start=$(date +%s)
+    load_start=$(load_average)
     # In the background and waited for, so Ctrl-C reaches the trap at once. A job of a
     # non-interactive shell is no group leader, so setsid makes a session without forking.
     setsid timeout --signal=INT --kill-after=60s "$run_timeout" swift test "${test_args[@]}" > "$log" 2>&1 &
@@ -97,6 +110,7 @@ for run in $(seq 1 "$runs"); do
     current_run_pid=""
     end_run_session
     seconds=$(( $(date +%s) - start ))
+    load_end=$(load_average)
     if [[ $status == 0 ]]; then
         verdict="passed"
     elif [[ $status == 124 || $status == 137 ]]; then
@@ -107,7 +121,7 @@ for run in $(seq 1 "$runs"); do
         failures=$((failures + 1))
     fi
     summary=$(grep -E "Test run with [0-9]+ tests" "$log" | tail -n 1)
-    results+=("run $run: $verdict in ${seconds} s${summary:+ | $summary}")
+    results+=("run $run: $verdict in ${seconds} s, load average $load_start -> $load_end${summary:+ | $summary}")
     echo "${results[-1]}"
     if [[ $verdict != passed ]]; then
         grep -E "^✘|error:|Time limit was exceeded|within [0-9.]+ s" "$log" | grep -v "^✘ .*recorded an issue" | head -n 40
