@@ -30,8 +30,11 @@ let package = Package(
         // Each provider as one unit: its spec vocabulary, fixture decoding into the fake's own
         // fixture type, schema part and fake persona; one registry lists them.
         .target(name: "FlowCheckProviders", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer"]),
+        // The harness's own HTTP/1.1 client (the scripted browser, `send` steps): a twin of the
+        // SDK's transport that shares no code with it, and needs nothing of the runner.
+        .target(name: "FlowCheckHarnessHTTP"),
         // Runs specs through a driver against a fresh fake server per flow; produces results.
-        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
+        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckHarnessHTTP"]),
         // Any SDK in any language: a driver process spoken to in JSON lines (Tests/Drivers/PROTOCOL.md).
         .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
         // The driver that puts our SDK core under the runner.
@@ -57,7 +60,7 @@ let package = Package(
         .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver"],
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver", "FlowCheckHarnessHTTP"],
             exclude: ["InvariantFlows"]
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckHarnessHTTP
 import FlowCheckProviders
 import FlowCheckSpec
 import FlowCheckTestSupport

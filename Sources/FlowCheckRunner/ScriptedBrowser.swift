@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckHarnessHTTP
 import FlowCheckSpec
 
 /// Plays the user in the browser over real HTTP against the fake: loads the page the SDK
