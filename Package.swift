@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "FlowCheckSDK", targets: ["FlowCheckSDK"]),
         .library(name: "FlowCheckFakeServer", targets: ["FlowCheckFakeServer"]),
         .library(name: "FlowCheckTestSupport", targets: ["FlowCheckTestSupport"]),
-        .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckReports"]),
+        .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckReports", "FlowCheckServe"]),
         .library(name: "FlowCheckExampleDriver", targets: ["FlowCheckExampleDriver"]),
         .library(name: "FlowCheckProcessDriver", targets: ["FlowCheckProcessDriver"]),
         // The whole command line for a team's own driver: `exit(await FlowCheckMain.run(driver: MyDriver()))`.
@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "FlowCheckHarnessHTTP"),
         // Runs specs through a driver against a fresh fake server per flow; produces results.
         .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckHarnessHTTP"]),
+        // `flowcheck serve`: the fakes standalone, with their control API and log; it runs them
+        // in the runner's fake worlds.
+        .target(name: "FlowCheckServe", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckSpec"]),
         // Any SDK in any language: a driver process spoken to in JSON lines (Tests/Drivers/PROTOCOL.md).
         .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
         // The driver that puts our SDK core under the runner.
@@ -44,12 +47,12 @@ let package = Package(
         // JUnit XML and Markdown, written from results only.
         .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
-        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProcessDriver", "FlowCheckExampleDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
+        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProcessDriver", "FlowCheckExampleDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
         // Speed targets live here, never in timed assertions: `swift run -c release flowcheck-bench`.
         .executableTarget(
             name: "flowcheck-bench",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckProcessDriver"],
+            dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckProcessDriver"],
             path: "Sources/FlowCheckBench"
         ),
         // A second driver, for an SDK that is not ours: what another team writes in their package.
@@ -60,7 +63,7 @@ let package = Package(
         .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver", "FlowCheckHarnessHTTP"],
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver", "FlowCheckHarnessHTTP", "FlowCheckServe"],
             exclude: ["InvariantFlows"]
         ),
         .testTarget(

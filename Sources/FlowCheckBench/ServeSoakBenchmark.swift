@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckRunner
+import FlowCheckServe
 import FlowCheckSpec
 
 /// `flowcheck serve` for the long run, through the same host (`FakeProviderHost`, every

@@ -3,6 +3,7 @@ import FlowCheckProviders
 import FlowCheckCoreDriver
 import FlowCheckReports
 import FlowCheckRunner
+import FlowCheckServe
 import FlowCheckSpec
 
 /// The `flowcheck` command as a library: parse, load, run, report, and decide the exit code.

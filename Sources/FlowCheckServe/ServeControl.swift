@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckRunner
 import FlowCheckSpec
 
 /// The control API of `flowcheck serve`: what a spec's steps do to the fakes (faults, the

@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckRunner
 
 /// The one redactor of a ``FakeProviderHost``: every provider's fixture secrets and everything
 /// any of them has issued, masked on every port. Secrets are added as they are issued, so a

@@ -1,6 +1,7 @@
 import Foundation
 import FlowCheckFakeServer
 import FlowCheckProviders
+import FlowCheckRunner
 import FlowCheckSpec
 
 /// The fake providers standalone, for `flowcheck serve`: point a simulator build of a mobile
