@@ -11,12 +11,8 @@ import FlowCheckSpec
 /// SDK's transport: an SDK whose transport follows redirects must fail its own flow, not drag
 /// the browser into following the login redirect as well.
 final class ScriptedBrowser: @unchecked Sendable {
-    /// The last page the browser loaded.
-    struct Page {
-        var url: URL
-        var status: Int
-        var body: String
-    }
+    /// A page the browser loaded: what the judge's browser checks read.
+    typealias Page = BrowserPage
 
     let window: BrowserWindow
     /// Never follows a redirect: the browser decides below which ones it follows itself.
