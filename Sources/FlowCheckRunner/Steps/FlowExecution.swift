@@ -1,6 +1,5 @@
 import Foundation
 import FlowCheckFakeServer
-import FlowCheckHarnessHTTP
 import FlowCheckProviders
 import FlowCheckSpec
 import FlowCheckTestSupport
@@ -19,7 +18,7 @@ struct FlowExecution: Sendable {
 
     /// What the steps have got to so far; shared with the time-limit watchdog, which reports a
     /// hung flow with the step it hung in.
-    private final class Progress: @unchecked Sendable {
+    final class Progress: @unchecked Sendable {
         let state = Locked(State())
         struct State {
             var stepStatuses: [StepResult.Status] = []
@@ -110,204 +109,8 @@ struct FlowExecution: Sendable {
     }
 
     private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress, judge: InvariantJudge) async {
-        var judge = judge
-        let baseURL = world.server.baseURL
-        var variables: [String: String] = ["baseURL": baseURL.absoluteString]
-        var storeInodes: [String: UInt64]?
-        for name in Vocabulary.originVariables(world.server.origins) {
-            let origin = String(name.dropFirst("baseURL.".count))
-            variables[name] = world.server.baseURLs[origin]?.absoluteString
-        }
-        var cursor = 0
-        // Requests seen while background calls run: which step's window they fall in depends
-        // on timing, so the diagram shows them together once every call is joined.
-        var concurrentRequests: [FlowEvent] = []
-        for (index, step) in spec.steps.enumerated() {
-            // Timed out or interrupted: the verdict is already recorded; no further step runs.
-            if Task.isCancelled { return }
-            progress.state.withLock { $0.current = step.number }
-            var outcome: CallOutcome?
-            var events: [FlowEvent] = []
-            var actor = FlowEvent.Actor.sdk
-            var windowStart: Int?
-            var callArguments: [String: String] = [:]
-            do {
-                switch step.action {
-                case .app(let name, let arguments)?:
-                    var values: [String: String] = [:]
-                    for argument in arguments { values[argument.name] = argument.value.render(variables) }
-                    let sensitive = arguments.filter { Redactor.isSensitive(field: $0.name) }.compactMap { values[$0.name] }
-                    progress.state.withLock { $0.secrets += sensitive }
-                    judge.learn(sensitive)
-                    events.append(.call(step: step.number, name: name))
-                    let call = AppCall(name: name, arguments: values)
-                    callArguments = values
-                    if let label = step.background {
-                        // Left running; the step's checks see what happened until it was under way.
-                        await background.start(label, firstExchange: world.server.exchanges.count, waitForHold: world.server.holdArmed) { try await session.perform(call) }
-                    } else {
-                        outcome = try await session.perform(call)
-                    }
-                case .await(let label)?:
-                    // Cancelled by the watchdog: the flow is already reported as hung in this step.
-                    guard let joined = try await background.join(label) else { return }
-                    outcome = joined.outcome
-                    // What the server saw while the call ran, from its start: its requests
-                    // and any other call's meanwhile.
-                    windowStart = joined.firstExchange
-                case .advanceClock(let seconds, let written)?:
-                    clock.advance(by: TimeInterval(seconds))
-                    events.append(.note(step: step.number, text: "clock +\(written)"))
-                case .fault(let fault)?:
-                    try world.inject(fault)
-                    events.append(.note(step: step.number, text: "fault \(fault.kind)" + (fault.path.map { " on \($0)" } ?? "")))
-                case .clearFaults?:
-                    try world.clearFaults()
-                    // Released holds are answered on the server's threads: wait until each is
-                    // recorded, so this step's requests are the same on every run.
-                    await background.holdsSettled()
-                    events.append(.note(step: step.number, text: "faults cleared"))
-                case .crashStore(let point)?:
-                    switch try await session.armStoreCrash(point) {
-                    case .armed:
-                        events.append(.note(step: step.number, text: "store crash armed (\(point.rawValue))"))
-                    case .unsupported(let reason):
-                        // What follows judges what the crash left: without the crash it would
-                        // judge nothing, so none of it runs, and none of it passes.
-                        let rest = spec.steps[index...]
-                        let skip = CheckSkip(step: step.number, line: step.location.line, check: "crashStore.\(point.rawValue)",
-                                             reason: reason + (rest.count > 1 ? "; steps \(step.number + 1)–\(rest.last!.number), which judge what the crash left, were not run" : ""))
-                        progress.state.withLock { state in
-                            guard state.errorMessage == nil else { return }
-                            state.stepStatuses[index] = .skipped
-                            state.skips.append(skip)
-                        }
-                        return
-                    }
-                case .server(let operation)?:
-                    try world.perform(operation)
-                    events.append(.note(step: step.number, text: "server \(operation)"))
-                case .browser(let operation, let arguments, let transforms)?:
-                    var values: [String: String] = [:]
-                    for argument in arguments { values[argument.name] = argument.value.render(variables) }
-                    actor = .browser
-                    if operation == .tamper { events.append(.note(step: step.number, text: "the redirect is tampered with")) }
-                    try await browser.perform(operation, values, transforms: transforms.map { ScriptedBrowser.Rewrite($0, variables: variables) })
-                case .send(let request)?:
-                    actor = .client
-                    do {
-                        // The harness's own client, not the SDK's transport: it never follows a redirect.
-                        _ = try await HarnessHTTPClient().send(try HarnessRequest.make(request, baseURL: baseURL, variables: variables))
-                    } catch let error as DriverError {
-                        throw error
-                    } catch {
-                        throw DriverError("send: \(error)")
-                    }
-                case nil:
-                    break
-                }
-                variables["redirect"] = browser.redirect ?? ""
-                let news = browser.takeNews()
-                let all = world.server.exchanges
-                let fresh = Array(all[min(cursor, all.count)...])
-                let window = windowStart.map { Array(all[min($0, all.count)...]) } ?? fresh
-                cursor = all.count
-                let requestEvents = fresh.map { FlowEvent.request(step: step.number, actor: actor, method: $0.request.method, path: $0.request.path, status: $0.response.status) }
-                if background.anyRunning {
-                    concurrentRequests += requestEvents
-                } else {
-                    events += concurrentRequests + requestEvents
-                    concurrentRequests = []
-                }
-                events += news.opened.map { .opened(step: step.number, path: $0.path) }
-                if news.dismissed { events.append(.dismissed(step: step.number)) }
-                if case .browser(let operation, _, _)? = step.action, operation != .tamper, let redirect = browser.redirect,
-                   let components = URLComponents(string: redirect) {
-                    events.append(.redirect(step: step.number, target: "\(components.scheme ?? ""):\(components.host.map { "//\($0)" } ?? "")\(components.path)"))
-                }
-                switch outcome {
-                case .ok?: events.append(.outcome(step: step.number, text: "ok"))
-                case .error(let kind, _)?: events.append(.outcome(step: step.number, text: kind))
-                case .crashed?: events.append(.outcome(step: step.number, text: "crashed"))
-                case nil: break
-                }
-                var checker = ExpectationChecker(step: step, variables: variables)
-                checker.storeInodes = storeInodes
-                checker.specFile = spec.file
-                let readsStore = step.expect?.checks.contains(where: ExpectationChecker.readsStore) ?? false
-                let store = readsStore ? try await session.storeContents() : nil
-                var storeFiles: StoreFilesObservation?
-                if step.expect?.checks.contains(where: ExpectationChecker.readsStoreFiles) ?? false {
-                    // The driver says where; the harness measures.
-                    storeFiles = try await session.storeLocation().map { .measured(try StoreDirectoryFacts.measure($0)) } ?? .notFileBacked
-                }
-                checker.check(step.expect, StepObservation(call: outcome, exchanges: window, opened: news.opened, dismissed: news.dismissed, page: browser.page, redirect: browser.redirect, store: store, storeFiles: storeFiles))
-                variables = checker.variables
-                storeInodes = checker.storeInodes
-                var failures = checker.failures
-                // The invariants, on what the SDK really did and handed back: unmasked.
-                let (violations, optOuts, notChecked) = try await Self.judgeInvariants(
-                    &judge, step: step, actor: actor, outcome: outcome, arguments: callArguments, fresh: fresh, window: window, opened: news.opened,
-                    browserShowing: browser.window.isShowing, session: session, world: world, now: clock.now, callsInFlight: background.anyRunning)
-                failures += violations
-                let skips = checker.skips
-                let captured = checker.capturedSecrets
-                let stopped = progress.state.withLock { state -> Bool in
-                    state.secrets += captured
-                    // A flow past its time limit is already reported as hung: a late answer
-                    // must not turn it into a pass.
-                    guard state.errorMessage == nil else { return true }
-                    state.events += events
-                    state.stepStatuses[index] = !failures.isEmpty ? .failed : skips.isEmpty ? .passed : .skipped
-                    state.failures += failures
-                    state.skips += skips
-                    state.optOuts += optOuts
-                    if let notChecked, !state.invariantsNotChecked.contains(notChecked) { state.invariantsNotChecked.append(notChecked) }
-                    return false
-                }
-                if stopped || !failures.isEmpty { return }
-            } catch {
-                progress.state.withLock { state in
-                    if state.errorMessage == nil { state.errorMessage = "step \(step.number): \(error)" }
-                }
-                return
-            }
-        }
-    }
-
-    /// Checks the invariants after a step: violations become the step's failures unless the
-    /// step opts out of them (`allow`), and every opt-out is reported, used or not.
-    private static func judgeInvariants(
-        _ judge: inout InvariantJudge, step: Step, actor: FlowEvent.Actor, outcome: CallOutcome?, arguments: [String: String], fresh: [RecordedExchange], window: [RecordedExchange],
-        opened: [URL], browserShowing: Bool, session: any FlowSession, world: FakeWorld, now: Date, callsInFlight: Bool = false
-    ) async throws -> ([CheckFailure], [InvariantOptOut], String?) {
-        guard !judge.enabled.isEmpty else { return ([], [], nil) }
-        // A store the SDK cannot read back is the SDK's failure, for its own checks to judge:
-        // the invariant then skips the step rather than call it a harness error.
-        let store = judge.enabled.contains(.keep) ? try? await session.storeContents() : nil
-        var files: StoreDirectoryFacts?
-        var notChecked: String?
-        // While a background call runs, its store write may be under way: a temporary file then
-        // is a write in progress, not a leftover. The store is judged at the next quiet step.
-        if judge.enabled.contains(.store) && !callsInFlight {
-            if let location = try await session.storeLocation() {
-                files = try StoreDirectoryFacts.measure(location)
-            } else {
-                notChecked = "\(Invariant.store.rawValue): the driver's token store is not file-backed (a Keychain or memory), so there are no files to judge"
-            }
-        }
-        let sent = judge.enabled.contains(.origin) ? await session.sentRequests() : nil
-        let violations = judge.judge(InvariantObservation(
-            step: step, actor: actor, outcome: outcome, arguments: arguments, fresh: fresh, window: window, opened: opened, sent: sent, browserShowing: browserShowing,
-            store: store, storeFiles: files, issued: world.server.issuedSecrets, now: now))
-        let allowed = Set(step.allow.map(\.invariant))
-        let failures = violations.filter { !allowed.contains($0.invariant) }.map { violation in
-            CheckFailure(step: step.number, line: step.location.line, check: violation.invariant.rawValue, expected: violation.invariant.statement, actual: violation.detail, values: FailureValues(source: .invariant(violation.invariant.rawValue)))
-        }
-        let optOuts = step.allow.map { allowance in
-            InvariantOptOut(step: step.number, line: allowance.location.line, invariant: allowance.invariant.rawValue, why: allowance.why, used: violations.contains { $0.invariant == allowance.invariant })
-        }
-        return (failures, optOuts, notChecked)
+        var steps = StepLoop(spec: spec, world: world, session: session, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
+        await steps.run()
     }
 
     /// `scheme://host:port` of a URL, as the judge compares origins.
