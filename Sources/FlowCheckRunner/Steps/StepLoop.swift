@@ -253,8 +253,9 @@ struct StepLoop {
         return Verdict(events: observed.events, failures: checker.failures + violations, skips: checker.skips, optOuts: optOuts, notChecked: notChecked, capturedSecrets: checker.capturedSecrets)
     }
 
-    /// Checks the invariants after a step: violations become the step's failures unless the
-    /// step opts out of them (`allow`), and every opt-out is reported, used or not.
+    /// Checks the invariants after a step, given the inputs they declare: violations become the
+    /// step's failures unless the step opts out of them (`allow`), and every opt-out is
+    /// reported, used or not.
     private mutating func judgeInvariants(_ step: Step, _ observed: Observed) async throws -> ([CheckFailure], [InvariantOptOut], String?) {
         // As the step's checks left them, before anything below waits.
         let browserShowing = browser.window.isShowing
@@ -263,19 +264,19 @@ struct StepLoop {
         guard !judge.enabled.isEmpty else { return ([], [], nil) }
         // A store the SDK cannot read back is the SDK's failure, for its own checks to judge:
         // the invariant then skips the step rather than call it a harness error.
-        let store = judge.enabled.contains(.keep) ? try? await session.storeContents() : nil
+        let store = judge.inputs.contains(.storeContents) ? try? await session.storeContents() : nil
         var files: StoreDirectoryFacts?
         var notChecked: String?
         // While a background call runs, its store write may be under way: a temporary file then
         // is a write in progress, not a leftover. The store is judged at the next quiet step.
-        if judge.enabled.contains(.store) && !callsInFlight {
+        if judge.inputs.contains(.storeFiles) && !callsInFlight {
             if let location = try await session.storeLocation() {
                 files = try StoreDirectoryFacts.measure(location)
             } else {
                 notChecked = "\(Invariant.store.rawValue): the driver's token store is not file-backed (a Keychain or memory), so there are no files to judge"
             }
         }
-        let sent = judge.enabled.contains(.origin) ? await session.sentRequests() : nil
+        let sent = judge.inputs.contains(.sentRequests) ? await session.sentRequests() : nil
         let violations = judge.judge(InvariantObservation(
             step: step, actor: observed.action.actor, outcome: observed.action.outcome, arguments: observed.action.arguments, fresh: observed.fresh, window: observed.window,
             opened: observed.opened, sent: sent, browserShowing: browserShowing, store: store, storeFiles: files, issued: world.server.issuedSecrets, now: now))
