@@ -31,8 +31,9 @@ let package = Package(
         // fixture type, schema part and fake persona; one registry lists them.
         .target(name: "FlowCheckProviders", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer"]),
         // The harness's own HTTP/1.1 client (the scripted browser, `send` steps): a twin of the
-        // SDK's transport that shares no code with it, and needs nothing of the runner.
-        .target(name: "FlowCheckHarnessHTTP"),
+        // SDK's transport that shares no code with it, and needs nothing of the runner (of the
+        // fake server, only the harness's `Locked`).
+        .target(name: "FlowCheckHarnessHTTP", dependencies: ["FlowCheckFakeServer"]),
         // Runs specs through a driver against a fresh fake server per flow; produces results.
         .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckHarnessHTTP"]),
         // `flowcheck serve`: the fakes standalone, with their control API and log; it runs them

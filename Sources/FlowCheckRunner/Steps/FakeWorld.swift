@@ -6,7 +6,7 @@ import FlowCheckTestSupport
 
 /// The other side of one flow: the provider's fake behind a real loopback server. `flowcheck
 /// serve` (FlowCheckServe) runs its fakes in the same worlds, so the package sees it.
-package final class FakeWorld: @unchecked Sendable {
+package final class FakeWorld: Sendable {
     package let server: FakeProviderServer
     private let persona: FakePersona
 

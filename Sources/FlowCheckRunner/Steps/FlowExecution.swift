@@ -18,7 +18,7 @@ struct FlowExecution: Sendable {
 
     /// What the steps have got to so far; shared with the time-limit watchdog, which reports a
     /// hung flow with the step it hung in.
-    final class Progress: @unchecked Sendable {
+    final class Progress: Sendable {
         let state = Locked(State())
         struct State {
             var stepStatuses: [StepResult.Status] = []
