@@ -48,7 +48,7 @@ let package = Package(
         // JUnit XML and Markdown, written from results only.
         .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
-        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProcessDriver", "FlowCheckExampleDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
+        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProcessDriver", "FlowCheckExampleDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
         // Speed targets live here, never in timed assertions: `swift run -c release flowcheck-bench`.
         .executableTarget(
