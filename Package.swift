@@ -42,7 +42,7 @@ let package = Package(
         // Any SDK in any language: a driver process spoken to in JSON lines (Tests/Drivers/PROTOCOL.md).
         .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
         // The driver that puts our SDK core under the runner.
-        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK"]),
+        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK", "FlowCheckFakeServer"]),
         // Random flows from provider models, run and shrunk to ordinary specs (`flowcheck explore`).
         .target(name: "FlowCheckExplore", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckTestSupport"]),
         // JUnit XML and Markdown, written from results only.
