@@ -2,7 +2,7 @@ import Foundation
 import FlowCheckFakeServer
 import FlowCheckSpec
 
-/// What a step left behind, for its checks to judge: gathered by ``FlowExecution`` after the
+/// What a step left behind, for its checks to judge: gathered by ``StepLoop`` after the
 /// action, or made by hand in a test. Pure data: judging it needs no server and no SDK.
 struct StepObservation {
     /// How the step's SDK call ended; nil: the step made none.
