@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "FlowCheckSDK", targets: ["FlowCheckSDK"]),
         .library(name: "FlowCheckFakeServer", targets: ["FlowCheckFakeServer"]),
         .library(name: "FlowCheckTestSupport", targets: ["FlowCheckTestSupport"]),
-        .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckReports"]),
+        .library(name: "FlowCheckRunner", targets: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckReports", "FlowCheckServe"]),
         .library(name: "FlowCheckExampleDriver", targets: ["FlowCheckExampleDriver"]),
         .library(name: "FlowCheckProcessDriver", targets: ["FlowCheckProcessDriver"]),
         // The whole command line for a team's own driver: `exit(await FlowCheckMain.run(driver: MyDriver()))`.
@@ -30,23 +30,30 @@ let package = Package(
         // Each provider as one unit: its spec vocabulary, fixture decoding into the fake's own
         // fixture type, schema part and fake persona; one registry lists them.
         .target(name: "FlowCheckProviders", dependencies: ["FlowCheckSpec", "FlowCheckFakeServer"]),
+        // The harness's own HTTP/1.1 client (the scripted browser, `send` steps): a twin of the
+        // SDK's transport that shares no code with it, and needs nothing of the runner (of the
+        // fake server, only the harness's `Locked`).
+        .target(name: "FlowCheckHarnessHTTP", dependencies: ["FlowCheckFakeServer"]),
         // Runs specs through a driver against a fresh fake server per flow; produces results.
-        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
+        .target(name: "FlowCheckRunner", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckHarnessHTTP"]),
+        // `flowcheck serve`: the fakes standalone, with their control API and log; it runs them
+        // in the runner's fake worlds.
+        .target(name: "FlowCheckServe", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckSpec"]),
         // Any SDK in any language: a driver process spoken to in JSON lines (Tests/Drivers/PROTOCOL.md).
         .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckFakeServer"]),
         // The driver that puts our SDK core under the runner.
-        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK"]),
+        .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK", "FlowCheckFakeServer"]),
         // Random flows from provider models, run and shrunk to ordinary specs (`flowcheck explore`).
         .target(name: "FlowCheckExplore", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckTestSupport"]),
         // JUnit XML and Markdown, written from results only.
         .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
-        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProcessDriver", "FlowCheckExampleDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
+        .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProcessDriver", "FlowCheckExampleDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),
         // Speed targets live here, never in timed assertions: `swift run -c release flowcheck-bench`.
         .executableTarget(
             name: "flowcheck-bench",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckProcessDriver"],
+            dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckProcessDriver"],
             path: "Sources/FlowCheckBench"
         ),
         // A second driver, for an SDK that is not ours: what another team writes in their package.
@@ -57,7 +64,7 @@ let package = Package(
         .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver"],
+            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver", "FlowCheckHarnessHTTP", "FlowCheckServe"],
             exclude: ["InvariantFlows"]
         ),
         .testTarget(

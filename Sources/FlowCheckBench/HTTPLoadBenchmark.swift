@@ -123,21 +123,34 @@ struct HTTPLoadBenchmark {
     }
 
     /// One connection's share of the load, run on its own thread; read only after it finished.
-    private final class Worker: @unchecked Sendable {
+    private final class Worker: Sendable {
         let connection: LoadConnection
         let request: [UInt8]
         let count: Int
-        private(set) var latencies: [UInt64] = []
-        private(set) var failure: String?
+        /// What `run` measured: room for every latency made before the run starts, taken out
+        /// by `run` and stored back once as it ends (no lock per request).
+        private let result: Locked<(latencies: [UInt64], failure: String?)>
+
+        var latencies: [UInt64] { result.withLock { $0.latencies } }
+        var failure: String? { result.withLock { $0.failure } }
 
         init(connection: LoadConnection, request: [UInt8], count: Int) {
             self.connection = connection
             self.request = request
             self.count = count
+            var latencies: [UInt64] = []
             latencies.reserveCapacity(count)
+            result = Locked((latencies, nil))
         }
 
         func run() {
+            // Taken out, not copied: the lock's value lets go of the buffer, so appends reuse it.
+            var latencies = result.withLock { result in
+                defer { result.latencies = [] }
+                return result.latencies
+            }
+            var failure: String?
+            defer { result.withLock { $0 = (latencies, failure) } }
             for _ in 0..<count {
                 let started = Self.nanoseconds()
                 do {

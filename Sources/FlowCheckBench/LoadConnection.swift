@@ -11,7 +11,8 @@ import Darwin
 ///
 /// Deliberately minimal, so the client costs little next to the server it measures: the
 /// request bytes are prepared once, and the response is only framed and its status read.
-/// Owned by one thread at a time (`@unchecked Sendable` only to hand it to that thread).
+/// Owned by one thread at a time.
+// @unchecked: owned by one thread at a time, Sendable only to hand it to that thread; a lock per round trip would be measured.
 final class LoadConnection: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8]

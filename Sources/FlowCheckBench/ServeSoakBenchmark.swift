@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckRunner
+import FlowCheckServe
 import FlowCheckSpec
 
 /// `flowcheck serve` for the long run, through the same host (`FakeProviderHost`, every
@@ -49,15 +50,9 @@ struct ServeSoakBenchmark {
     var baselineSeconds: Double = 5
     var soakSeconds: Double = 60
 
-    private final class LineCount: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-        func add() { lock.lock(); count += 1; lock.unlock() }
-        var value: Int { lock.lock(); defer { lock.unlock() }; return count }
-    }
-
     func run() throws(BenchError) -> Figure {
-        let written = LineCount()
+        // Log lines the queue wrote, counted on its writer thread.
+        let written = Locked(0)
         let fresh = try Self.startHost(written)
         let freshRate = try Self.load(fresh, connections: connections, seconds: throughputSeconds).perSecond
         fresh.host.stop()
@@ -80,7 +75,7 @@ struct ServeSoakBenchmark {
         _ = soaked.queue.finish(within: 5)
         return Figure(
             tokens: tokens, freshPerSecond: freshRate, afterTokensPerSecond: afterRate, baselineSeconds: baselineSeconds,
-            soakSeconds: soakSeconds, residentAtBaseline: baseline, residentAtEnd: end, logLines: written.value)
+            soakSeconds: soakSeconds, residentAtBaseline: baseline, residentAtEnd: end, logLines: written.withLock { $0 })
     }
 
     private struct Running {
@@ -91,8 +86,8 @@ struct ServeSoakBenchmark {
     }
 
     /// `serve`'s host over the default fixtures, logging into a queue whose writer only counts.
-    private static func startHost(_ written: LineCount) throws(BenchError) -> Running {
-        let queue = LogQueue(write: { _ in written.add() })
+    private static func startHost(_ written: Locked<Int>) throws(BenchError) -> Running {
+        let queue = LogQueue(write: { _ in written.withLock { $0 += 1 } })
         let fixtures: [(Provider, any ProviderFixture)]
         do {
             fixtures = try SpecLoader.standard.decodeFixtures(Array(FakeProviderHost.defaultFixtureJSON.utf8), file: "(default fixture)")
@@ -152,11 +147,15 @@ struct ServeSoakBenchmark {
         return (requests, Double(requests) / max(elapsed, 1e-9))
     }
 
-    private final class Worker: @unchecked Sendable {
+    /// One connection's share of the load, run on its own thread; read only after it finished.
+    private final class Worker: Sendable {
         let connection: LoadConnection
         let request: [UInt8]
-        private(set) var completed = 0
-        private(set) var failure: String?
+        /// What `run` counted, stored once as it ends (no lock per request).
+        private let result = Locked<(completed: Int, failure: String?)>((0, nil))
+
+        var completed: Int { result.withLock { $0.completed } }
+        var failure: String? { result.withLock { $0.failure } }
 
         init(connection: LoadConnection, request: [UInt8]) {
             self.connection = connection
@@ -164,6 +163,9 @@ struct ServeSoakBenchmark {
         }
 
         func run(until deadline: ContinuousClock.Instant) {
+            var completed = 0
+            var failure: String?
+            defer { result.withLock { $0 = (completed, failure) } }
             while ContinuousClock.now < deadline {
                 do {
                     let status = try connection.roundTrip(request)

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -69,20 +70,17 @@ enum BenchEntry {
     }
 }
 
-/// Holds the exit code across the hop from the task back to the main thread.
-private final class ExitCode: @unchecked Sendable {
-    var value: Int32 = 0
-}
-
 // Not `exit(await BenchEntry.main())`: an async top level parks the main thread in
 // dispatch_main's sigsuspend, which valgrind 3.19 dies on, and this program exists to be
 // profiled with callgrind. A detached task (not a main-actor one: the main thread is blocked)
 // plus a semaphore runs the same code under both.
-private let exitCode = ExitCode()
+/// The exit code, handed from the task back to the main thread.
+private let exitCode = Locked<Int32>(0)
 private let finished = DispatchSemaphore(value: 0)
 Task.detached {
-    exitCode.value = await BenchEntry.main()
+    let code = await BenchEntry.main()
+    exitCode.withLock { $0 = code }
     finished.signal()
 }
 finished.wait()
-exit(exitCode.value)
+exit(exitCode.withLock { $0 })

@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckRunner
+import FlowCheckServe
 import FlowCheckSpec
 
 /// The parsed command line of `flowcheck`.

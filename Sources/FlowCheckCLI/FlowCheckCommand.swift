@@ -1,8 +1,10 @@
 import Foundation
 import FlowCheckProviders
 import FlowCheckCoreDriver
+import FlowCheckFakeServer
 import FlowCheckReports
 import FlowCheckRunner
+import FlowCheckServe
 import FlowCheckSpec
 
 /// The `flowcheck` command as a library: parse, load, run, report, and decide the exit code.
@@ -212,7 +214,7 @@ public struct FlowCheckCommand: Sendable {
         if let jobs = options.jobs { runnerOptions.concurrency = jobs }
         runnerOptions.issuedSecretsObserver = issuedSecretsObserver
         let total = specs.count
-        let done = Counter()
+        let done = Locked(0)
         let colour = environment.colour
         let progress = json ? nil : console.progress
         progress?("[0/\(total)] running")
@@ -222,7 +224,10 @@ public struct FlowCheckCommand: Sendable {
         for path in [options.junitPath, options.markdownPath] { ReportWriter.removeStaleTemporaryFiles(for: path) }
         let runner = FlowRunner(driver: driver, options: runnerOptions)
         let (flows, signal) = await Self.runUntilInterrupted(runner, specs, interrupt: environment.interrupt) { flow in
-            let finished = done.increment()
+            let finished = done.withLock { count in
+                count += 1
+                return count
+            }
             if json { return }
             progress?("")
             console.out(ConsoleReport.line(flow, colour: colour, baselined: RunResult.baselineReason(flow, baselined: baselined)))
@@ -360,13 +365,6 @@ public struct FlowCheckCommand: Sendable {
     /// slices together hold every flow exactly once and each run gets the same slice.
     static func shard(_ specs: [FlowSpec], index: Int, count: Int) -> [FlowSpec] {
         specs.sorted { $0.id < $1.id }.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
-    }
-
-    /// Counts finished flows across the runner's tasks.
-    private final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
-        func increment() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
     }
 
     static func invalidSpecs(_ loaded: SpecLoader.Result) -> [InvalidSpec] {

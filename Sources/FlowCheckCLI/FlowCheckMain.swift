@@ -1,5 +1,6 @@
 import Dispatch
 import FlowCheckCoreDriver
+import FlowCheckFakeServer
 import FlowCheckProcessDriver
 import FlowCheckRunner
 import Foundation
@@ -53,12 +54,13 @@ public enum FlowCheckMain {
     /// one that the command does not handle (`validate`, `explore`, `--list`, a run still
     /// loading its specs), exits at once with 128 + the signal.
     private static func installSignalHandlers(_ interrupt: InterruptSignal) -> [DispatchSourceSignal] {
-        let received = Counter()
+        // Signals received so far, counted across the handlers' queue.
+        let received = Locked(0)
         return [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                if received.increment() == 1, interrupt.isHandled {
+                if received.withLock({ count in count += 1; return count }) == 1, interrupt.isHandled {
                     interrupt.deliver(number)
                 } else {
                     // Driver processes lead groups of their own: the terminal's signal never
@@ -70,11 +72,5 @@ public enum FlowCheckMain {
             source.resume()
             return source
         }
-    }
-
-    private final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
-        func increment() -> Int { lock.withLock { value += 1; return value } }
     }
 }

@@ -1,49 +1,46 @@
 import Foundation
+import FlowCheckFakeServer
 
 /// The first SIGINT or SIGTERM of the process, as a value commands can wait for.
 ///
 /// The executable delivers signals (and exits at once on a second one); a run waits for the
 /// first to stop starting flows, and `serve` waits for it to stop serving. Tests deliver one
 /// to interrupt a command in process.
-public final class InterruptSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var delivered: Int32?
-    private var waiters: [UUID: CheckedContinuation<Int32?, Never>] = [:]
+public final class InterruptSignal: Sendable {
+    private struct State {
+        var delivered: Int32?
+        var waiters: [UUID: CheckedContinuation<Int32?, Never>] = [:]
+        var handled = false
+    }
 
-    private var handled = false
+    private let state = Locked(State())
 
     public init() {}
 
     /// Whether the running command stops cleanly on a signal (a run, `serve`). The executable
     /// exits at once on a signal that no command handles.
     public var isHandled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return handled
+        state.withLock { $0.handled }
     }
 
     /// Says the running command handles signals from now on.
     public func handle() {
-        lock.lock()
-        handled = true
-        lock.unlock()
+        state.withLock { $0.handled = true }
     }
 
     /// The signal number that interrupted the process, if one has.
     public var signal: Int32? {
-        lock.lock()
-        defer { lock.unlock() }
-        return delivered
+        state.withLock { $0.delivered }
     }
 
     /// Records `number` (the first one delivered wins) and wakes every waiter.
     public func deliver(_ number: Int32) {
-        lock.lock()
-        guard delivered == nil else { lock.unlock(); return }
-        delivered = number
-        let woken = waiters.values
-        waiters = [:]
-        lock.unlock()
+        let woken = state.withLock { state -> [CheckedContinuation<Int32?, Never>] in
+            guard state.delivered == nil else { return [] }
+            state.delivered = number
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
         for waiter in woken { waiter.resume(returning: number) }
     }
 
@@ -52,22 +49,17 @@ public final class InterruptSignal: @unchecked Sendable {
         let id = UUID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
-                lock.lock()
-                if let delivered {
-                    lock.unlock()
-                    continuation.resume(returning: delivered)
-                } else if Task.isCancelled {
-                    lock.unlock()
-                    continuation.resume(returning: nil)
-                } else {
-                    waiters[id] = continuation
-                    lock.unlock()
+                // Answered now (a signal came, or the wait was cancelled), or left waiting.
+                let now = state.withLock { state -> (answered: Bool, signal: Int32?) in
+                    if let delivered = state.delivered { return (true, delivered) }
+                    if Task.isCancelled { return (true, nil) }
+                    state.waiters[id] = continuation
+                    return (false, nil)
                 }
+                if now.answered { continuation.resume(returning: now.signal) }
             }
         } onCancel: {
-            lock.lock()
-            let waiter = waiters.removeValue(forKey: id)
-            lock.unlock()
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
             waiter?.resume(returning: nil)
         }
     }

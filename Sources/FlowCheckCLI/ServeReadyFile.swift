@@ -1,5 +1,5 @@
 import Foundation
-import FlowCheckRunner
+import FlowCheckServe
 
 /// `serve --ready-file`: the document a script waits for instead of racing the build and the
 /// start. Written atomically (a temporary file renamed into place), so whoever sees the file

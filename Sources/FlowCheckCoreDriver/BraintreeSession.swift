@@ -1,28 +1,22 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSDK
 import FlowCheckSpec
 
 /// Our Braintree client-side connect behind the driver protocol. The notifications the SDK
 /// posts (the seed's `braintreeConnectedRedirectNotification`) are counted for `status`.
-public final class BraintreeSession: FlowSession, @unchecked Sendable {
-    /// What the SDK posted, in order.
-    final class Notifications: @unchecked Sendable {
-        private let lock = NSLock()
-        private var events: [BraintreeConnectEvent] = []
-        func post(_ event: BraintreeConnectEvent) { lock.lock(); events.append(event); lock.unlock() }
-        var all: [BraintreeConnectEvent] { lock.lock(); defer { lock.unlock() }; return events }
-    }
+public final class BraintreeSession: FlowSession {
 
     private let baseURL: URL
     private let transport: any HTTPTransport
     private let userAgent: any ExternalUserAgent
     private let notify: @Sendable (BraintreeConnectEvent) -> Void
-    private let notifications = Notifications()
+    /// What the SDK posted, in order.
+    private let notifications = Locked<[BraintreeConnectEvent]>([])
     private let onClose: @Sendable () -> Void
     private let urlPolicy: BaseURLPolicy
-    private let lock = NSLock()
-    private var client: BraintreeConnect?
+    private let client = Locked<BraintreeConnect?>(nil)
 
     /// - Parameter notify: wraps the SDK's notification (tests pass one that misbehaves).
     public init(context: DriverContext, transport: any HTTPTransport, userAgent: any ExternalUserAgent, notify: BraintreeNotifyFactory = { $0 }, urlPolicy: BaseURLPolicy = .standard, onClose: @escaping @Sendable () -> Void = {}) {
@@ -30,27 +24,21 @@ public final class BraintreeSession: FlowSession, @unchecked Sendable {
         self.transport = transport
         self.userAgent = userAgent
         let notifications = self.notifications
-        self.notify = notify { notifications.post($0) }
+        self.notify = notify { event in notifications.withLock { $0.append(event) } }
         self.onClose = onClose
         self.urlPolicy = urlPolicy
     }
 
     /// The app's one client, built on first use with the app's return URL.
     private func client(returnURL: String) throws -> BraintreeConnect {
-        if let existing = locked({ self.client }) { return existing }
+        if let existing = client.withLock({ $0 }) { return existing }
         let configuration = try BraintreeConnectConfiguration(connectURLEndpoint: baseURL.appendingPathComponent("backend/connect-url"), returnURL: returnURL, urlPolicy: urlPolicy)
         let fresh = BraintreeConnect(configuration: configuration, transport: transport, userAgent: userAgent, notify: notify)
-        return locked {
-            if let existing = self.client { return existing }
-            self.client = fresh
+        return client.withLock { client in
+            if let existing = client { return existing }
+            client = fresh
             return fresh
         }
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
     }
 
     public func perform(_ call: AppCall) async throws -> CallOutcome {
@@ -67,7 +55,7 @@ public final class BraintreeSession: FlowSession, @unchecked Sendable {
                 let handler = try client(returnURL: call.arguments["returnURL"] ?? "")
                 return .ok(["handled": String(await handler.handleOpenURL(url))])
             case "status":
-                let events = notifications.all
+                let events = notifications.withLock { $0 }
                 var result = ["connected": "0", "failed": "0"]
                 var connected = 0, failed = 0
                 for event in events {

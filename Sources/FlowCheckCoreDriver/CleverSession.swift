@@ -1,21 +1,20 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSDK
 import FlowCheckSpec
 
 /// Our Clever Instant Login client behind the driver protocol. The client is built when the
 /// app starts a login (its configuration comes with that step) and survives until a relaunch.
-public final class CleverSession: FlowSession, @unchecked Sendable {
+public final class CleverSession: FlowSession {
     private let baseURL: URL
     private let transport: any HTTPTransport
     private let store: any TokenStore
     private let userAgent: any ExternalUserAgent
     private let random: any RandomSource
     private let onClose: @Sendable () -> Void
-    private let lock = NSLock()
-    private var client: CleverInstantLogin?
-    /// The client id and redirect URI the client was built with.
-    private var clientKey: [String]?
+    /// The client, with the client id and redirect URI it was built with; nil until a login.
+    private let client = Locked<(login: CleverInstantLogin, key: [String])?>(nil)
 
     public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, userAgent: any ExternalUserAgent, random: any RandomSource, onClose: @escaping @Sendable () -> Void = {}) {
         self.baseURL = context.baseURL
@@ -24,12 +23,6 @@ public final class CleverSession: FlowSession, @unchecked Sendable {
         self.userAgent = userAgent
         self.random = random
         self.onClose = onClose
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
     }
 
     public func perform(_ call: AppCall) async throws -> CallOutcome {
@@ -41,16 +34,15 @@ public final class CleverSession: FlowSession, @unchecked Sendable {
                 let fresh = CleverInstantLogin(configuration: configuration, transport: transport, userAgent: userAgent, store: store, random: random)
                 // Another login with the same configuration reuses the client, as an app would:
                 // the SDK itself must replace the pending state.
-                let client = locked { () -> CleverInstantLogin in
-                    if let existing = self.client, self.clientKey == key { return existing }
-                    self.client = fresh
-                    self.clientKey = key
+                let client = self.client.withLock { client -> CleverInstantLogin in
+                    if let existing = client, existing.key == key { return existing.login }
+                    client = (fresh, key)
                     return fresh
                 }
                 try await client.startLogin()
                 return .ok([:])
             case "receiveRedirect":
-                guard let client = locked({ self.client }) else {
+                guard let client = self.client.withLock({ $0?.login }) else {
                     throw DriverError("receiveRedirect before any startLogin: the driver has no Clever client to hand the URL to")
                 }
                 guard let url = URL(string: call.arguments["url"] ?? ""), !(call.arguments["url"] ?? "").isEmpty else {
@@ -59,10 +51,7 @@ public final class CleverSession: FlowSession, @unchecked Sendable {
                 let token = try await client.handleRedirect(url)
                 return .ok(["tokenType": token.tokenType])
             case "relaunch":
-                locked {
-                    client = nil
-                    clientKey = nil
-                }
+                client.withLock { $0 = nil }
                 return .ok([:])
             default:
                 throw DriverError.unsupported(call, provider: .clever)

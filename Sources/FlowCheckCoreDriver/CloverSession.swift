@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckRunner
 import FlowCheckSDK
@@ -9,7 +10,7 @@ import FlowCheckSpec
 /// Token-change callbacks are registered under the spec's labels and counted, so specs can say
 /// "fired exactly once". A relaunch is a new SDK instance over the same store: callbacks and any
 /// login in progress are gone, as in a real app restart.
-public final class CloverSession: FlowSession, @unchecked Sendable {
+public final class CloverSession: FlowSession {
     /// The fake's web host (login pages) and API host (token endpoints, merchants).
     private let webBaseURL: URL
     private let apiBaseURL: URL
@@ -21,20 +22,15 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
     private let refreshMargin: TimeInterval
     private let baseURLPolicy: BaseURLPolicy
     private let onClose: @Sendable () -> Void
-    private let lock = NSLock()
-    private var sdk: CloverPaymentSDK
-    /// Label -> callback id on the current instance.
-    private var callbackIDs: [String: String] = [:]
-    /// Label -> how often that callback fired, over the whole flow.
-    private let fired = FiredCounter()
-
-    final class FiredCounter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var counts: [String: Int] = [:]
-        func register(_ label: String) { lock.lock(); counts[label] = counts[label] ?? 0; lock.unlock() }
-        func fire(_ label: String) { lock.lock(); counts[label, default: 0] += 1; lock.unlock() }
-        var snapshot: [String: Int] { lock.lock(); defer { lock.unlock() }; return counts }
+    /// The current SDK instance (replaced on relaunch) and its callbacks' ids by label.
+    private struct Instance {
+        var sdk: CloverPaymentSDK
+        var callbackIDs: [String: String] = [:]
     }
+
+    private let instance: Locked<Instance>
+    /// Label -> how often that callback fired, over the whole flow.
+    private let fired = Locked<[String: Int]>([:])
 
     public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, userAgent: any ExternalUserAgent, clock: any TimeSource, random: any RandomSource = SystemRandomSource(), refreshMargin: TimeInterval = 60, baseURLPolicy: BaseURLPolicy = .standard, onClose: @escaping @Sendable () -> Void = {}) {
         self.baseURLPolicy = baseURLPolicy
@@ -47,18 +43,11 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
         self.random = random
         self.refreshMargin = refreshMargin
         self.onClose = onClose
-        self.sdk = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, random: random, refreshMargin: refreshMargin)
+        self.instance = Locked(Instance(sdk: CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, random: random, refreshMargin: refreshMargin)))
     }
 
     private var current: CloverPaymentSDK {
-        locked { sdk }
-    }
-
-    /// Runs `body` under the session's lock (a synchronous helper: async code may not hold it).
-    private func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+        instance.withLock { $0.sdk }
     }
 
     private func configuration(_ arguments: [String: String], _ flow: any OAuthFlowType) throws -> CloverConfiguration {
@@ -82,13 +71,13 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
             switch call.name {
             case "addTokenCallback":
                 let label = arguments["label"] ?? ""
-                fired.register(label)
+                fired.withLock { $0[label] = $0[label] ?? 0 }
                 let counter = fired
-                let id = await sdk.addOnTokenChangeCallback { counter.fire(label) }
-                locked { callbackIDs[label] = id }
+                let id = await sdk.addOnTokenChangeCallback { counter.withLock { $0[label, default: 0] += 1 } }
+                instance.withLock { $0.callbackIDs[label] = id }
                 return .ok(["id": id])
             case "removeTokenCallback":
-                let id = locked { callbackIDs[arguments["label"] ?? ""] ?? "no-such-callback" }
+                let id = instance.withLock { $0.callbackIDs[arguments["label"] ?? ""] ?? "no-such-callback" }
                 let removed = await sdk.removeOnTokenChangeCallback(identifier: id)
                 return .ok(["removed": String(removed)])
             case "setupFull":
@@ -116,7 +105,7 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
                 return .ok([:])
             case "status":
                 var result = ["isLoggedIn": String(await sdk.isLoggedIn)]
-                for (label, count) in fired.snapshot { result["fired.\(label)"] = String(count) }
+                for (label, count) in fired.withLock({ $0 }) { result["fired.\(label)"] = String(count) }
                 return .ok(result)
             case "merchant":
                 // The loader checks the same range; a value from elsewhere that is out of it is a
@@ -151,10 +140,7 @@ public final class CloverSession: FlowSession, @unchecked Sendable {
                 return .ok(["webHost": environment.webBaseURL.host ?? "", "apiHost": environment.apiBaseURL.host ?? ""])
             case "relaunch":
                 let fresh = CloverPaymentSDK(store: store, transport: transport, userAgent: userAgent, clock: clock, random: random, refreshMargin: refreshMargin)
-                locked {
-                    self.sdk = fresh
-                    self.callbackIDs = [:]
-                }
+                instance.withLock { $0 = Instance(sdk: fresh) }
                 return .ok([:])
             default:
                 throw DriverError.unsupported(call, provider: .clover)

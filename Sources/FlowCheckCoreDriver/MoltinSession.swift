@@ -1,28 +1,19 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSDK
 import FlowCheckSpec
 
 /// Our Moltin client behind the driver protocol.
-public final class MoltinSession: FlowSession, @unchecked Sendable {
+public final class MoltinSession: FlowSession {
     private let configuration: MoltinConfiguration
     private let transport: any HTTPTransport
     private let store: any TokenStore
     private let clock: any TimeSource
     private let credentialStore: (any TokenStore)?
     private let onClose: @Sendable () -> Void
-    private let client: LockedClient
-
-    /// The current client; replaced on relaunch. Guarded because sessions are `Sendable`.
-    private final class LockedClient: @unchecked Sendable {
-        private var value: MoltinClient
-        private let lock = NSLock()
-        init(_ value: MoltinClient) { self.value = value }
-        var current: MoltinClient {
-            get { lock.lock(); defer { lock.unlock() }; return value }
-            set { lock.lock(); value = newValue; lock.unlock() }
-        }
-    }
+    /// The current client; replaced on relaunch.
+    private let client: Locked<MoltinClient>
 
     /// - Parameters:
     ///   - transport: how the client reaches the fake (tests pass a tampering one).
@@ -37,11 +28,11 @@ public final class MoltinSession: FlowSession, @unchecked Sendable {
         self.clock = clock
         self.credentialStore = credentialStore
         self.onClose = onClose
-        self.client = LockedClient(MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock, credentialStore: credentialStore))
+        self.client = Locked(MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock, credentialStore: credentialStore))
     }
 
     public func perform(_ call: AppCall) async throws -> CallOutcome {
-        let client = self.client.current
+        let client = self.client.withLock { $0 }
         do {
             switch call.name {
             case "auth":
@@ -57,7 +48,8 @@ public final class MoltinSession: FlowSession, @unchecked Sendable {
                 return .ok(["productCount": String(products.count), "productIds": products.map(\.id).joined(separator: ","), "productTitles": products.map(\.title).joined(separator: ",")])
             case "relaunch":
                 // A relaunch is a new SDK instance over the same store: nothing in memory survives.
-                self.client.current = MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock, credentialStore: credentialStore)
+                let relaunched = MoltinClient(configuration: configuration, transport: transport, store: store, clock: clock, credentialStore: credentialStore)
+                self.client.withLock { $0 = relaunched }
                 return .ok([:])
             default:
                 throw DriverError.unsupported(call, provider: .moltin)

@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSDK
 import FlowCheckSpec
@@ -6,21 +7,21 @@ import Foundation
 /// The network boundary of our SDK core in a flow: every request the SDK's transport stack
 /// hands to URLSession passes here and is recorded, whether it reaches a fake or not, so the
 /// runner's INV-ORIGIN can judge where credentials went.
-final class SentRequestTap: HTTPTransport, @unchecked Sendable {
+final class SentRequestTap: HTTPTransport {
     private let base: any HTTPTransport
-    private let lock = NSLock()
-    private var sent: [SentRequest] = []
+    private let sent = Locked<[SentRequest]>([])
 
     init(base: any HTTPTransport) {
         self.base = base
     }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        lock.withLock { sent.append(SentRequest(method: request.method, url: request.url, headers: request.headers, body: request.body ?? Data())) }
+        let record = SentRequest(method: request.method, url: request.url, headers: request.headers, body: request.body ?? Data())
+        sent.withLock { $0.append(record) }
         return try await base.send(request)
     }
 
-    var requests: [SentRequest] { lock.withLock { sent } }
+    var requests: [SentRequest] { sent.withLock { $0 } }
 }
 
 /// A session that answers ``FlowSession/sentRequests()`` from the tap under its SDK and hands

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSDK
 import FlowCheckSpec
@@ -74,10 +75,10 @@ public struct StoreCrashError: Error, CustomStringConvertible {
 }
 
 /// The store the SDK is given: the real (or a broken) store, with a crash the runner can arm.
-final class CrashableStore: TokenStore, @unchecked Sendable {
+final class CrashableStore: TokenStore {
     private let inner: any TokenStore
-    private let lock = NSLock()
-    private var armed: StoreCrashPoint?
+    /// The crash armed for the next write, if any.
+    private let armed = Locked<StoreCrashPoint?>(nil)
 
     init(_ inner: any TokenStore) {
         self.inner = inner
@@ -88,7 +89,7 @@ final class CrashableStore: TokenStore, @unchecked Sendable {
         guard inner is any InterruptibleTokenStore else {
             return .unsupported("the driver's token store (\(type(of: inner))) cannot be interrupted mid-write")
         }
-        lock.withLock { armed = point }
+        armed.withLock { $0 = point }
         return .armed
     }
 
@@ -97,7 +98,7 @@ final class CrashableStore: TokenStore, @unchecked Sendable {
     func keys() throws -> [String] { try inner.keys() }
 
     func write(_ data: Data, for key: String) throws {
-        let point = lock.withLock { () -> StoreCrashPoint? in defer { armed = nil }; return armed }
+        let point = armed.withLock { armed -> StoreCrashPoint? in defer { armed = nil }; return armed }
         guard let point, let interruptible = inner as? any InterruptibleTokenStore else { return try inner.write(data, for: key) }
         try interruptible.writeUntilCrash(data, for: key, at: point)
         throw StoreCrashError("the app crashed while the token store was writing (an injected crash, \(point.rawValue))")

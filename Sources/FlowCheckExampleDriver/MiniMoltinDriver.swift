@@ -39,7 +39,7 @@ public struct MiniMoltinDriver: FlowDriver {
 }
 
 /// The driver's session: maps app actions onto the client, errors onto the harness's kinds.
-final class MiniMoltinSession: FlowSession, @unchecked Sendable {
+final class MiniMoltinSession: FlowSession {
     private let client: MiniMoltinClient
 
     init(client: MiniMoltinClient) {
@@ -51,11 +51,11 @@ final class MiniMoltinSession: FlowSession, @unchecked Sendable {
             switch call.name {
             case "auth": try await client.auth(id: call.arguments["clientId"] ?? "", secret: call.arguments["clientSecret"] ?? "")
             case "refreshToken": try await client.renew(refreshOnly: true)
-            case "deleteToken": client.token = nil
+            case "deleteToken": await client.deleteToken()
             case "products":
                 let products = try await client.products()
                 return .ok(["productCount": String(products.count), "productIds": products.map(\.id).joined(separator: ","), "productTitles": products.map(\.title).joined(separator: ",")])
-            case "relaunch": client.forgetCredentials()
+            case "relaunch": await client.forgetCredentials()
             default: throw DriverError.unsupported(call, provider: .moltin)
             }
             return .ok([:])
@@ -65,7 +65,7 @@ final class MiniMoltinSession: FlowSession, @unchecked Sendable {
     }
 
     func storeContents() async throws -> [String: String] {
-        guard let token = client.token else { return [:] }
+        guard let token = await client.token else { return [:] }
         return ["accessToken": token.value, "tokenType": "Bearer", "expiresAt": String(Int(token.expiresAt.timeIntervalSince1970))]
     }
 
@@ -75,9 +75,10 @@ final class MiniMoltinSession: FlowSession, @unchecked Sendable {
 }
 
 /// A deliberately small Moltin client: client credentials, refresh, products with one bounded
-/// recovery from "Access token is not valid", and expiry handled before use.
-final class MiniMoltinClient: @unchecked Sendable {
-    struct Token {
+/// recovery from "Access token is not valid", and expiry handled before use. An actor: every
+/// call the session makes is async already, so its token and credentials need no lock.
+actor MiniMoltinClient {
+    struct Token: Sendable {
         var value: String
         var expiresAt: Date
     }
@@ -90,31 +91,24 @@ final class MiniMoltinClient: @unchecked Sendable {
     private let baseURL: URL
     private let now: @Sendable () -> Date
     private let session = URLSession(configuration: .ephemeral)
-    private let lock = NSLock()
-    private var storedToken: Token?
-    private var credentials: (id: String, secret: String)?
+    private(set) var token: Token?
+    /// The remembered Auth credentials (in memory only: a relaunch forgets them).
+    private var savedCredentials: (id: String, secret: String)?
 
     init(baseURL: URL, now: @escaping @Sendable () -> Date) {
         self.baseURL = baseURL
         self.now = now
     }
 
-    var token: Token? {
-        get { lock.lock(); defer { lock.unlock() }; return storedToken }
-        set { lock.lock(); storedToken = newValue; lock.unlock() }
-    }
-
-    /// The remembered Auth credentials (in memory only: a relaunch forgets them).
-    private var savedCredentials: (id: String, secret: String)? {
-        get { lock.lock(); defer { lock.unlock() }; return credentials }
-        set { lock.lock(); credentials = newValue; lock.unlock() }
+    func deleteToken() {
+        token = nil
     }
 
     func forgetCredentials() {
         savedCredentials = nil
     }
 
-    func close() {
+    nonisolated func close() {
         session.finishTasksAndInvalidate()
     }
 

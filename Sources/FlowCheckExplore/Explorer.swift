@@ -110,7 +110,7 @@ public struct Explorer: Sendable {
         let runner = FlowRunner(driver: driver, options: runnerOptions)
 
         // Specs are made as the runner asks for them; a spec the loader refuses stops the run.
-        let invalid = Box<String?>(nil)
+        var invalid: String?
         let specs = (0..<options.runs).lazy.compactMap { index -> FlowSpec? in
             let (model, plan) = self.plan(index: index)
             let id = self.flowID(model: model, index: index)
@@ -118,7 +118,7 @@ public struct Explorer: Sendable {
             switch SpecLoader.standard.decode(Array(text.utf8), file: "\(id).json") {
             case .valid(let spec): return spec
             case .invalid(let problems):
-                if invalid.value == nil { invalid.value = "the \(model.provider.rawValue) model wrote an invalid spec \(id): \(problems.map(\.description).joined(separator: "; "))\n\(text)" }
+                if invalid == nil { invalid = "the \(model.provider.rawValue) model wrote an invalid spec \(id): \(problems.map(\.description).joined(separator: "; "))\n\(text)" }
                 return nil
             }
         }
@@ -132,7 +132,7 @@ public struct Explorer: Sendable {
             case .passed, .passedWithSkips, .skipped: break
             }
         }
-        if let problem = invalid.value { throw ExploreError(description: problem) }
+        if let problem = invalid { throw ExploreError(description: problem) }
         failed.sort { $0.index < $1.index }
         errors.sort { $0.0 < $1.0 }
 
@@ -217,10 +217,4 @@ public struct Explorer: Sendable {
         guard result.status == .failed, Self.signature(of: result) == signature else { return nil }
         return result.failures.first
     }
-}
-
-/// A mutable cell the lazy spec sequence reports through (read only after the run).
-private final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

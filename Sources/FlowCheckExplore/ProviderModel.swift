@@ -93,9 +93,9 @@ public struct AnyProviderModel: Sendable {
 }
 
 /// A plan whose action type only its model knows.
-struct OpaquePlan: @unchecked Sendable {
-    // Only ever a ModelPlan<Action> of Sendable actions; erased so models can share one list.
-    let value: Any
+struct OpaquePlan: Sendable {
+    // Only ever a ModelPlan<Action>; erased so models can share one list.
+    let value: any Sendable
     let length: Int
 
     init<Action>(_ plan: ModelPlan<Action>) {

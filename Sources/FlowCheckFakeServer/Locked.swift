@@ -9,6 +9,7 @@ import Foundation
 /// let count = Locked(0)
 /// count.withLock { $0 += 1 }
 /// ```
+// @unchecked: `value` is only ever touched under `lock` (Synchronization.Mutex needs macOS 15 / iOS 18).
 public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,7 +11,7 @@ import Darwin
 /// (blocking reads, so no cooperative-pool thread ever waits on the driver); writes go out
 /// whole under a lock. Every descriptor is close-on-exec, so flows running at once never leak
 /// one driver's pipes into another driver.
-final class DriverChild: @unchecked Sendable {
+final class DriverChild: Sendable {
     /// How the process ended, once it has.
     enum Ending: Sendable, Equatable {
         case exited(Int32)
@@ -39,17 +40,17 @@ final class DriverChild: @unchecked Sendable {
 
     let pid: pid_t
     private let input: Int32
-    private let writeLock = NSLock()
-    private var inputOpen = true
+    /// Whether the driver's stdin is still open; writes go out whole under its lock.
+    private let inputOpen = Locked(true)
     /// How it ended, set by the reaper thread (which outlives this object if it must).
-    private let endingBox = EndingBox()
+    private let endingBox = Locked<Ending?>(nil)
     /// Signalled once the process has been reaped (by the reaper thread, the only one that waits).
     private let exited = DispatchSemaphore(value: 0)
     /// Signalled once the stderr reader has read to the end (every writer gone), or given up.
     private let logEnded = DispatchSemaphore(value: 0)
     /// Set once nothing more is wanted from the pipes: readers stop within 100 ms even when a
     /// descendant that left the process group still holds them open.
-    private let abandoned = Flag()
+    private let abandoned = Locked(false)
 
     /// Starts `command`. `onOutput` gets each stdout line, then `.end`; `onLog` each stderr
     /// line; `onExit` how the process ended, the moment it is reaped. All run on threads of the
@@ -132,7 +133,7 @@ final class DriverChild: @unchecked Sendable {
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             Self.live.withLock { _ = $0.remove(child) }
             let ending = Self.ending(status)
-            box.set(ending)
+            box.withLock { $0 = ending }
             exited.signal()
             onExit(ending)
         }
@@ -141,10 +142,11 @@ final class DriverChild: @unchecked Sendable {
     }
 
     deinit {
-        abandoned.set()
-        writeLock.lock()
-        if inputOpen { close(input) }
-        writeLock.unlock()
+        abandoned.withLock { $0 = true }
+        let input = self.input
+        inputOpen.withLock { open in
+            if open { close(input) }
+        }
     }
 
     /// Writes `line` and a newline. False when the driver no longer reads (its stdin closed).
@@ -157,38 +159,40 @@ final class DriverChild: @unchecked Sendable {
     /// time) is in the order the lines go out. False when the driver no longer reads.
     @discardableResult
     func write(_ make: () -> String) -> Bool {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        guard inputOpen else { return false }
-        var bytes = Array((make() + "\n").utf8)[...]
-        let deadline = ContinuousClock.now + Self.writeLimit
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { systemWrite(input, $0.baseAddress, $0.count) }
-            if written > 0 {
-                bytes = bytes.dropFirst(written)
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), ContinuousClock.now < deadline {
-                // The pipe is full: wait until the driver reads, 100 ms at a time.
-                var watch = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
-                _ = systemPoll(&watch, 1, 100)
-            } else {
-                return false
+        let input = self.input
+        return inputOpen.withLock { open in
+            guard open else { return false }
+            var bytes = Array((make() + "\n").utf8)[...]
+            let deadline = ContinuousClock.now + Self.writeLimit
+            while !bytes.isEmpty {
+                let written = bytes.withUnsafeBytes { systemWrite(input, $0.baseAddress, $0.count) }
+                if written > 0 {
+                    bytes = bytes.dropFirst(written)
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), ContinuousClock.now < deadline {
+                    // The pipe is full: wait until the driver reads, 100 ms at a time.
+                    var watch = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
+                    _ = systemPoll(&watch, 1, 100)
+                } else {
+                    return false
+                }
             }
+            return true
         }
-        return true
     }
 
     /// Closes the driver's stdin (it reads end of file).
     func closeInput() {
-        writeLock.lock()
-        if inputOpen { close(input); inputOpen = false }
-        writeLock.unlock()
+        let input = self.input
+        inputOpen.withLock { open in
+            if open { close(input); open = false }
+        }
     }
 
     /// How the process ended, if it has.
     func poll() -> Ending? {
-        endingBox.value
+        endingBox.withLock { $0 }
     }
 
     /// Waits up to `limit` of real time for the process to end.
@@ -216,7 +220,7 @@ final class DriverChild: @unchecked Sendable {
             _ = systemKill(-pid, SIGKILL)
         }
         waitForLogEnd(upTo: .seconds(1))
-        abandoned.set()
+        abandoned.withLock { $0 = true }
     }
 
     private static func interval(_ duration: Duration) -> DispatchTimeInterval {
@@ -248,7 +252,7 @@ final class DriverChild: @unchecked Sendable {
     }
 
     /// Every driver process not yet reaped, by pid (each leads its own process group).
-    private static let live = LockedPIDs()
+    private static let live = Locked<Set<pid_t>>([])
 
     /// Kills the process group of every driver still running: for a process about to exit at
     /// once (a second Ctrl-C, a signal while the first `hello` is awaited), which would otherwise
@@ -270,7 +274,7 @@ final class DriverChild: @unchecked Sendable {
 
     /// A thread that reads `fd` until its end (or until `abandoned` is set), hands on every line
     /// and then nil, and closes it. Waits in poll(2) 100 ms at a time, so it notices `abandoned`.
-    private static func read(_ fd: Int32, name: String, abandoned: Flag, _ onLine: @escaping @Sendable (Read?) -> Void) {
+    private static func read(_ fd: Int32, name: String, abandoned: Locked<Bool>, _ onLine: @escaping @Sendable (Read?) -> Void) {
         let thread = Thread {
             var pending: [UInt8] = []
             var skipping = false
@@ -280,14 +284,14 @@ final class DriverChild: @unchecked Sendable {
                 let ready = systemPoll(&watch, 1, 100)
                 if ready < 0 && errno == EINTR { continue }
                 if ready == 0 {
-                    if abandoned.isSet { break }
+                    if abandoned.withLock({ $0 }) { break }
                     continue
                 }
                 let count = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
                 // A descendant that left the group and keeps writing must not hold the reader.
-                if abandoned.isSet { break }
+                if abandoned.withLock({ $0 }) { break }
                 // Only the bytes just read can hold a new line's end: a long line costs its
                 // length once, not once per read.
                 var scanned = pending.count
@@ -335,40 +339,6 @@ final class DriverChild: @unchecked Sendable {
         // A driver that died while we write to it must cost an error, not this process.
         signal(SIGPIPE, SIG_IGN)
     }()
-}
-
-/// A set of pids under a lock.
-final class LockedPIDs: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pids = Set<pid_t>()
-
-    func withLock<T>(_ body: (inout Set<pid_t>) -> T) -> T {
-        lock.withLock { body(&pids) }
-    }
-}
-
-/// How a driver process ended, once known.
-final class EndingBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ending: DriverChild.Ending?
-
-    var value: DriverChild.Ending? { lock.withLock { ending } }
-
-    func set(_ ending: DriverChild.Ending) {
-        lock.withLock { self.ending = ending }
-    }
-}
-
-/// A flag set once, read from any thread.
-final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    var isSet: Bool { lock.withLock { value } }
-
-    func set() {
-        lock.withLock { value = true }
-    }
 }
 
 private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {

@@ -7,28 +7,37 @@ import Foundation
 /// by id (several calls may be in flight), plays the driver's browser events into the flow's
 /// window, tells the driver every move of the clock, and turns every way a driver can break
 /// into one ``DriverError`` that names it and shows the last lines of its stderr.
-final class DriverConnection: @unchecked Sendable {
+final class DriverConnection: Sendable {
     /// The name errors use for the driver: its label and command.
     let label: String
     private let command: String
     private let deadlines: ProcessDriver.Deadlines
-    private let lock = NSLock()
-    private var child: DriverChild?
-    private var nextID = 1
-    private var pending: [Int: (what: String, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)] = [:]
-    /// Waiting for `hello` or `ready`.
-    private var greeting: (@Sendable (Result<DriverMessage, DriverError>) -> Void)?
-    private var early: [DriverMessage] = []
-    /// What the runner waits for before the flow starts (`hello`, then `ready`), for errors;
-    /// `hello` from the start, since a driver may die before anyone waits.
-    private var awaiting: String? = "hello"
-    private var broken: DriverError?
-    /// A break is being recorded (its process killed, its stderr read to the end).
-    private var breaking = false
-    private var stopping = false
-    private var window: BrowserWindow?
-    private var stderrLines: [String] = []
-    private var stderrDropped = 0
+
+    /// Everything the flow's tasks, the reader threads and the deadlines share.
+    private struct State {
+        var child: DriverChild?
+        var nextID = 1
+        var pending: [Int: (what: String, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)] = [:]
+        /// Waiting for `hello` or `ready`.
+        var greeting: (@Sendable (Result<DriverMessage, DriverError>) -> Void)?
+        var early: [DriverMessage] = []
+        /// What the runner waits for before the flow starts (`hello`, then `ready`), for errors;
+        /// `hello` from the start, since a driver may die before anyone waits.
+        var awaiting: String? = "hello"
+        var broken: DriverError?
+        /// A break is being recorded (its process killed, its stderr read to the end).
+        var breaking = false
+        var stopping = false
+        var window: BrowserWindow?
+        var stderrLines: [String] = []
+        var stderrDropped = 0
+        /// What went wrong at `stop` (no exit in time, a failing status), for ``finish()``.
+        var stopProblem: String?
+        /// The first break that was not a stop on purpose: what ``finish()`` reports.
+        var realBreak: DriverError?
+    }
+
+    private let state = Locked(State())
     private let trace: TraceFile?
     /// The flow's progress meter once `start` has it: every line the driver writes, on stdout
     /// or stderr, is progress to the flow's watchdog.
@@ -38,10 +47,6 @@ final class DriverConnection: @unchecked Sendable {
     private let childSet = DispatchSemaphore(value: 0)
     /// Signalled when the driver's stdout has ended.
     private let outputEnded = DispatchSemaphore(value: 0)
-    /// What went wrong at `stop` (no exit in time, a failing status), for ``finish()``.
-    private var stopProblem: String?
-    /// The first break that was not a stop on purpose: what ``finish()`` reports.
-    private var realBreak: DriverError?
 
     /// Lines of stderr kept for the transcript, and shown in errors (the last ``errorTail``).
     static let logLimit = 200
@@ -55,7 +60,7 @@ final class DriverConnection: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWCHECK_DRIVER_PROTOCOL"] = String(DriverMessage.protocolVersion)
         do {
-            child = try DriverChild(command: command, environment: environment, onOutput: { [weak self] output in
+            let child = try DriverChild(command: command, environment: environment, onOutput: { [weak self] output in
                 self?.activity.withLock { $0 }?.tick()
                 self?.received(output)
             }, onLog: { [weak self] line in
@@ -64,6 +69,7 @@ final class DriverConnection: @unchecked Sendable {
             }, onExit: { [weak self] ending in
                 self?.exited(ending)
             })
+            state.withLock { $0.child = child }
         } catch {
             childSet.signal()
             throw DriverError("driver \(label) (\(command)): \(error)")
@@ -73,7 +79,7 @@ final class DriverConnection: @unchecked Sendable {
 
     /// Every stderr line so far (at most ``logLimit``, the latest).
     var log: [String] {
-        lock.withLock { (stderrDropped > 0 ? ["… \(stderrDropped) earlier lines"] : []) + stderrLines }
+        state.withLock { state in (state.stderrDropped > 0 ? ["… \(state.stderrDropped) earlier lines"] : []) + state.stderrLines }
     }
 
     /// Waits for the driver's `hello`.
@@ -86,7 +92,7 @@ final class DriverConnection: @unchecked Sendable {
     /// Sends `start`, waits for `ready`, and from then on forwards clock moves and plays
     /// browser events into the flow's window.
     func start(_ context: DriverContext) async throws {
-        lock.withLock { window = context.browser }
+        state.withLock { $0.window = context.browser }
         activity.withLock { $0 = context.activity }
         let clock = context.clock
         let message = try await greet(what: "ready", send: .start(
@@ -107,11 +113,11 @@ final class DriverConnection: @unchecked Sendable {
         let limit = deadlines.answer
         let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
             let once = Once(continuation)
-            let (id, refused) = lock.withLock { () -> (Int, DriverError?) in
-                if let broken { return (0, broken) }
-                let id = nextID
-                nextID += 1
-                pending[id] = (what, { once.resume($0) })
+            let (id, refused) = state.withLock { state -> (Int, DriverError?) in
+                if let broken = state.broken { return (0, broken) }
+                let id = state.nextID
+                state.nextID += 1
+                state.pending[id] = (what, { once.resume($0) })
                 return (id, nil)
             }
             if let refused { once.resume(.failure(refused)); return }
@@ -119,7 +125,7 @@ final class DriverConnection: @unchecked Sendable {
             // pipe's write past the deadline (the break kills it, which ends the write).
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
                 guard let self else { return }
-                let late = self.lock.withLock { self.pending[id] != nil }
+                let late = self.state.withLock { $0.pending[id] != nil }
                 // The break kills and waits: on a thread of its own, never on Dispatch's
                 // global pool, which Swift's tasks share on Linux.
                 if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not answer \(what) within \(Self.written(limit))") } }
@@ -131,9 +137,9 @@ final class DriverConnection: @unchecked Sendable {
 
     /// Sends `stop`, gives the process its exit deadline, then kills its process group.
     func stop() {
-        let child = lock.withLock { () -> DriverChild? in
-            stopping = true
-            return self.child
+        let child = state.withLock { state -> DriverChild? in
+            state.stopping = true
+            return state.child
         }
         guard let child else { return }
         child.write(RunnerMessage.stop.line)
@@ -151,9 +157,9 @@ final class DriverConnection: @unchecked Sendable {
         case .exited(0)?: problem = nil
         case let other?: problem = "\(other.description) after stop (a driver exits with status 0)"
         }
-        lock.withLock {
-            self.child = nil
-            if broken == nil { stopProblem = problem }
+        state.withLock { state in
+            state.child = nil
+            if state.broken == nil { state.stopProblem = problem }
         }
         breakDown(nil)
     }
@@ -163,14 +169,14 @@ final class DriverConnection: @unchecked Sendable {
     /// did not keep to. nil when all was well.
     func finish() -> String? {
         stop()
-        let (real, problem) = lock.withLock { (realBreak, stopProblem) }
+        let (real, problem) = state.withLock { ($0.realBreak, $0.stopProblem) }
         if let real { return real.description }
         return problem.map { failure($0).description }
     }
 
     /// The error for a driver that broke: its label, command, what happened and its stderr.
     func failure(_ what: String) -> DriverError {
-        let tail = lock.withLock { stderrLines.suffix(Self.errorTail) }
+        let tail = state.withLock { $0.stderrLines.suffix(Self.errorTail) }
         let stderr = tail.isEmpty ? "; it wrote nothing to stderr" : "; its last stderr lines:\n" + tail.map { "    " + $0 }.joined(separator: "\n")
         let named = label == command ? "driver (\(command))" : "driver \(label) (\(command))"
         return DriverError("\(named) \(what)\(stderr)")
@@ -188,11 +194,11 @@ final class DriverConnection: @unchecked Sendable {
         case .end:
             outputEnded.signal()
             // End of its stdout: it exited, or closed it.
-            let expected = lock.withLock { stopping }
+            let expected = state.withLock { $0.stopping }
             if expected { return }
             // An exit usually follows at once; the reaper's word on it is the better cause.
             let ending = startedChild()?.wait(upTo: .seconds(5))
-            let when = lock.withLock { awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
+            let when = state.withLock { $0.awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
             breakDown(ending.map { "\($0.description) \(when)" } ?? "closed its stdout \(when)")
             return
         }
@@ -206,26 +212,26 @@ final class DriverConnection: @unchecked Sendable {
         }
         switch message {
         case .hello, .ready:
-            let waiter = lock.withLock { () -> (@Sendable (Result<DriverMessage, DriverError>) -> Void)? in
-                defer { greeting = nil }
-                if greeting == nil { early.append(message) }
-                return greeting
+            let waiter = state.withLock { state -> (@Sendable (Result<DriverMessage, DriverError>) -> Void)? in
+                defer { state.greeting = nil }
+                if state.greeting == nil { state.early.append(message) }
+                return state.greeting
             }
-            lock.withLock { awaiting = nil }
+            state.withLock { $0.awaiting = nil }
             waiter?(.success(message))
         case .browserOpen(let text):
             guard let url = URL(string: text), url.scheme != nil else {
                 breakDown("sent browserOpen with \(SpecText.quoted(text)), which is not a URL")
                 return
             }
-            lock.withLock { window }?.open(url)
+            state.withLock { $0.window }?.open(url)
         case .browserDismiss:
-            lock.withLock { window }?.dismiss()
+            state.withLock { $0.window }?.dismiss()
         case .fatal(let text):
             breakDown("gave up: \(SpecText.quoted(text))")
         case .ok, .error, .crashed, .unsupported, .store, .storeLocation, .crashStore:
             let id = message.answers ?? 0
-            let waiter = lock.withLock { pending.removeValue(forKey: id) }
+            let waiter = state.withLock { $0.pending.removeValue(forKey: id) }
             guard let waiter else {
                 breakDown("answered id \(id), which no question is waiting for")
                 return
@@ -237,24 +243,25 @@ final class DriverConnection: @unchecked Sendable {
     /// The child, once its init has returned (at most a few seconds of waiting).
     private func startedChild() -> DriverChild? {
         if childSet.wait(timeout: .now() + .seconds(5)) == .success { childSet.signal() }
-        return lock.withLock { child }
+        return state.withLock { $0.child }
     }
 
     /// The process ended (seen by the reaper, even while something else holds its stdout open).
     private func exited(_ ending: DriverChild.Ending) {
-        if lock.withLock({ stopping }) { return }
+        if state.withLock({ $0.stopping }) { return }
         // What it wrote last (a fatal message, an answer) is read first, briefly.
         if outputEnded.wait(timeout: .now() + .milliseconds(500)) == .success { outputEnded.signal() }
-        let when = lock.withLock { awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
+        let when = state.withLock { $0.awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
         breakDown("\(ending.description) \(when)")
     }
 
     private func logged(_ line: String) {
-        lock.withLock {
-            stderrLines.append(SpecText.oneLine(Self.kept(Self.maskingBasicCredentials(line))))
-            if stderrLines.count > Self.logLimit {
-                stderrLines.removeFirst()
-                stderrDropped += 1
+        let kept = SpecText.oneLine(Self.kept(Self.maskingBasicCredentials(line)))
+        state.withLock { state in
+            state.stderrLines.append(kept)
+            if state.stderrLines.count > Self.logLimit {
+                state.stderrLines.removeFirst()
+                state.stderrDropped += 1
             }
         }
     }
@@ -266,11 +273,11 @@ final class DriverConnection: @unchecked Sendable {
         let limit = deadlines.hello
         let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
             let once = Once(continuation)
-            let (ready, refused) = lock.withLock { () -> (DriverMessage?, DriverError?) in
-                if let broken { return (nil, broken) }
-                if !early.isEmpty { return (early.removeFirst(), nil) }
-                greeting = { once.resume($0) }
-                awaiting = what
+            let (ready, refused) = state.withLock { state -> (DriverMessage?, DriverError?) in
+                if let broken = state.broken { return (nil, broken) }
+                if !state.early.isEmpty { return (state.early.removeFirst(), nil) }
+                state.greeting = { once.resume($0) }
+                state.awaiting = what
                 return (nil, nil)
             }
             if let refused { once.resume(.failure(refused)); return }
@@ -278,7 +285,7 @@ final class DriverConnection: @unchecked Sendable {
             if let message, !write(message) { return }
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
                 guard let self else { return }
-                let late = self.lock.withLock { self.greeting != nil }
+                let late = self.state.withLock { $0.greeting != nil }
                 if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not send \(what) within \(Self.written(limit))") } }
             }
         }
@@ -295,7 +302,7 @@ final class DriverConnection: @unchecked Sendable {
     /// the time there, so two moves racing each other still leave the driver at the latest.
     @discardableResult
     private func write(_ make: () -> RunnerMessage) -> Bool {
-        guard let child = lock.withLock({ broken == nil ? child : nil }) else { return false }
+        guard let child = state.withLock({ $0.broken == nil ? $0.child : nil }) else { return false }
         let trace = self.trace
         let written = child.write {
             let line = make().line
@@ -313,9 +320,9 @@ final class DriverConnection: @unchecked Sendable {
     private func breakDown(_ what: String?) {
         // The first break names the cause; what follows from it (killing the process closes
         // its stdout, which reads as an exit) must not replace it.
-        let first = lock.withLock { () -> Bool in
-            guard broken == nil, !breaking else { return false }
-            breaking = true
+        let first = state.withLock { state -> Bool in
+            guard state.broken == nil, !state.breaking else { return false }
+            state.breaking = true
             return true
         }
         guard first else { return }
@@ -326,13 +333,13 @@ final class DriverConnection: @unchecked Sendable {
             child.waitForLogEnd(upTo: .seconds(1))
         }
         let error = what.map(failure) ?? DriverError("driver \(label) was stopped")
-        let waiters = lock.withLock { () -> [@Sendable (Result<DriverMessage, DriverError>) -> Void] in
-            guard broken == nil else { return [] }
-            broken = error
-            if what != nil { realBreak = error }
-            let all = pending.values.map(\.resume) + (greeting.map { [$0] } ?? [])
-            pending = [:]
-            greeting = nil
+        let waiters = state.withLock { state -> [@Sendable (Result<DriverMessage, DriverError>) -> Void] in
+            guard state.broken == nil else { return [] }
+            state.broken = error
+            if what != nil { state.realBreak = error }
+            let all = state.pending.values.map(\.resume) + (state.greeting.map { [$0] } ?? [])
+            state.pending = [:]
+            state.greeting = nil
             return all
         }
         for waiter in waiters { waiter(.failure(error)) }
@@ -379,16 +386,15 @@ final class DriverConnection: @unchecked Sendable {
     }
 
     /// Resumes a continuation exactly once, whoever gets there first (answer, deadline, break).
-    private final class Once: @unchecked Sendable {
-        private let lock = NSLock()
-        private var continuation: CheckedContinuation<Result<DriverMessage, DriverError>, Never>?
+    private final class Once: Sendable {
+        private let continuation: Locked<CheckedContinuation<Result<DriverMessage, DriverError>, Never>?>
 
         init(_ continuation: CheckedContinuation<Result<DriverMessage, DriverError>, Never>) {
-            self.continuation = continuation
+            self.continuation = Locked(continuation)
         }
 
         func resume(_ result: Result<DriverMessage, DriverError>) {
-            let taken = lock.withLock { () -> CheckedContinuation<Result<DriverMessage, DriverError>, Never>? in
+            let taken = continuation.withLock { continuation in
                 defer { continuation = nil }
                 return continuation
             }
@@ -398,8 +404,9 @@ final class DriverConnection: @unchecked Sendable {
 }
 
 /// Appends a flow's traffic to a JSON-lines file, one `{"to": ..., "line": ...}` per message.
-final class TraceFile: @unchecked Sendable {
+final class TraceFile: Sendable {
     private let url: URL
+    /// Held while an entry is appended, so entries from the flow's threads never interleave.
     private let lock = NSLock()
 
     init(_ url: URL) {

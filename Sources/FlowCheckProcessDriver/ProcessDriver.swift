@@ -129,7 +129,7 @@ public struct ProcessDriver: FlowDriver {
 }
 
 /// One flow's SDK behind a driver process.
-final class ProcessSession: FlowSession, @unchecked Sendable {
+final class ProcessSession: FlowSession {
     private let connection: DriverConnection
     private let hello: DriverHello
     /// The folder `start` gave the driver: its store must live there.

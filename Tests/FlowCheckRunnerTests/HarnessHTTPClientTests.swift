@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+@testable import FlowCheckHarnessHTTP
 @testable import FlowCheckRunner
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import FlowCheckRunner
+import FlowCheckServe
 
 /// The serve log's queue never makes its caller wait for the writer: a blocked writer costs
 /// dropped (and counted) lines, not a blocked connection.

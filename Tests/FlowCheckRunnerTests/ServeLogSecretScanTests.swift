@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import FlowCheckRunner
 import FlowCheckProviders
+import FlowCheckServe
 import FlowCheckSpec
 
 /// `flowcheck serve`'s log, scanned like the reports (``NoSecretInReportsTests``): no fixture

@@ -16,7 +16,7 @@ import Darwin
 ///
 /// Call `stop()` when done: running threads keep the server alive, so it is not stopped by
 /// merely dropping the last reference.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Sendable {
     private enum Phase {
         case idle, listening, refusing, stopped
     }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Control methods (`start`, `inject`, `clearFaults`, `stop`) are serialised with each other;
 /// they are meant to be called by the harness, not from inside a request.
-public final class FakeProviderServer: @unchecked Sendable {
+public final class FakeProviderServer: Sendable {
     /// The persona answering requests.
     public let provider: any FakeProvider
     private let chain: ProviderResponder

@@ -5,6 +5,7 @@ import Foundation
 ///
 /// `Synchronization.Mutex` would be the natural choice but needs macOS 15 / iOS 18, above the
 /// package's deployment targets.
+// @unchecked: `value` is only ever touched under `lock`, which the compiler cannot see.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -45,46 +45,39 @@ final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable
     }
 }
 
-/// The identifier of a task, known only once the task exists, read by its completion handler.
-final class TaskIdentifierBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int?
-    var identifier: Int? {
-        get { lock.lock(); defer { lock.unlock() }; return value }
-        set { lock.lock(); value = newValue; lock.unlock() }
-    }
-}
-
 /// The data task of one `send`, and whether the caller cancelled before or after it started.
 ///
 /// Creating and resuming the task happen under the lock, so a cancellation either prevents the
 /// task (the caller gets `CancellationError` at once) or cancels the running one; never neither.
-final class PendingTask: @unchecked Sendable {
+final class PendingTask: Sendable {
     enum Start {
         case started
         case cancelled
         case refused
     }
 
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var isCancelled = false
+    private struct State {
+        var task: URLSessionDataTask?
+        var isCancelled = false
+    }
+
+    private let state = Locked(State())
 
     func startUnlessCancelled(_ makeTask: () -> URLSessionDataTask?) -> Start {
-        lock.lock()
-        defer { lock.unlock() }
-        if isCancelled { return .cancelled }
-        guard let created = makeTask() else { return .refused }
-        task = created
-        created.resume()
-        return .started
+        state.withLock { state in
+            if state.isCancelled { return .cancelled }
+            guard let created = makeTask() else { return .refused }
+            state.task = created
+            created.resume()
+            return .started
+        }
     }
 
     func cancel() {
-        lock.lock()
-        isCancelled = true
-        let running = task
-        lock.unlock()
+        let running = state.withLock { state -> URLSessionDataTask? in
+            state.isCancelled = true
+            return state.task
+        }
         running?.cancel()
     }
 }

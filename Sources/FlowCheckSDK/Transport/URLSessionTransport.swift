@@ -9,9 +9,7 @@ import FoundationNetworking
 /// storage shared with the app) and does not follow redirects: a 3xx comes back as a response
 /// with its `Location` header, which is how a custom-scheme OAuth redirect is captured. Cancelling
 /// the calling task cancels the data task.
-public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
-    // `@unchecked`: `URLSession` is thread-safe but not annotated `Sendable` on every platform;
-    // all other state is behind `Locked`.
+public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate = RedirectRefusingDelegate()
     private let invalidated = Locked(false)
@@ -49,19 +47,20 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                     // A task created on an invalidated session raises an Objective-C exception on
                     // Apple platforms, so refuse before asking the session.
                     guard !invalidated.withLock({ $0 }) else { return nil }
-                    let box = TaskIdentifierBox()
+                    // The task's identifier, known once the task exists, read by its completion handler.
+                    let box = Locked<Int?>(nil)
                     let delegate = self.delegate
                     let task = session.dataTask(with: urlRequest) { data, response, error in
                         // A refused authentication challenge ends the task as cancelled; its 401
                         // is still the server's answer.
-                        if error != nil, response == nil, let id = box.identifier, let challenged = delegate.takeChallengedResponse(for: id) {
+                        if error != nil, response == nil, let id = box.withLock({ $0 }), let challenged = delegate.takeChallengedResponse(for: id) {
                             continuation.resume(with: Self.result(data: Data(), response: challenged, error: nil))
                             return
                         }
-                        if let id = box.identifier { _ = delegate.takeChallengedResponse(for: id) }
+                        if let id = box.withLock({ $0 }) { _ = delegate.takeChallengedResponse(for: id) }
                         continuation.resume(with: Self.result(data: data, response: response, error: error))
                     }
-                    box.identifier = task.taskIdentifier
+                    box.withLock { $0 = task.taskIdentifier }
                     return task
                 }
                 switch started {

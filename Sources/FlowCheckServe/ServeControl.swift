@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckRunner
 import FlowCheckSpec
 
 /// The control API of `flowcheck serve`: what a spec's steps do to the fakes (faults, the
@@ -10,10 +11,11 @@ import FlowCheckSpec
 /// and move their clock. Every answer is JSON; bad input is 400 with a `reason`, an unknown
 /// path 404 and a wrong method 405. The routes are ``ServeControlRoute``; README.md,
 /// "The control API", documents them.
-public final class ServeControl: @unchecked Sendable {
+public final class ServeControl: Sendable {
     private let host: FakeProviderHost
     private let clock: ServeClock
-    private var server: HTTPServer?
+    /// The control API's listener while it runs.
+    private let server = Locked<HTTPServer?>(nil)
 
     /// - Parameters:
     ///   - host: the started fakes it controls.
@@ -29,7 +31,7 @@ public final class ServeControl: @unchecked Sendable {
             self?.respond(to: request) ?? ServeControlAnswer.failure(503, "serve is stopping")
         })
         let bound = try server.start(port: port, address: .loopback)
-        self.server = server
+        self.server.withLock { $0 = server }
         var components = URLComponents()
         components.scheme = "http"
         components.host = "127.0.0.1"
@@ -39,8 +41,8 @@ public final class ServeControl: @unchecked Sendable {
 
     /// Stops listening. Idempotent.
     public func stop() {
-        server?.stop()
-        server = nil
+        server.withLock { $0 }?.stop()
+        server.withLock { $0 = nil }
     }
 
     /// One request, socket-free (the server calls it on a connection's thread).

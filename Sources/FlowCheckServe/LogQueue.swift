@@ -5,6 +5,7 @@ import Foundation
 /// full, because the writer is blocked (nobody reads stdout) or slower than the traffic, the
 /// line is dropped and counted; the count is written, as one line, before the next line the
 /// writer gets to write.
+// @unchecked: its state is guarded by `condition`, an NSCondition the writer thread waits on (Locked cannot wait).
 public final class LogQueue: @unchecked Sendable {
     /// Longest line written, in characters; a longer one is cut and marked.
     public static let defaultMaxLineLength = 2_000

@@ -24,9 +24,11 @@ struct InvariantObservation {
     var sent: [SentRequest]? = nil
     /// Whether a page the SDK opened is still showing.
     var browserShowing: Bool
-    /// The SDK's stored token after the step; nil when it could not be read (or INV-KEEP is off).
+    /// The SDK's stored token after the step; nil when it could not be read (or no enabled
+    /// invariant reads it).
     var store: [String: String]?
-    /// The store's files, measured after the step; nil when the store is not file-backed.
+    /// The store's files, measured after the step; nil when the store is not file-backed (or
+    /// no enabled invariant reads them).
     var storeFiles: StoreDirectoryFacts?
     /// Every credential the fake has issued so far (tokens, codes).
     var issued: [String]
@@ -64,6 +66,8 @@ struct InvariantJudge {
 
     let provider: Provider
     let enabled: Set<Invariant>
+    /// What the enabled invariants read beyond the step: the step loop gathers these, no more.
+    let inputs: Set<InvariantInput>
     private var secrets = SecretForms()
     /// The server-only secrets' forms, built once for the flow.
     private var serverOnly = SecretForms()
@@ -78,6 +82,7 @@ struct InvariantJudge {
     init(provider: Provider, enabled: Set<Invariant>) {
         self.provider = provider
         self.enabled = enabled
+        inputs = enabled.reduce(into: []) { $0.formUnion($1.inputs) }
         secrets.add(provider.fixtureSecrets)
         serverOnly.add(provider.serverOnlySecrets)
     }
@@ -397,13 +402,5 @@ struct InvariantJudge {
 
     private static func format(_ date: Date) -> String {
         ISO8601DateFormatter().string(from: date)
-    }
-}
-
-/// The invariants as reports list them, so a report need not know the spec module.
-public enum InvariantCatalogue {
-    /// Every invariant's id, its one-line statement and the requirement ids it cites, in order.
-    public static var entries: [(id: String, statement: String, requirements: [String])] {
-        Invariant.allCases.map { ($0.rawValue, $0.statement, $0.requirements) }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import FlowCheckFakeServer
 import FlowCheckSpec
 
-/// What a step left behind, for its checks to judge: gathered by ``FlowExecution`` after the
+/// What a step left behind, for its checks to judge: gathered by ``StepLoop`` after the
 /// action, or made by hand in a test. Pure data: judging it needs no server and no SDK.
 struct StepObservation {
     /// How the step's SDK call ended; nil: the step made none.
@@ -14,7 +14,7 @@ struct StepObservation {
     /// Whether the SDK dismissed the browser since the previous step.
     var dismissed = false
     /// The last page the browser loaded.
-    var page: ScriptedBrowser.Page?
+    var page: BrowserPage?
     /// The redirect the last browser action captured.
     var redirect: String?
     /// The SDK's store; nil: not read, because no check of the step needs it.
@@ -22,6 +22,13 @@ struct StepObservation {
     /// The store's files as the harness measured them; nil: not measured, because no check of
     /// the step needs them.
     var storeFiles: StoreFilesObservation?
+}
+
+/// A page the scripted browser loaded.
+struct BrowserPage: Sendable {
+    var url: URL
+    var status: Int
+    var body: String
 }
 
 /// Checks one step's expectations against what happened, capturing variables as it goes.

@@ -12,17 +12,22 @@ import Foundation
 /// read waits at most until the request's deadline (real time, ``timeout`` from the start): a
 /// server that never answers is a thrown ``HarnessHTTPError/timedOut(awaiting:seconds:)`` naming
 /// what was awaited, never a hang. Cancelling the calling task closes the connection.
-struct HarnessHTTPClient: Sendable {
+public struct HarnessHTTPClient: Sendable {
     /// Real time one request may take, connect to last byte: a safety net for a stuck server,
     /// far beyond what a healthy loopback exchange needs.
-    var timeout: Duration = .seconds(10)
+    public var timeout: Duration
     /// The largest response (head and body) accepted.
-    var maximumResponseBytes = 16 << 20
+    public var maximumResponseBytes: Int
+
+    public init(timeout: Duration = .seconds(10), maximumResponseBytes: Int = 16 << 20) {
+        self.timeout = timeout
+        self.maximumResponseBytes = maximumResponseBytes
+    }
 
     /// Sends `request` on a fresh connection and returns the server's answer, whatever its
     /// status (a 3xx is returned, not followed).
     /// - Throws: ``HarnessHTTPError``, or `CancellationError` when the calling task is cancelled.
-    func send(_ request: HarnessHTTPRequest) async throws -> HarnessHTTPResponse {
+    public func send(_ request: HarnessHTTPRequest) async throws -> HarnessHTTPResponse {
         let target = try HarnessHTTPTarget(request.url)
         let head = try HarnessHTTPWire.head(of: request, target: target)
         let bytes = head + request.body
@@ -49,14 +54,14 @@ struct HarnessHTTPClient: Sendable {
 }
 
 /// A request as the harness sends it.
-struct HarnessHTTPRequest: Sendable {
-    var method: String
-    var url: URL
+public struct HarnessHTTPRequest: Sendable {
+    public var method: String
+    public var url: URL
     /// Sent in this order; `Host`, `Content-Length` and `Connection` are written by the client.
-    var headers: [(String, String)]
-    var body: [UInt8]
+    public var headers: [(String, String)]
+    public var body: [UInt8]
 
-    init(method: String = "GET", url: URL, headers: [(String, String)] = [], body: [UInt8] = []) {
+    public init(method: String = "GET", url: URL, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -65,28 +70,29 @@ struct HarnessHTTPRequest: Sendable {
 }
 
 /// A response as it came off the wire.
-struct HarnessHTTPResponse: Sendable, Equatable {
-    var status: Int
-    var reason: String
+public struct HarnessHTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var reason: String
     /// In the order received, names as the server wrote them.
-    var headers: [HarnessHTTPHeader]
-    var body: [UInt8]
+    public var headers: [HarnessHTTPHeader]
+    public var body: [UInt8]
 
     /// The first value of a header, by case-insensitive name.
-    subscript(header name: String) -> String? {
+    public subscript(header name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-struct HarnessHTTPHeader: Sendable, Equatable {
-    var name: String
-    var value: String
+/// One header field of a response, as received.
+public struct HarnessHTTPHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
 }
 
 /// Why a harness request got no answer. Each says what it was waiting for or doing.
-enum HarnessHTTPError: Error, Equatable, CustomStringConvertible {
+public enum HarnessHTTPError: Error, Equatable, CustomStringConvertible {
     case invalidRequest(String)
     case unresolvable(host: String, reason: String)
     case connectFailed(String, reason: String)
@@ -96,7 +102,7 @@ enum HarnessHTTPError: Error, Equatable, CustomStringConvertible {
     case malformedResponse(String)
     case responseTooLarge(limit: Int)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .invalidRequest(let why): return "invalid request: \(why)"
         case .unresolvable(let host, let reason): return "could not resolve \(host): \(reason)"
@@ -147,12 +153,14 @@ struct HarnessHTTPTarget: Sendable, Equatable {
 /// letters, digits and `*-._` stay, a space becomes `+`, every other UTF-8 byte becomes `%XX`
 /// with upper-case hex. The harness's own, not the SDK's: a twin, so an SDK encoding bug cannot
 /// also bend what the browser and `send` steps write.
-enum HarnessFormEncoding {
-    static func encode(_ fields: [(String, String)]) -> String {
+public enum HarnessFormEncoding {
+    /// `name=value` pairs joined with `&`, each side encoded.
+    public static func encode(_ fields: [(String, String)]) -> String {
         fields.map { encode($0.0) + "=" + encode($0.1) }.joined(separator: "&")
     }
 
-    static func encode(_ text: String) -> String {
+    /// One name or value, encoded.
+    public static func encode(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

@@ -3,11 +3,11 @@ import FlowCheckFakeServer
 
 /// Renders recorded exchanges as text with secrets removed by structure: sensitive form and
 /// JSON fields and `Authorization` values are masked before anything becomes a string.
-enum Transcript {
+package enum Transcript {
     /// Bodies longer than this are cut in transcripts.
     static let bodyLimit = 2048
 
-    static func render(_ exchange: RecordedExchange) -> String {
+    package static func render(_ exchange: RecordedExchange) -> String {
         let request = exchange.request
         let response = exchange.response
         var lines: [String] = []

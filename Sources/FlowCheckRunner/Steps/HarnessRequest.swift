@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckHarnessHTTP
 import FlowCheckSpec
 
 /// A request a spec sends to the fake itself (`"send"`), as any HTTP client would: for checking

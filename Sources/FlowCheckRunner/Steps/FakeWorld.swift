@@ -4,9 +4,10 @@ import FlowCheckProviders
 import FlowCheckSpec
 import FlowCheckTestSupport
 
-/// The other side of one flow: the provider's fake behind a real loopback server.
-final class FakeWorld: @unchecked Sendable {
-    let server: FakeProviderServer
+/// The other side of one flow: the provider's fake behind a real loopback server. `flowcheck
+/// serve` (FlowCheckServe) runs its fakes in the same worlds, so the package sees it.
+package final class FakeWorld: Sendable {
+    package let server: FakeProviderServer
     private let persona: FakePersona
 
     /// Builds the fake for the spec's provider from its fixture and starts it.
@@ -28,7 +29,7 @@ final class FakeWorld: @unchecked Sendable {
     ///   - observer: told of every exchange.
     ///   - address: where the server binds (loopback unless `flowcheck serve --host`).
     ///   - front: wraps the persona before it is served (`flowcheck serve` answers `GET /`).
-    init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, limits: HTTPServerLimits = .init(), recording: RecordingBounds = .unbounded, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
+    package init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, limits: HTTPServerLimits = .init(), recording: RecordingBounds = .unbounded, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
         let advance = Locked<TimeInterval?>(nil)
         stallAdvance = advance
         let stallObserver: @Sendable (HTTPRequest) -> Void = { _ in
@@ -40,18 +41,18 @@ final class FakeWorld: @unchecked Sendable {
     }
 
     /// Runs a server-side operation named in a spec.
-    func perform(_ operation: String) throws {
+    package func perform(_ operation: String) throws {
         try persona.perform(operation)
     }
     /// Tells the server to misbehave as a spec asks.
-    func inject(_ fault: FaultSpec) throws {
+    package func inject(_ fault: FaultSpec) throws {
         guard let kind = FaultKind(rawValue: fault.kind) else { throw DriverError("unknown fault \(fault.kind)") }
         if let seconds = fault.clockAdvance { stallAdvance.withLock { $0 = TimeInterval(seconds) } }
         server.inject(Fault(kind: kind, path: fault.path, times: fault.times))
     }
 
     /// Ends every fault; the server must be listening again afterwards.
-    func clearFaults() throws {
+    package func clearFaults() throws {
         stallAdvance.withLock { $0 = nil }
         server.clearFaults()
         if let error = server.listenerError {
@@ -59,14 +60,14 @@ final class FakeWorld: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    package func stop() {
         server.stop()
     }
 }
 
 extension Array where Element == any ProviderKit {
     /// The kit for `id`, or a harness error naming the unregistered provider.
-    func registeredKit(for id: Provider) throws -> any ProviderKit {
+    package func registeredKit(for id: Provider) throws -> any ProviderKit {
         guard let kit = kit(for: id) else { throw DriverError("no provider \"\(id.rawValue)\" is registered") }
         return kit
     }

@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckHarnessHTTP
 import FlowCheckSpec
 
 /// Plays the user in the browser over real HTTP against the fake: loads the page the SDK
@@ -9,38 +10,48 @@ import FlowCheckSpec
 /// It speaks HTTP through the harness's own ``HarnessHTTPClient`` and form encoding, never the
 /// SDK's transport: an SDK whose transport follows redirects must fail its own flow, not drag
 /// the browser into following the login redirect as well.
-final class ScriptedBrowser: @unchecked Sendable {
-    /// The last page the browser loaded.
-    struct Page {
-        var url: URL
-        var status: Int
-        var body: String
-    }
+final class ScriptedBrowser: Sendable {
+    /// A page the browser loaded: what the judge's browser checks read.
+    typealias Page = BrowserPage
 
     let window: BrowserWindow
     /// Never follows a redirect: the browser decides below which ones it follows itself.
     private let client = HarnessHTTPClient()
-    private let closed = Locked(false)
-    private var seenOpened = 0
-    private var current: URL?
-    private(set) var page: Page?
-    /// The redirect the last action captured, as the app will receive it.
-    private(set) var redirect: String?
-    private var seenDismissals = 0
+
+    /// What the browser holds between actions. The step loop acts on it one step at a time;
+    /// the lock is for `close()`, which the flow's end may call while a step still runs.
+    private struct State {
+        var closed = false
+        var seenOpened = 0
+        var current: URL?
+        var page: Page?
+        var redirect: String?
+        var seenDismissals = 0
+    }
+
+    private let state = Locked(State())
 
     init(window: BrowserWindow) {
         self.window = window
     }
 
+    /// The last page the browser loaded.
+    var page: Page? { state.withLock { $0.page } }
+
+    /// The redirect the last action captured, as the app will receive it.
+    var redirect: String? { state.withLock { $0.redirect } }
+
     /// URLs the SDK opened since the last call, and whether it dismissed the browser.
     func takeNews() -> (opened: [URL], dismissed: Bool) {
         let opened = window.opened
-        let fresh = Array(opened[min(seenOpened, opened.count)...])
-        seenOpened = opened.count
-        if let last = fresh.last { current = last }
         let dismissals = window.dismissals
-        defer { seenDismissals = dismissals }
-        return (fresh, dismissals > seenDismissals)
+        return state.withLock { state in
+            let fresh = Array(opened[min(state.seenOpened, opened.count)...])
+            state.seenOpened = opened.count
+            if let last = fresh.last { state.current = last }
+            defer { state.seenDismissals = dismissals }
+            return (fresh, dismissals > state.seenDismissals)
+        }
     }
 
     /// A ``ParameterTransform`` with its suffix rendered: what `tamper` does to one parameter.
@@ -83,19 +94,21 @@ final class ScriptedBrowser: @unchecked Sendable {
     /// - Throws: ``DriverError`` when there is nothing to act on (no page was opened), or a
     ///   transform names a parameter the captured redirect lacks or would change nothing.
     func perform(_ operation: BrowserOperation, _ arguments: [String: String], transforms: [Rewrite] = []) async throws {
-        if let last = window.opened.last, window.opened.count > seenOpened { current = last }
+        if let last = window.opened.last, window.opened.count > state.withLock({ $0.seenOpened }) { state.withLock { $0.current = last } }
         // No default: a new operation must be played here.
         switch operation {
         case .open:
             guard let url = URL(string: arguments["url"] ?? ""), url.scheme != nil else {
                 throw DriverError("browser open: \"\(arguments["url"] ?? "")\" is not a URL")
             }
-            current = url
-            redirect = nil
+            state.withLock { state in
+                state.current = url
+                state.redirect = nil
+            }
             try await load(url)
         case .login, .deny:
-            guard let url = current else { throw DriverError("browser \(operation): the SDK opened no page") }
-            redirect = nil
+            guard let url = state.withLock({ $0.current }) else { throw DriverError("browser \(operation): the SDK opened no page") }
+            state.withLock { $0.redirect = nil }
             try await load(url)
             guard let page, page.status == 200, let form = HTMLForm.first(in: page.body) else { return }
             var fields = form.hiddenFields
@@ -131,7 +144,8 @@ final class ScriptedBrowser: @unchecked Sendable {
                 items[index].value = rewritten
             }
             components.queryItems = items.isEmpty ? nil : items
-            self.redirect = components.string
+            let tampered = components.string
+            state.withLock { $0.redirect = tampered }
         }
     }
 
@@ -146,20 +160,21 @@ final class ScriptedBrowser: @unchecked Sendable {
     private func send(_ request: HarnessHTTPRequest) async throws {
         var request = request
         for _ in 0...Self.maximumHops {
-            guard !closed.withLock({ $0 }) else { throw DriverError("the browser was closed") }
+            guard !state.withLock({ $0.closed }) else { throw DriverError("the browser was closed") }
             let response: HarnessHTTPResponse
             do {
                 response = try await client.send(request)
             } catch {
                 throw DriverError("the browser could not load \(request.url.path): \(error)")
             }
-            page = Page(url: request.url, status: response.status, body: response.text)
+            let page = Page(url: request.url, status: response.status, body: response.text)
+            state.withLock { $0.page = page }
             guard (300...399).contains(response.status), let location = response[header: "Location"],
                   let target = URL(string: location, relativeTo: request.url)?.absoluteURL else { return }
             // Same scheme, host and port as the page: a hop inside the fake, followed like a
             // browser would. Anything else is where the app takes over: captured, not followed.
             guard target.scheme == request.url.scheme, target.host == request.url.host, target.port == request.url.port else {
-                redirect = target.absoluteString
+                state.withLock { $0.redirect = target.absoluteString }
                 return
             }
             request = HarnessHTTPRequest(method: "GET", url: target, headers: [("Accept", "text/html")])
@@ -170,7 +185,7 @@ final class ScriptedBrowser: @unchecked Sendable {
     /// Later loads fail; one under way ends within the client's deadline (or at once, when the
     /// flow's task is cancelled).
     func close() {
-        closed.withLock { $0 = true }
+        state.withLock { $0.closed = true }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,17 +41,21 @@ enum HarnessHTTPWire {
 
 /// One request's connection: connect, write, read, each wait bounded by the deadline. Runs on a
 /// thread of its own; ``cancel()`` (from any thread) shuts the socket so a wait ends at once.
-final class HarnessHTTPExchange: @unchecked Sendable {
-    private let lock = NSLock()
-    private var descriptor: Int32 = -1
-    private var cancelled = false
+final class HarnessHTTPExchange: Sendable {
+    private struct State {
+        /// The socket while one is open, else -1.
+        var descriptor: Int32 = -1
+        var cancelled = false
+    }
+
+    private let state = Locked(State())
 
     /// Ends the exchange: a running wait returns and the request throws `CancellationError`.
     func cancel() {
-        lock.lock()
-        defer { lock.unlock() }
-        cancelled = true
-        if descriptor >= 0 { _ = shutdown(descriptor, Self.shutBoth) }
+        state.withLock { state in
+            state.cancelled = true
+            if state.descriptor >= 0 { _ = shutdown(state.descriptor, Self.shutBoth) }
+        }
     }
 
     /// Sends `bytes` to `target` and reads the response to `method`.
@@ -188,30 +193,30 @@ final class HarnessHTTPExchange: @unchecked Sendable {
     }
 
     fileprivate func checkCancelled() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        if cancelled { throw CancellationError() }
+        if state.withLock({ $0.cancelled }) { throw CancellationError() }
     }
 
     // MARK: - The socket's life
 
     /// Records the socket so ``cancel()`` can reach it; a cancelled exchange makes no more.
     private func adopt(_ fd: Int32) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !cancelled else {
-            _ = close(fd)
-            throw CancellationError()
+        let adopted = state.withLock { state -> Bool in
+            guard !state.cancelled else {
+                _ = close(fd)
+                return false
+            }
+            state.descriptor = fd
+            return true
         }
-        descriptor = fd
+        if !adopted { throw CancellationError() }
     }
 
     /// Forgets the socket under the lock before closing it, so a late ``cancel()`` cannot shut
     /// down a descriptor number the process has meanwhile reused.
     private func release(_ fd: Int32) {
-        lock.lock()
-        if descriptor == fd { descriptor = -1 }
-        lock.unlock()
+        state.withLock { state in
+            if state.descriptor == fd { state.descriptor = -1 }
+        }
         _ = close(fd)
     }
 

@@ -6,7 +6,7 @@ import FlowCheckFakeServer
 /// Every wait here ends when its condition holds or the waiting task is cancelled (the
 /// flow's real-time watchdog cancels the steps), never on a timer: a call that never ends is
 /// reported by the watchdog with the step that waited for it.
-final class BackgroundCalls: @unchecked Sendable {
+final class BackgroundCalls: Sendable {
     private struct Call {
         var task: Task<Void, Never>?
         var started = false

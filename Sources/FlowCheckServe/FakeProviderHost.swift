@@ -1,11 +1,12 @@
 import Foundation
 import FlowCheckFakeServer
 import FlowCheckProviders
+import FlowCheckRunner
 import FlowCheckSpec
 
 /// The fake providers standalone, for `flowcheck serve`: point a simulator build of a mobile
 /// app, or any HTTP tool, at them. Each provider gets its own loopback server.
-public final class FakeProviderHost: @unchecked Sendable {
+public final class FakeProviderHost: Sendable {
     /// A running provider and where it listens.
     public struct Endpoint: Sendable {
         public var provider: Provider
@@ -37,11 +38,26 @@ public final class FakeProviderHost: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private let options: Options
     private let redactor: HostRedactor
-    private var worlds: [FakeWorld] = []
+
+    /// What `start` and `stop` change, and the control API reads from its connections' threads.
+    private struct State {
+        var worlds: [FakeWorld] = []
+        var served: [(provider: Provider, world: FakeWorld, fixtureSecrets: [String])] = []
+        var advanceClock: (@Sendable (TimeInterval) -> Void)?
+    }
+
+    private let state = Locked(State())
+
     /// Each started provider with its world and fixture secrets, for ``ServeControl``.
-    private(set) var served: [(provider: Provider, world: FakeWorld, fixtureSecrets: [String])] = []
+    var served: [(provider: Provider, world: FakeWorld, fixtureSecrets: [String])] {
+        state.withLock { $0.served }
+    }
+
     /// Moves `now` (a `stall` fault's `clockAdvance`); set before `start`; nil on the wall clock.
-    public var advanceClock: (@Sendable (TimeInterval) -> Void)?
+    public var advanceClock: (@Sendable (TimeInterval) -> Void)? {
+        get { state.withLock { $0.advanceClock } }
+        set { state.withLock { $0.advanceClock = newValue } }
+    }
 
     /// - Parameters:
     ///   - fixtures: the providers to serve, in order.
@@ -93,8 +109,11 @@ public final class FakeProviderHost: @unchecked Sendable {
                 redactor.follow(world.server)
                 let baseURLs = world.server.baseURLs.mapValues { Self.reachable($0, bound: address) }
                 index?.setBaseURLs(baseURLs)
-                worlds.append(world)
-                served.append((provider, world, fixture.secrets))
+                let secrets = fixture.secrets
+                state.withLock { state in
+                    state.worlds.append(world)
+                    state.served.append((provider, world, secrets))
+                }
                 endpoints.append(Endpoint(provider: provider, baseURL: Self.reachable(world.server.baseURL, bound: address), baseURLs: baseURLs))
             }
         } catch {
@@ -107,14 +126,17 @@ public final class FakeProviderHost: @unchecked Sendable {
     /// The recorded exchanges of the provider at `position` in the fixtures, the latest
     /// ``Options/keepExchanges`` of them.
     public func exchanges(ofProviderAt position: Int) -> [RecordedExchange] {
-        worlds.indices.contains(position) ? worlds[position].server.exchanges : []
+        let worlds = state.withLock { $0.worlds }
+        return worlds.indices.contains(position) ? worlds[position].server.exchanges : []
     }
 
     /// Stops every provider. Idempotent.
     public func stop() {
-        for world in worlds { world.stop() }
-        worlds = []
-        served = []
+        for world in state.withLock({ $0.worlds }) { world.stop() }
+        state.withLock { state in
+            state.worlds = []
+            state.served = []
+        }
     }
 
     /// `url` (a server's 127.0.0.1 URL) as a client reaches it when the server binds `address`:
