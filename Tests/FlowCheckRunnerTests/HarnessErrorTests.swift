@@ -4,6 +4,7 @@ import FlowCheckProviders
 import FlowCheckCoreDriver
 @testable import FlowCheckRunner
 import FlowCheckSpec
+import FlowCheckSDK
 
 /// When the harness itself cannot go on, the flow is an error (exit 3), never a pass or a
 /// conformance failure, and the run still finishes.
@@ -107,23 +108,54 @@ struct HarnessErrorTests {
         #expect(result.duration < bound, "reported after \(result.duration) s, past the documented bound of \(bound) s")
     }
 
-    /// FLT-STALL's decision, shown: an SDK whose timeout the flow's clock never reaches waits
-    /// on the silent server for good, and the runner reports a harness error for that step
-    /// instead of hanging. Once the stalled call has started it can never end on its own (its
-    /// deadline is an hour of virtual time away), so the watchdog fires then: no real time.
-    @Test func aStallAgainstAnSDKWithoutATimeoutIsAHarnessErrorNotAHang() async throws {
+    /// FLT-STALL judges the request timeout on the flow's clock, with no timer racing another:
+    /// the stall moves the clock 31 s past the request's start, so an SDK whose timeout
+    /// follows that clock gives up at once. One whose timeout the clock never reaches (an hour
+    /// of virtual time) or that times out on the wall clock only is still waiting when the
+    /// harness looks (`StallJudge.grace` of real time later, once a probe shows the harness
+    /// could run): the step fails, saying so, and the stall is ended, so the flow neither
+    /// passes on a wall-clock timer nor waits for the watchdog. The result's duration is held
+    /// to the judge's documented bound, which it guarantees (no speed test).
+    @Test(arguments: [
+        ("no request timeout", FaultBrokenVariants.noTimeout),
+        ("a 10 s wall-clock timeout only", CoreSDKDriver(name: "wall-clock timeout", transport: { WallClockTimeout(base: $0, seconds: 10) }, requestTimeout: 3600)),
+    ] as [(String, any FlowDriver)])
+    func aTimeoutOffTheFlowsClockFailsTheStallPromptly(_ name: String, _ driver: any FlowDriver) async throws {
         let spec = try #require(try SpecsEarnTheirPlaceTests.specs().first { $0.id == "FLT-STALL" })
-        let signal = HangSignal()
-        // Tells the watchdog when products starts, then lets the SDK make the call.
-        let driver = BrokenVariants.overriding("no request timeout", base: FaultBrokenVariants.noTimeout) { call, _, _ in
-            if call.name == "products" { signal.continuation.yield() }
-            return nil
+        let result = await FlowRunner(driver: driver).run(spec)
+        #expect(result.status == .failed, "\(name): \(result.status) \(result.errorMessage ?? "")")
+        let failure = try #require(result.failures.first)
+        #expect(failure.step == 3 && failure.check == "request timeout", "\(failure.message)")
+        #expect(failure.actual.contains("does not follow the flow's clock"), "\(failure.message)")
+        #expect(result.steps.prefix(3).map(\.status) == [.passed, .passed, .failed])
+        let bound = StallJudge.grace * Double(2 * (StallJudge.starvedLimit + 1)) + 5
+        #expect(result.duration < bound, "\(name): failed after \(result.duration) s, past the judge's bound of \(bound) s")
+    }
+
+    /// A timeout that does follow the flow's clock passes FLT-STALL without waiting: the stall
+    /// is over as soon as the clock moves, never held for the judge's grace.
+    @Test func aTimeoutOnTheFlowsClockPassesTheStallAtOnce() async throws {
+        let spec = try #require(try SpecsEarnTheirPlaceTests.specs().first { $0.id == "FLT-STALL" })
+        let result = await FlowRunner(driver: CoreSDKDriver()).run(spec)
+        #expect(result.status == .passed, "\(result.failures.map(\.message)) \(result.errorMessage ?? "")")
+    }
+
+    /// A transport that gives up after `seconds` of real time only: the timeout an SDK gets
+    /// from `URLSessionConfiguration.timeoutIntervalForRequest` and nothing else.
+    struct WallClockTimeout: HTTPTransport {
+        let base: any HTTPTransport
+        let seconds: Double
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            try await withThrowingTaskGroup(of: TransportResponse.self) { group in
+                group.addTask { try await base.send(request) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(seconds))
+                    throw OAuthError(code: .transport, message: "timed out after \(seconds) s of real time")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
         }
-        let runner = FlowRunner(driver: driver, options: .init(timeLimit: .seconds(30), watchdog: signal.watchdog()))
-        let result = await runner.run(spec)
-        #expect(result.status == .error)
-        #expect(result.errorMessage?.contains("(it hung in step 3)") == true, "\(result.errorMessage ?? "")")
-        #expect(result.steps.prefix(3).map(\.status) == [.passed, .passed, .notRun])
     }
 
     @Test func aDriverThatCannotStartIsAnError() async throws {

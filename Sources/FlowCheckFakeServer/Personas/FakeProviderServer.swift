@@ -29,6 +29,8 @@ public final class FakeProviderServer: Sendable {
     ///     under ``FaultKind/stall`` (after it is recorded), so a harness can move its virtual
     ///     clock past the client's timeout. Not called for socket-free `responder` calls,
     ///     which never stall.
+    ///   - stallStarted: told with the same timing, with a ``StallHandle`` that says whether
+    ///     the client is still waiting and can end the stall.
     ///   - holdObserver: told, on the connection's thread, once a ``FaultKind/hold`` starts
     ///     holding a request (before anything is recorded for it).
     ///   - holdEndObserver: told once the connection is done with a held request (answered and
@@ -40,11 +42,12 @@ public final class FakeProviderServer: Sendable {
         recording: RecordingBounds = .unbounded,
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
         stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
+        stallStarted: (@Sendable (StallHandle) -> Void)? = nil,
         holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
         holdEndObserver: (@Sendable () -> Void)? = nil
     ) {
         self.provider = provider
-        let chain = ProviderResponder(provider: provider, now: now, recording: recording, observer: observer, stallObserver: stallObserver, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
+        let chain = ProviderResponder(provider: provider, now: now, recording: recording, observer: observer, stallObserver: stallObserver, stallStarted: stallStarted, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
         self.chain = chain
         self.servers = type(of: provider).origins.map { origin in
             (origin, HTTPServer(responder: OriginResponder(origin: origin, chain: chain), limits: limits))

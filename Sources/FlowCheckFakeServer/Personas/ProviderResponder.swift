@@ -60,6 +60,8 @@ final class ProviderResponder: TransportAwareResponder {
     private let observer: (@Sendable (RecordedExchange) -> Void)?
     /// Told of every request that starts stalling on a connection.
     private let stallObserver: (@Sendable (HTTPRequest) -> Void)?
+    /// Told of every stall that starts, with a handle on it.
+    private let stallStarted: (@Sendable (StallHandle) -> Void)?
     /// Told of every request that a `hold` fault starts holding.
     private let holdObserver: (@Sendable (HTTPRequest) -> Void)?
     /// Told each time a held request is done with: answered, or its connection ended.
@@ -71,9 +73,11 @@ final class ProviderResponder: TransportAwareResponder {
         recording: RecordingBounds = .unbounded,
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
         stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
+        stallStarted: (@Sendable (StallHandle) -> Void)? = nil,
         holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
         holdEndObserver: (@Sendable () -> Void)? = nil
     ) {
+        self.stallStarted = stallStarted
         self.holdEndObserver = holdEndObserver
         self.provider = provider
         self.now = now
@@ -183,8 +187,9 @@ final class ProviderResponder: TransportAwareResponder {
         }
         // Outside the lock: an observer that is slow (a terminal) must not hold up recording.
         observer?(exchange)
-        if case .stall = plan.delivery {
+        if case .stall(let gate) = plan.delivery {
             stallObserver?(request)
+            stallStarted?(StallHandle(gate: gate, request: request))
         }
         return plan
     }

@@ -14,12 +14,19 @@ package final class FakeWorld: Sendable {
     /// - Throws: when the provider is not registered or the server cannot listen.
     convenience init(spec: FlowSpec, providers: [any ProviderKit], clock: ManualClock, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
         let kit = try providers.registeredKit(for: spec.provider)
-        try self.init(kit: kit, fixture: spec.fixture, now: { clock.now }, advanceClock: { clock.advance(by: $0) }, onHold: onHold, onHoldEnd: onHoldEnd)
+        try self.init(kit: kit, fixture: spec.fixture, now: { clock.now }, advanceClock: { clock.advance(by: $0) }, judgeStalls: true, onHold: onHold, onHoldEnd: onHoldEnd)
     }
 
     /// How far the virtual clock moves while the server stalls a request (a `stall` fault's
     /// `clockAdvance`), so the SDK's timeout on that clock fires with no real waiting.
     private let stallAdvance: Locked<TimeInterval?>
+    /// Stalls the client was still waiting on after the clock passed its deadline.
+    private let overdueStalls: Locked<[OverdueStall]>
+
+    /// The stalls found overdue since the last call (see ``StallJudge``), oldest first.
+    package func takeOverdueStalls() -> [OverdueStall] {
+        overdueStalls.withLock { found in defer { found = [] }; return found }
+    }
 
     /// Builds the kit's fake over a fixture and starts it.
     /// - Parameters:
@@ -29,14 +36,24 @@ package final class FakeWorld: Sendable {
     ///   - observer: told of every exchange.
     ///   - address: where the server binds (loopback unless `flowcheck serve --host`).
     ///   - front: wraps the persona before it is served (`flowcheck serve` answers `GET /`).
-    package init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, limits: HTTPServerLimits = .init(), recording: RecordingBounds = .unbounded, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
+    ///   - judgeStalls: watch each stall whose `clockAdvance` moved the clock: a client still
+    ///     waiting ``StallJudge/grace`` later is overdue (``takeOverdueStalls()``) and the stall
+    ///     is ended. A flow's world does; `flowcheck serve`, on the wall clock, does not.
+    package init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, judgeStalls: Bool = false, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, limits: HTTPServerLimits = .init(), recording: RecordingBounds = .unbounded, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
         let advance = Locked<TimeInterval?>(nil)
         stallAdvance = advance
-        let stallObserver: @Sendable (HTTPRequest) -> Void = { _ in
-            if let seconds = advance.withLock({ $0 }) { advanceClock?(seconds) }
+        let overdue = Locked<[OverdueStall]>([])
+        overdueStalls = overdue
+        let stallStarted: @Sendable (StallHandle) -> Void = { handle in
+            guard let seconds = advance.withLock({ $0 }) else { return }
+            advanceClock?(seconds)
+            guard judgeStalls else { return }
+            StallJudge.watch(handle) { waited in
+                overdue.withLock { $0.append(OverdueStall(method: handle.request.method, path: handle.request.path, clockAdvance: seconds, waited: waited)) }
+            }
         }
         persona = try kit.makeFake(for: fixture)
-        server = FakeProviderServer(provider: front?(persona.provider) ?? persona.provider, now: now, limits: limits, recording: recording, observer: observer, stallObserver: stallObserver, holdObserver: { _ in onHold?() }, holdEndObserver: onHoldEnd)
+        server = FakeProviderServer(provider: front?(persona.provider) ?? persona.provider, now: now, limits: limits, recording: recording, observer: observer, stallStarted: stallStarted, holdObserver: { _ in onHold?() }, holdEndObserver: onHoldEnd)
         try server.start(port: port, address: address)
     }
 

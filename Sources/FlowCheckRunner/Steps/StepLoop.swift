@@ -250,7 +250,15 @@ struct StepLoop {
         storeInodes = checker.storeInodes
         // The invariants, on what the SDK really did and handed back: unmasked.
         let (violations, optOuts, notChecked) = try await judgeInvariants(step, observed)
-        return Verdict(events: observed.events, failures: checker.failures + violations, skips: checker.skips, optOuts: optOuts, notChecked: notChecked, capturedSecrets: checker.capturedSecrets)
+        // First: a client that waited past its deadline on the flow's clock explains what follows.
+        let overdue = world.takeOverdueStalls().map { stall in
+            CheckFailure(
+                step: step.number, line: step.location.line, check: "request timeout",
+                expected: "the SDK to give up on \(stall.method) \(stall.path), which the server never answers, once the flow's clock passed its request timeout (the stall moved it +\(Int(stall.clockAdvance))s)",
+                actual: "it was still waiting \(String(format: "%.1f", stall.waited)) s of real time later, while the harness ran: its request timeout does not follow the flow's clock (a wall-clock timer, or none), so the harness ended the stall",
+                requirements: step.requirements)
+        }
+        return Verdict(events: observed.events, failures: overdue + checker.failures + violations, skips: checker.skips, optOuts: optOuts, notChecked: notChecked, capturedSecrets: checker.capturedSecrets)
     }
 
     /// Checks the invariants after a step, given the inputs they declare: violations become the
