@@ -59,25 +59,28 @@ let package = Package(
         // A second driver, for an SDK that is not ours: what another team writes in their package.
         .target(name: "FlowCheckExampleDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders"]),
 
-        .testTarget(name: "FlowCheckSDKTests", dependencies: ["FlowCheckSDK", "FlowCheckTestSupport", "FlowCheckFakeServer"]),
-        .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckFakeServer", "FlowCheckTestSupport"]),
-        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
+        // The two lanes of our own suite (`.fast`, `.integration` traits; FLOWCHECK_LANE picks one).
+        .target(name: "FlowCheckTestLanes", path: "Sources/FlowCheckTestLanes"),
+
+        .testTarget(name: "FlowCheckSDKTests", dependencies: ["FlowCheckTestLanes", "FlowCheckSDK", "FlowCheckTestSupport", "FlowCheckFakeServer"]),
+        .testTarget(name: "FlowCheckFakeServerTests", dependencies: ["FlowCheckTestLanes", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
+        .testTarget(name: "FlowCheckSpecTests", dependencies: ["FlowCheckTestLanes", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckRunnerTests",
-            dependencies: ["FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver", "FlowCheckHarnessHTTP", "FlowCheckServe"],
+            dependencies: ["FlowCheckTestLanes", "FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckExampleDriver", "FlowCheckReports", "FlowCheckCLI", "FlowCheckProcessDriver", "FlowCheckHarnessHTTP", "FlowCheckServe"],
             exclude: ["InvariantFlows"]
         ),
         .testTarget(
             name: "FlowCheckReportsTests",
-            dependencies: ["FlowCheckReports", "FlowCheckRunner", "FlowCheckSpec"],
+            dependencies: ["FlowCheckTestLanes", "FlowCheckReports", "FlowCheckRunner", "FlowCheckSpec"],
             exclude: ["Golden"]
         ),
         // Saves tokens until killed: for the end-to-end test of what a killed save leaves.
         .executableTarget(name: "store-churn", dependencies: ["FlowCheckSDK"], path: "Tests/StoreChurn"),
-        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["flowcheck", "store-churn", "FlowCheckSDK"]),
+        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["FlowCheckTestLanes", "flowcheck", "store-churn", "FlowCheckSDK"]),
         .testTarget(
             name: "FlowCheckExploreTests",
-            dependencies: ["FlowCheckExplore", "FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders"]
+            dependencies: ["FlowCheckTestLanes", "FlowCheckExplore", "FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders"]
         ),
     ],
     swiftLanguageModes: [.v6]

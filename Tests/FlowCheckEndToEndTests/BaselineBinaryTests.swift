@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 
 /// `--baseline`, `--strict-baseline` and `--write-baseline` on the built binary: the exit code
 /// a CI job sees, the console lines and the reports.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct BaselineBinaryTests {
     typealias E2E = FlowCheckBinaryTests
 

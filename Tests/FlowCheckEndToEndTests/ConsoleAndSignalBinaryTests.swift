@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Darwin
 
 /// The built binary when its console goes away or a signal arrives: the run still finishes
 /// (or stops) cleanly, both reports are written, and the exit code is the run's own.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ConsoleAndSignalBinaryTests {
     typealias Binary = FlowCheckBinaryTests
 

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 
 /// No test can hang the run: every `@Suite` in `Tests/` carries a `.timeLimit`, and every
@@ -9,7 +10,7 @@ import Testing
 /// The check reads the sources, so it needs no test to run: it strips comments and string
 /// literals, then follows attributes and braces. It recognises the limit only when written
 /// as `.timeLimit(` inside the attribute's parentheses.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct EveryTestHasATimeLimitTests {
     /// The package root, three folders up from this file.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -72,6 +73,24 @@ struct EveryTestHasATimeLimitTests {
                 }
             }
         }
+    }
+
+    /// Every suite says which lane it runs in (`.fast` or `.integration`, from
+    /// FlowCheckTestLanes), so `FLOWCHECK_LANE` can pick a lane and nothing runs in neither.
+    @Test(arguments: testTargets)
+    func everySuiteIsInALane(target: String) throws {
+        var suites = 0
+        for path in Self.swiftFiles(in: target) {
+            let source = try String(contentsOf: Self.packageRoot.appendingPathComponent(path), encoding: .utf8)
+            let code = String(decoding: SwiftCode.withoutCommentsAndStrings(Array(source.utf8)), as: UTF8.self)
+            for (number, line) in code.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains("@Suite") {
+                suites += 1
+                if line.firstMatch(of: /\.(fast|integration)\b/) == nil {
+                    Issue.record("\(path):\(number + 1): a @Suite names no lane: add .fast (no socket, process or binary) or .integration")
+                }
+            }
+        }
+        #expect(suites > 0, "found no @Suite in Tests/\(target)")
     }
 
     /// Guards the test above against passing by finding nothing.

@@ -2,12 +2,13 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import FlowCheckTestLanes
 import Testing
 
 /// Runs the built `flowcheck` binary on temporary spec folders and checks what a CI job sees:
 /// exit code, console output and the report files. Each child has a deadline (see
 /// ``ChildProcess``); the limit covers a test's runs one after another on a loaded machine.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct FlowCheckBinaryTests {
     struct Run {
         var status: Int32

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 
 /// The README's "Swift: your own `flowcheck`" is what a Swift team copies: every file it shows
@@ -6,7 +7,7 @@ import Testing
 /// checkout (the README's `../flowcheck`), is built with `swift build` and runs the README's
 /// command, which must pass. It builds a whole package, so it runs when
 /// `FLOWCHECK_README_PACKAGE=1` (`.ci/run` sets it in a step of its own, after `swift test`).
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ReadmeExamplePackageTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

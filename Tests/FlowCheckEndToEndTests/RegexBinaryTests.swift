@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 
 /// The built binary with patterns that backtrack for ever in NSRegularExpression: `--filter`
 /// returns, a refused pattern is a usage error, and `validate` warns about nested quantifiers
 /// without failing. Each run has the child deadline, so a hang is a named failure.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct RegexBinaryTests {
     typealias Binary = FlowCheckBinaryTests
 

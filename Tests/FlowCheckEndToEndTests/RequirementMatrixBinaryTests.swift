@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 
 /// `flowcheck --list --requirements` prints the coverage matrix without running anything; a run
 /// ends its Markdown report with the same matrix and carries the ids in JUnit `<properties>`
 /// that the Jenkins xUnit schema accepts.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct RequirementMatrixBinaryTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// The schema the JUnit report is written for, beside the package (`../shared/junit`).

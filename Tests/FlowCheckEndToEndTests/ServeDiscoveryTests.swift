@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import FlowCheckTestLanes
 import Testing
 
 /// `GET /` on every provider port, `--host`, and the control API's refusals.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ServeDiscoveryTests {
     /// The default fixture's secrets (README, "Serving the fakes").
     static let secrets = ["serve-secret-1234", "serve-app-secret-1", "serve-password-1", "serve-password-2", "serve-bt-secret-1", "serve-password-3"]

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Darwin
 
 /// `flowcheck serve` under the conditions of a long run: nobody reading its stdout, and more
 /// connections than it may serve. It keeps answering, and Ctrl-C still stops it.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ServeLongRunBinaryTests {
     /// A launched `flowcheck serve` whose stdout the test reads only as far as it chooses.
     final class Serve: @unchecked Sendable {

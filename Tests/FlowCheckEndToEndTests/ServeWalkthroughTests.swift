@@ -2,12 +2,13 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import FlowCheckTestLanes
 import Testing
 
 /// `flowcheck serve` from outside, as curl would drive it: MLT-EXPIRED (specs/moltin/
 /// expired.json) played over HTTP against a launched serve with only the control API to move
 /// the clock and inject faults, and the README's walk-through held to the same requests.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ServeWalkthroughTests {
     enum Target: String, Equatable {
         case moltin = "MOLTIN"

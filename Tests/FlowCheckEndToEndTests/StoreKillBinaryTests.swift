@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Darwin
 /// FileTokenStore under SIGKILL: a process killed mid-save leaves the old token or the new one,
 /// never a torn one; the next open removes the temporary file the killed save left; and once
 /// the token is deleted no token bytes remain in the directory.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct StoreKillBinaryTests {
     static func churn() throws -> URL {
         let beside = try FlowCheckBinaryTests.binary().deletingLastPathComponent().appendingPathComponent("store-churn")

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckCoreDriver
 import FlowCheckExplore
@@ -37,7 +38,7 @@ private func models(_ provider: String) -> [AnyProviderModel] {
     ExploreModels.all.filter { $0.provider.rawValue == provider }
 }
 
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ExploreBrokenSDKTests {
     @Test("The committed specs do not catch it", arguments: brokenCases)
     func committedSpecsMissIt(_ broken: BrokenCase) async throws {
@@ -68,7 +69,7 @@ struct ExploreBrokenSDKTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ExploreTests {
     /// A small, fixed budget: the long explorations are `flowcheck explore` in CI's own step
     /// and `flowcheck-bench`, never a test.

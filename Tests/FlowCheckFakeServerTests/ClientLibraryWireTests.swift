@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Token requests as requests, httpx and authlib put them on the wire, over real loopback:
 /// every spelling of Basic client credentials RFC 9110 §11 and RFC 6749 §2.3.1 allow is the
 /// same credential (issue 14: Clever and Braintree refused all but one byte-exact header).
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ClientLibraryWireTests {
     /// Spellings of the scheme and of the separator.
     static let schemes: [(scheme: String, spaces: Int)] = [("Basic", 1), ("basic", 1), ("BASIC", 1), ("Basic", 2)]

@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckFakeServer
 
 /// A listener at its connection cap, or unable to start a connection's thread, answers 503
 /// with `Retry-After` and closes: nothing stays registered, no descriptor is left behind.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ConnectionCapTests {
     static let echo = ClosureResponder { request in .text(200, "\(request.method) \(request.path)") }
 

@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// The merchant backend of the Braintree fake: the connect URL, the secret guard and the
 /// callback that finishes the connection server-side, with no sockets.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeBraintreeBackendTests {
     let env = BraintreeWorld()
 

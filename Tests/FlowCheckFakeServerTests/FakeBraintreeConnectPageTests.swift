@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Braintree's browser side in the Braintree fake: the connect (consent) page and its form
 /// post, with no sockets.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeBraintreeConnectPageTests {
     let env = BraintreeWorld()
 

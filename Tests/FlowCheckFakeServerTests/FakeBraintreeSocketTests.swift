@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
@@ -6,7 +7,7 @@ import FlowCheckFakeServer
 /// redirect is seen as sent: the app fetches the connect URL, the browser loads the consent
 /// page, approves, follows Braintree's redirect to the backend, and stops at the backend's
 /// redirect to the app's custom scheme.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct FakeBraintreeSocketTests {
     private func request(_ method: String, _ target: String, host: String, headers: [(String, String)] = [], body: String = "") -> String {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n"

@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Braintree's `POST /braintree/oauth/access_tokens`: what a backend holding the secret
 /// calls, and what a device (which has no secret) cannot.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeBraintreeTokenTests {
     let env = BraintreeWorld()
 

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Clever's browser side: `GET /oauth/authorize` and the login form post, with no sockets.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCleverAuthorizeTests {
     let env = CleverWorld()
 

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Clever's `POST /oauth/tokens`: the iOS client id with a blank secret, and single-use codes.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCleverTokenTests {
     let env = CleverWorld()
 

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// The Clover web host: `GET /oauth/v2/authorize` and the login form post, with no sockets.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCloverAuthorizeTests {
     let env = CloverWorld()
 

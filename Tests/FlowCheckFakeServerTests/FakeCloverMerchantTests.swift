@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// The merchant resource and routing of the Clover fake.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCloverMerchantTests {
     let env = CloverWorld()
     static let unauthorized = #"{"message":"401 Unauthorized"}"#

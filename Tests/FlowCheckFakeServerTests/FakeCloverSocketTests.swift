@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// The whole Clover login over real loopback sockets, with a raw client so the 302 is seen
 /// as sent rather than followed (its target is the app's site, not this server).
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct FakeCloverSocketTests {
     private func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "") -> String {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"

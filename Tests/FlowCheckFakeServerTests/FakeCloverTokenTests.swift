@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// The Clover API host's OAuth endpoints: code exchange with PKCE, and refresh rotation.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCloverTokenTests {
     let env = CloverWorld()
 

@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckTestSupport
 
 /// The fake's own SHA-256 and PKCE helpers: published vectors first, then property loops.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCryptoTests {
     struct DigestCase: Sendable, CustomTestStringConvertible {
         var name: String

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// The Moltin wire contract, exercised through the responder chain with no sockets at all.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeMoltinTests {
     let clock = TestClock()
     let moltin: FakeMoltin

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Recording and fault injection around a provider, through the socket-free responder.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct FakeProviderServerTests {
     let clock = TestClock()
     let world: FakeProviderServer

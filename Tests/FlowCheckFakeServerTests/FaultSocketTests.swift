@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Darwin
 
 /// The newer faults as a raw client sees them on the wire, where transport faults really
 /// break or hold the connection.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct FaultSocketTests {
     let clock = TestClock()
     let stalls = StallLog()

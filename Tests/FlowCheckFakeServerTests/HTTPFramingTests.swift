@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Issue 14's framing rules: chunked request bodies (RFC 9112 §7.1), bare-LF heads (§2.2),
 /// 414 for an over-long target and HEAD answered as GET without a body.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct HTTPFramingTests {
     let parser = HTTPRequestParser(limits: HTTPServerLimits(maxHeaderBytes: 256, maxBodyBytes: 16))
 

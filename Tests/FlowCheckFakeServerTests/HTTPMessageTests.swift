@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Headers, decoded request views and JSON rendering: the vocabulary providers are written in.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct HTTPMessageTests {
     @Test func headersLookUpCaseInsensitivelyAndKeepOrder() {
         var headers = HTTPHeaders([("Content-Type", "a"), ("X-Dup", "1"), ("x-dup", "2")])

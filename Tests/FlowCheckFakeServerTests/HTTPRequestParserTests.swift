@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckTestSupport
 
 /// The parser is pure, so every framing rule is checked here without sockets.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct HTTPRequestParserTests {
     let parser = HTTPRequestParser()
 

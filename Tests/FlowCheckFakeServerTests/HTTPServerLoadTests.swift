@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Darwin
 ///
 /// Bounded in count (200 clients × 3 requests) and in time: the only waits are for the
 /// server to act, each with a generous bound that a passing run never reaches.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct HTTPServerLoadTests {
     static let clientCount = 200
     static let requestsPerClient = 3

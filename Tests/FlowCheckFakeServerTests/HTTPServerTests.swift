@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Darwin
 #endif
 
 /// The real listener over loopback, driven by raw sockets so framing is checked byte by byte.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct HTTPServerTests {
     /// Echoes method, path and body; `/big` answers with 5 MB.
     static let echo = ClosureResponder { request in

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// The policy all four fakes share (issue 14): chunked bodies read, repeated parameters
 /// refused, every token answer uncacheable, every 401 with a challenge, every refusal with a
 /// rule, and FlowCheck's own policies said to be FlowCheck's.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct OnePolicyTests {
     static let form = "application/x-www-form-urlencoded"
     static let moltinClient = MoltinFixture.Client(id: "client-a", secret: "s3cr3t+/=")

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Requests the parser refuses still appear in the recording, so transcripts show them.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct RecordedRejectionTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String

@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// A bounded recording keeps the latest exchanges, bodies cut; an unbounded one (a flow's)
 /// keeps everything, whole.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct RecordingBoundsTests {
     static func moltin(_ recording: RecordingBounds) -> FakeProviderServer {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))

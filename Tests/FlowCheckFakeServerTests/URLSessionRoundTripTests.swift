@@ -2,11 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 
 /// Proves the server speaks HTTP well enough for the real client stack SDKs use.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct URLSessionRoundTripTests {
     static let client = MoltinFixture.Client(id: "client-a", secret: "s3cr3t")
     /// How long one round trip may take before the test fails naming it: URLSession's own

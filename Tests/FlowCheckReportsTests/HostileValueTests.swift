@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckReports
 import FlowCheckRunner
@@ -6,7 +7,7 @@ import FlowCheckSpec
 
 /// Every sink's escaping rule on values built to break it: CR, LF, NUL, ESC, `%`, `::`,
 /// backticks, `<`, `|`, and a very long one. Each test fails when its sink's rule is removed.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct HostileValueTests {
     static let long = String(repeating: "x", count: 20_000)
     static let hostile = [

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckReports
 import FlowCheckRunner
 import FlowCheckSpec
 
 /// The JSON report's content, and that it keeps to the published schema's keys.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct JSONReportTests {
     static func document() throws -> [String: Any] {
         var run = ReportGoldenTests.sample

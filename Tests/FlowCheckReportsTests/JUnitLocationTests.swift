@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckReports
 import FlowCheckRunner
@@ -16,7 +17,7 @@ import FlowCheckSpec
 /// - EnricoMi/publish-unit-test-result-action: only the testcase's `file` and `line`
 ///   attributes. junit-10.xsd (what CI validates against) allows neither on `testcase`, so that
 ///   action cannot place our failures on a line; see ``enricoMiFindsNoLine()``.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct JUnitLocationTests {
     struct Placed: Equatable { var file: String?; var line: Int? }
 

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckReports
 import FlowCheckRunner
@@ -9,7 +10,7 @@ import FlowCheckRunner
 /// Reports against golden files. Re-record on purpose only:
 /// `FLOWCHECK_RECORD_GOLDEN=1 swift test --filter ReportGoldenTests`; a recording run fails, so it
 /// never passes silently.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct ReportGoldenTests {
     static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 

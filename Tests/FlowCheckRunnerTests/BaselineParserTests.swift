@@ -1,10 +1,11 @@
+import FlowCheckTestLanes
 import Testing
 import FlowCheckRunner
 import FlowCheckSpec
 
 /// `--baseline` files: what is read, and the exact `file:line:` message for each way a line
 /// can be wrong.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct BaselineParserTests {
     static func problem(_ text: String) -> String? {
         do {

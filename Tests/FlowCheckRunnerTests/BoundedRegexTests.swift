@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckRunner
 import FlowCheckCoreDriver
@@ -7,7 +8,7 @@ import FlowCheckSpec
 /// A regex check always ends: a pattern that would backtrack for ever elsewhere gets a
 /// verdict, and a search over its step budget is a failure of the spec's check that names the
 /// pattern and the step's `file:line`, never a hang and never a verdict on the SDK.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct BoundedRegexTests {
     @Test func aSearchThatGivesUpIsAFailureNamingThePatternAndTheStep() {
         var checker = ExpectationChecker(step: Step(number: 2, location: SourceLocation(line: 14, column: 7)), variables: [:])

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckCLI
 import FlowCheckReports
@@ -10,7 +11,7 @@ import Darwin
 
 /// Console writes that fail mark the stream gone instead of trapping; report paths that
 /// cannot be written get a sentence.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct ConsoleStreamTests {
     @Test func aPipeWhoseReaderLeftIsGoneWithEPIPE() throws {
         ConsoleStream.ignoreBrokenPipes()

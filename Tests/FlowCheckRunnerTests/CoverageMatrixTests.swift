@@ -1,3 +1,4 @@
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 import FlowCheckReports
@@ -7,7 +8,7 @@ import FlowCheckSpec
 /// The coverage matrix: one row per catalogue requirement, in catalogue order, each citing flow
 /// with its verdict, each citing invariant held or violated, "uncovered" where nothing checks it;
 /// and the ids a result and its failures carry.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct CoverageMatrixTests {
     static let catalogue = [
         Requirement("SEED-003-auth", "Auth works.", source: "seed 003"),

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckCLI
 import FlowCheckExampleDriver
@@ -8,7 +9,7 @@ import FlowCheckSpec
 
 /// Another team's SDK under our specs: the example driver's own Moltin client passes every
 /// Moltin spec, through the public driver protocol only.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ExampleDriverTests {
     @Test func theExampleDriverPassesTheMoltinSpecs() async throws {
         // The Moltin catalogue (MLT-*) but for flows with a stalled server (FLT-STALL, and the

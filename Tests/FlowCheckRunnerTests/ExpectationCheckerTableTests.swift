@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckRunner
 import FlowCheckFakeServer
@@ -69,7 +70,7 @@ enum Table {
 
 /// The pure checker, case by case: one expectation, one hand-made observation (no server, no
 /// SDK), the exact failures (check, expected, actual) it must produce.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct ExpectationCheckerTableTests {
     struct Failure: Equatable, Sendable, CustomStringConvertible {
         var check: String

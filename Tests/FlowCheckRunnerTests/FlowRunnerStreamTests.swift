@@ -1,10 +1,11 @@
+import FlowCheckTestLanes
 import Testing
 import FlowCheckRunner
 import FlowCheckSpec
 
 /// `FlowRunner.stream` runs suites too large to hold: it reads specs only as flows finish and
 /// keeps no result, while `run` keeps all of them in spec order.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct FlowRunnerStreamTests {
     /// Every call succeeds: the flows here check the runner, not an SDK.
     struct AgreeingDriver: FlowDriver {

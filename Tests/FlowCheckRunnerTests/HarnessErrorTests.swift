@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 import FlowCheckCoreDriver
@@ -8,7 +9,7 @@ import FlowCheckSDK
 
 /// When the harness itself cannot go on, the flow is an error (exit 3), never a pass or a
 /// conformance failure, and the run still finishes.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct HarnessErrorTests {
     /// Tells the watchdog when the session has hung, so the test needs no real time.
     final class HangSignal: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 @testable import FlowCheckHarnessHTTP
@@ -11,7 +12,7 @@ import Darwin
 
 /// The harness's own HTTP client: what it writes, what it reads, that it never follows a
 /// redirect, its form encoding, and that a silent server is a named error, not a hang.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct HarnessHTTPClientTests {
     // MARK: - Request bytes
 

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckCLI
 import FlowCheckCoreDriver
@@ -16,7 +17,7 @@ import FlowCheckRunner
 /// misattributed failure, BT-CONNECT-RDNS. The runner now has its own client and does not depend
 /// on the SDK target at all (`scripts/check-imports.py` refuses an undeclared import), so the
 /// defect is modelled here by the SDK's transport following redirects itself.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct HarnessIndependenceTests {
     @Test func anSDKThatFollowsRedirectsFailsTheRedirectLoopFlowWithoutBreakingTheHarness() async throws {
         let specs = try SpecsEarnTheirPlaceTests.specs()

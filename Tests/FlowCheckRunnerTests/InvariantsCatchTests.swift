@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckCoreDriver
 import FlowCheckRunner
@@ -10,7 +11,7 @@ import FlowCheckSpec
 ///
 /// Where no committed flow walks the defect's path, the flow is one of `InvariantFlows/`:
 /// steps with expectations that say nothing of what the invariant judges.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct InvariantsCatchTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let invariant: Invariant

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckCoreDriver
 @testable import FlowCheckCLI
 
 /// The command's outputs under GitHub Actions: `--format json` leaves stdout to one document,
 /// and a hostile expected value never starts a line of its own on either output.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct MachineOutputTests {
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()

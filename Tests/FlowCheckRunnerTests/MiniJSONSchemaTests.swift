@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 
 /// The test-only JSON Schema validator can fail: every keyword it knows has an instance that
 /// passes and one that does not, booleans are never numbers (and back), a keyword it does not
 /// know stops the schema from loading, and the driver protocol schema holds what it should.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct MiniJSONSchemaTests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckProviders
@@ -11,7 +12,7 @@ import FlowCheckSpec
 /// A provider is one unit: this file adds a whole provider (fixture type, persona, kit) and
 /// runs a spec against it with nothing else changed: no switch in the spec module, the runner
 /// or the reports learns of it. The registry line is the `providers:` list below.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct NewProviderTests {
     /// The fake's own fixture type; the spec decodes straight into it.
     struct EchoFixture: ProviderFixture, Equatable {

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FlowCheckTestLanes
 import Testing
 import FlowCheckCoreDriver
 @testable import FlowCheckRunner
@@ -12,7 +13,7 @@ import FlowCheckReports
 import FlowCheckSpec
 
 /// No fixture secret and no token the fake issued may reach a report or the console.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct NoSecretInReportsTests {
     /// Wraps the SDK core and remembers every token it ever had in its store.
     final class TokenSpy: @unchecked Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckCLI
 @testable import FlowCheckProcessDriver
@@ -11,7 +12,7 @@ import FlowCheckSpec
 /// names it while the other flows run on.
 /// Serialized: each test starts dozens of interpreter processes; at once they would starve the
 /// rest of the test run on a 2-core machine.
-@Suite(.serialized, .timeLimit(.minutes(20)))
+@Suite(.integration, .serialized, .timeLimit(.minutes(20)))
 struct ProcessDriverTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let drivers = root.appendingPathComponent("Tests/Drivers").path

@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckRunner
 
 /// The indexed redactor masks exactly what replacing each form in turn, longest first (the
 /// redactor before the index), masked.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct RedactorIndexTests {
     /// The redactor before the index: every form of every secret, longest first, replaced in turn.
     static func reference(_ secrets: [String], _ text: String) -> String {

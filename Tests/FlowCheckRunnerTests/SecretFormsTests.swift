@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckRunner
 
 /// The leak judge's encodings are its own code, not the redactor's: they must still find every
 /// form the redactor masks, so a secret the report would hide never passes the judge.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct SecretFormsTests {
     static let secrets = ["sk-7Hq2vX9pL4", "a b&c=d+e/f", "pässwörd-ü", "quote\"back\\slash/", "tab\there"]
 

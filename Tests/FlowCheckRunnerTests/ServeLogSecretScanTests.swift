@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckRunner
 import FlowCheckProviders
@@ -8,7 +9,7 @@ import FlowCheckSpec
 /// `flowcheck serve`'s log, scanned like the reports (``NoSecretInReportsTests``): no fixture
 /// secret of any provider and no token any provider issued appears in it, whichever port the
 /// secret was sent to and however it was encoded.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct ServeLogSecretScanTests {
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckCLI
 
 /// `serve`'s options for use from outside: `--host`, `--control-port`, `--ready-file`.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct ServeOptionsTests {
     @Test func serveTakesHostControlPortAndReadyFile() throws {
         let options = try CommandLineOptions.parse(["serve", "--host", "0.0.0.0", "--control-port", "9001", "--ready-file=/tmp/r.json"])

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 import FlowCheckCoreDriver
@@ -7,7 +8,7 @@ import FlowCheckSpec
 
 /// The committed specs pass against our SDK core, and each one fails against an SDK that
 /// breaks what it checks: a spec no broken SDK can fail would be decoration.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct SpecsEarnTheirPlaceTests {
     static let specsFolder = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

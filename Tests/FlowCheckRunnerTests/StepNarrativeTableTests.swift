@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckRunner
 import FlowCheckSpec
 
 /// The narrative, case by case: one expectation, the exact sentences the report prints for it.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct StepNarrativeTableTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var target: CheckTarget

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckRunner
 import FlowCheckSpec
 
 /// The scripted browser's tamper transforms: what each does to a value, that one which would
 /// change nothing is refused, and how a step reads in the report.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct TamperTransformTests {
     static let here = SourceLocation(line: 4, column: 9)
 

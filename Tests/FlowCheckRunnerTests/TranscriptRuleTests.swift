@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckRunner
 import FlowCheckFakeServer
 
 /// Report transcripts say which rule refused a request, beside the status (issue 14).
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct TranscriptRuleTests {
     private func exchange(_ response: HTTPResponse) -> RecordedExchange {
         RecordedExchange(

@@ -2,11 +2,12 @@ import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckSDK
 import FlowCheckSpec
+import FlowCheckTestLanes
 import Testing
 
 /// The words specs may use are kept in the spec module, which knows neither the fake nor the
 /// SDK; these tests tie the lists to the types they name, so neither side can grow alone.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct VocabularyAgreementTests {
     @Test("every fault a spec may name is one the fake server can produce, and every one is nameable")
     func faultKindsAreTheFakesFaults() {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 @testable import FlowCheckRunner
@@ -7,7 +8,7 @@ import FlowCheckSpec
 
 /// The watchdog cannot be starved by the flows it watches, and cancelling a run stops it: no
 /// flow starts after that, and the flows cut short are left out of the results.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct WatchdogAndInterruptTests {
     /// Every cooperative thread is held by a synchronous wait that only the watchdog's firing
     /// ends. A watchdog that needed the pool to fire could never end them: each wait gives up

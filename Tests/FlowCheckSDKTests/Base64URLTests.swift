@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("Base64URL", .timeLimit(.minutes(20)))
+@Suite("Base64URL", .fast, .timeLimit(.minutes(20)))
 struct Base64URLTests {
     struct Vector: CustomTestStringConvertible, Sendable {
         let bytes: [UInt8]

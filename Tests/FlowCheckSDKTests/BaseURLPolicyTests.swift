@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 
 /// The public URL policy the Clover and Braintree configurations take: the standard one is the
 /// correct default, and a configuration really judges by the policy it is given.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct BaseURLPolicyTests {
     @Test(arguments: ["http://127.0.0.1.example.com", "http://localhost.example.com", "http://127.example.com", "http://example.com"])
     func theStandardPolicyRefusesClearTextToARemoteHost(_ text: String) throws {

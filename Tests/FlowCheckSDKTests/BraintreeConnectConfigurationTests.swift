@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The connect configuration's refusals and the RFC 8252 §7.1 scheme check.
-@Suite("Braintree connect configuration", .timeLimit(.minutes(20)))
+@Suite("Braintree connect configuration", .fast, .timeLimit(.minutes(20)))
 struct BraintreeConnectConfigurationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -7,7 +8,7 @@ import FlowCheckTestSupport
 /// The fake backend's faults against Braintree's one request, the connect-URL fetch: a typed
 /// error, one request (a redirect is not a connect page), nothing opened, no connect in progress,
 /// and a working connect once the fault clears. There is no token on the device to keep.
-@Suite("BraintreeConnect under network faults", .timeLimit(.minutes(20)))
+@Suite("BraintreeConnect under network faults", .fast, .timeLimit(.minutes(20)))
 struct BraintreeConnectFaultTests {
     @Test("a typed error, one request, nothing opened", arguments: NetworkFault.allCases)
     func fault(_ fault: NetworkFault) async throws {

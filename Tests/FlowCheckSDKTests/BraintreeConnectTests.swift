@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 @testable import FlowCheckSDK
@@ -6,7 +7,7 @@ import FlowCheckTestSupport
 
 /// BT-CONNECT, BT-SECRET, BT-UNTRUSTED and BT-DENIED against the real `FakeBraintreeConnect`
 /// (seed 002): the merchant approves or declines on its page, its backend redirects to the app.
-@Suite("Braintree client-side connect", .timeLimit(.minutes(20)))
+@Suite("Braintree client-side connect", .integration, .timeLimit(.minutes(20)))
 struct BraintreeConnectTests {
     static let seedReturn = BraintreeWorld.seedReturn
     static let reverseReturn = BraintreeWorld.reverseReturn

@@ -1,9 +1,10 @@
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckTestSupport
 
 /// The fake browser's form encoder against the WHATWG `application/x-www-form-urlencoded`
 /// serializer's rules, never against the SDK's encoder it is a deliberate twin of.
-@Suite("BrowserFormEncoding", .timeLimit(.minutes(20)))
+@Suite("BrowserFormEncoding", .fast, .timeLimit(.minutes(20)))
 struct BrowserFormEncodingTests {
     struct Vector: CustomTestStringConvertible, Sendable {
         let input: String

@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The configuration's refusals (CLE, and the HTTPS-only rule all providers share).
-@Suite("Clever configuration", .timeLimit(.minutes(20)))
+@Suite("Clever configuration", .fast, .timeLimit(.minutes(20)))
 struct CleverConfigurationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

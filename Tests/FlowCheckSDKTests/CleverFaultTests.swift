@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -7,7 +8,7 @@ import FlowCheckTestSupport
 /// The fake server's faults against Clever's one request, the code exchange: a typed error, one
 /// request, the login over (its state is spent) with the browser dismissed, and the token from an
 /// earlier login kept byte for byte.
-@Suite("CleverInstantLogin under network faults", .timeLimit(.minutes(20)))
+@Suite("CleverInstantLogin under network faults", .fast, .timeLimit(.minutes(20)))
 struct CleverFaultTests {
     @Test("a typed error, one request, the earlier token kept", arguments: NetworkFault.allCases)
     func fault(_ fault: NetworkFault) async throws {

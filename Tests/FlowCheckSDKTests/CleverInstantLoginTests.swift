@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -6,7 +7,7 @@ import FlowCheckTestSupport
 
 /// CLE-LOGIN, CLE-STATE-MISMATCH, CLE-STATE-REPLAY, CLE-STATE-FRESH and CLE-REDIRECT against the
 /// real `FakeClever` (seed 004 steps 2 to 5); the user signs in on its page.
-@Suite("Clever Instant Login", .timeLimit(.minutes(20)))
+@Suite("Clever Instant Login", .integration, .timeLimit(.minutes(20)))
 struct CleverInstantLoginTests {
     /// 32 pinned bytes for the state, and its base64url spelling.
     static let stateBytes: [UInt8] = Array(0..<32)

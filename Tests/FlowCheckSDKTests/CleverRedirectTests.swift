@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The Instant Login redirect judge on its own, without I/O: CLE-STATE-MISMATCH, CLE-STATE-REPLAY
 /// and the redirect URL rule, and whether each refusal keeps or ends the pending login.
-@Suite("Clever redirect evaluation", .timeLimit(.minutes(20)))
+@Suite("Clever redirect evaluation", .fast, .timeLimit(.minutes(20)))
 struct CleverRedirectTests {
     static let state = "s7aTe-Value_0123456789abcdefghijklmnopqrstu"
     static let base = "clever-cle1://oauth"

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The Clever wire contract on its own: the Basic header, the token request and the answer's
 /// mapping (seed 004 steps 3 to 5).
-@Suite("Clever wire", .timeLimit(.minutes(20)))
+@Suite("Clever wire", .fast, .timeLimit(.minutes(20)))
 struct CleverWireTests {
     struct BasicCase: CustomTestStringConvertible, Sendable {
         let name: String

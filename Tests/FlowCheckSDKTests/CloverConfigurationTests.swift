@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// CLV-API-3: environments resolve to their own hosts; a non-loopback `http://` base is refused.
-@Suite("Clover configuration and environments", .timeLimit(.minutes(20)))
+@Suite("Clover configuration and environments", .fast, .timeLimit(.minutes(20)))
 struct CloverConfigurationTests {
     /// A custom environment with distinct web and API hosts (the fake serves both on one).
     static let webBase = URL(string: "http://127.0.0.1:9001")!

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -8,7 +9,7 @@ import FlowCheckTestSupport
 /// fetch that fails this way is transient: the stored session stays byte for byte, no
 /// token-change callback fires, the SDK stays logged in, and the session works once the fault
 /// clears (the refresh token was not spent or ended).
-@Suite("Clover under network faults", .timeLimit(.minutes(20)))
+@Suite("Clover under network faults", .fast, .timeLimit(.minutes(20)))
 struct CloverFaultTests {
     enum Operation: String, CaseIterable, Sendable, CustomTestStringConvertible {
         /// Partial OAuth `setup` with a new code while a session is stored: the token request.

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// CLV-FULL-1 to CLV-FULL-9 against the real `FakeClover`; the employee logs in on its page.
-@Suite("Clover Full OAuth", .timeLimit(.minutes(20)))
+@Suite("Clover Full OAuth", .integration, .timeLimit(.minutes(20)))
 struct CloverFullOAuthTests {
     /// CLV-FULL-1: the whole first launch of seed 001, steps 1 to 6, socket-free and over loopback.
     @Test("first launch: browser, redirect, one exchange with the verifier, callback once, second setup ready",

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -7,7 +8,7 @@ import FlowCheckTestSupport
 /// CLV-NONE-1 to CLV-NONE-3 against the real `FakeClover`: the app obtains its token with its
 /// own login and code exchange on the fake, then hands it to the SDK. `tap.requests` is what the
 /// SDK itself sent.
-@Suite("Clover No OAuth", .timeLimit(.minutes(20)))
+@Suite("Clover No OAuth", .fast, .timeLimit(.minutes(20)))
 struct CloverNoOAuthTests {
     /// CLV-NONE-1.
     @Test("the merchant is fetched with the app's token; no OAuth or refresh call ever, even past expiry")

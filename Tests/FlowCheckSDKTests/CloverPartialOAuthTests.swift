@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -6,7 +7,7 @@ import FlowCheckTestSupport
 
 /// CLV-PART-1 to CLV-PART-5 against the real `FakeClover`: the app's own login (PKCE with the
 /// SDK's helper, the employee on the fake's page) hands the SDK a code.
-@Suite("Clover Partial OAuth", .timeLimit(.minutes(20)))
+@Suite("Clover Partial OAuth", .fast, .timeLimit(.minutes(20)))
 struct CloverPartialOAuthTests {
     /// CLV-PART-1.
     @Test("first launch: the code is exchanged with its verifier, stored, callback once, ready")

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The redirect judge on its own, without I/O: every refusal of CLV-FULL-8 and CLV-FULL-9 and
 /// whether it keeps or ends the pending login.
-@Suite("Clover redirect evaluation", .timeLimit(.minutes(20)))
+@Suite("Clover redirect evaluation", .fast, .timeLimit(.minutes(20)))
 struct CloverRedirectTests {
     static let state = "s7aTe-Value_0123456789abcdefghijklmnopqrstu"
     static let pending = CloverPendingLogin(

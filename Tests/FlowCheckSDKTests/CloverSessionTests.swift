@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 @testable import FlowCheckSDK
@@ -6,7 +7,7 @@ import FlowCheckTestSupport
 
 /// CLV-API-1, CLV-API-2, the shared refresh of CLV-FULL-4, persistence across relaunches, and the
 /// error mapping of API calls.
-@Suite("Clover session, callbacks and errors", .timeLimit(.minutes(20)))
+@Suite("Clover session, callbacks and errors", .integration, .timeLimit(.minutes(20)))
 struct CloverSessionTests {
     /// CLV-API-1.
     @Test("logout empties the store, fires the callback once, and the next Full setup opens the browser")

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -6,7 +7,7 @@ import FlowCheckTestSupport
 
 /// Request deadlines on the injected clock: every wait here is on a `ManualClock`, moved by hand,
 /// so nothing waits in real time and nothing depends on how fast the machine is.
-@Suite("DeadlineTransport", .timeLimit(.minutes(20)))
+@Suite("DeadlineTransport", .integration, .timeLimit(.minutes(20)))
 struct DeadlineTransportTests {
     /// A request whose URL and body hold values no error may repeat.
     static let request = TransportRequest(
@@ -207,7 +208,7 @@ struct DeadlineTransportTests {
 }
 
 /// The protocol's default `sleep(until:)`, as a time source that only tells the time gets it.
-@Suite("TimeSource default sleep", .timeLimit(.minutes(20)))
+@Suite("TimeSource default sleep", .integration, .timeLimit(.minutes(20)))
 struct TimeSourceDefaultSleepTests {
     /// A time source written before `sleep(until:)` existed: it still conforms.
     struct FrozenClock: TimeSource {

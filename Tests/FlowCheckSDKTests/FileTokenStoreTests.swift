@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 
@@ -9,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite("FileTokenStore", .timeLimit(.minutes(20)))
+@Suite("FileTokenStore", .fast, .timeLimit(.minutes(20)))
 struct FileTokenStoreTests {
     private func mode(of path: String) throws -> mode_t {
         var info = stat()

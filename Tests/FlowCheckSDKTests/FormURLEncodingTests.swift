@@ -1,8 +1,9 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 
-@Suite("FormURLEncoding", .timeLimit(.minutes(20)))
+@Suite("FormURLEncoding", .fast, .timeLimit(.minutes(20)))
 struct FormURLEncodingTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String

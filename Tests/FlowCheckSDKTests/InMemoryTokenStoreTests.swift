@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 
-@Suite("InMemoryTokenStore", .timeLimit(.minutes(20)))
+@Suite("InMemoryTokenStore", .fast, .timeLimit(.minutes(20)))
 struct InMemoryTokenStoreTests {
     @Test("write, read, overwrite, delete, keys")
     func lifecycle() throws {

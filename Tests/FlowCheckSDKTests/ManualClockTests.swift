@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("ManualClock", .timeLimit(.minutes(20)))
+@Suite("ManualClock", .fast, .timeLimit(.minutes(20)))
 struct ManualClockTests {
     @Test("starts at 2026-01-01T00:00:00Z and moves only when told")
     func moves() {

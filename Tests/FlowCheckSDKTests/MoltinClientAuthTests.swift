@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -6,7 +7,7 @@ import FlowCheckTestSupport
 
 /// MLT-AUTH, MLT-BADAUTH, MLT-REFRESH, MLT-DELETE, MLT-ENCODING against the real `FakeMoltin`,
 /// socket-free and over loopback.
-@Suite("MoltinClient auth, refresh, delete", .timeLimit(.minutes(20)))
+@Suite("MoltinClient auth, refresh, delete", .integration, .timeLimit(.minutes(20)))
 struct MoltinClientAuthTests {
     @Test("auth posts the exact form and stores the token", arguments: FakeTransportMode.allCases)
     func authSuccess(_ mode: FakeTransportMode) async throws {

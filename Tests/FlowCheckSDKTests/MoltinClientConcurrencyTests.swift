@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 @testable import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("MoltinClient concurrency", .timeLimit(.minutes(20)))
+@Suite("MoltinClient concurrency", .integration, .timeLimit(.minutes(20)))
 struct MoltinClientConcurrencyTests {
     /// CLV-FULL-4 / MLT-EXPIRED: concurrent callers that find an expired token share one refresh.
     ///

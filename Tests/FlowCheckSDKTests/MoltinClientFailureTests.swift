@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// MLT-NETFAIL: unreachable server, 500, non-JSON: an error value, no crash, store untouched.
-@Suite("MoltinClient failures", .timeLimit(.minutes(20)))
+@Suite("MoltinClient failures", .integration, .timeLimit(.minutes(20)))
 struct MoltinClientFailureTests {
     enum Failure: String, CaseIterable, Sendable {
         case unreachable, serverError, notJSON, htmlError, emptyBody, foreignTransportError

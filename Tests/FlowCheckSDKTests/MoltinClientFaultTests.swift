@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -7,7 +8,7 @@ import FlowCheckTestSupport
 /// The fake server's faults against every Moltin call, socket-free and over loopback: a typed
 /// error, one request (no retry loop, no redirect followed), the stored token byte for byte as
 /// it was, and usable once the fault clears.
-@Suite("MoltinClient under network faults", .timeLimit(.minutes(20)))
+@Suite("MoltinClient under network faults", .integration, .timeLimit(.minutes(20)))
 struct MoltinClientFaultTests {
     enum Operation: String, CaseIterable, Sendable, CustomTestStringConvertible {
         /// `auth` over an earlier good token.

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// MLT-PRODUCTS and MLT-EXPIRED against the real `FakeMoltin`.
-@Suite("MoltinClient products and expiry", .timeLimit(.minutes(20)))
+@Suite("MoltinClient products and expiry", .integration, .timeLimit(.minutes(20)))
 struct MoltinClientProductsTests {
     @Test("products sends the Bearer token and decodes the list", arguments: FakeTransportMode.allCases)
     func productsWithToken(_ mode: FakeTransportMode) async throws {

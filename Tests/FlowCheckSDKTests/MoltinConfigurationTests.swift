@@ -1,8 +1,9 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 
-@Suite("MoltinConfiguration", .timeLimit(.minutes(20)))
+@Suite("MoltinConfiguration", .fast, .timeLimit(.minutes(20)))
 struct MoltinConfigurationTests {
     @Test("accepts https anywhere and http to loopback", arguments: [
         "https://api.molt.in/",

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
 
-@Suite("OAuthError", .timeLimit(.minutes(20)))
+@Suite("OAuthError", .fast, .timeLimit(.minutes(20)))
 struct OAuthErrorTests {
     struct CodeCase: CustomTestStringConvertible, Sendable {
         let code: OAuthError.Code

@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("PKCE and OAuth state", .timeLimit(.minutes(20)))
+@Suite("PKCE and OAuth state", .fast, .timeLimit(.minutes(20)))
 struct PKCETests {
     /// RFC 7636 Appendix B: these 32 octets give this verifier, whose S256 challenge is this.
     static let appendixBOctets: [UInt8] = [

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
@@ -6,7 +7,7 @@ import FlowCheckTestSupport
 
 /// The socket-free transport and the connection helper from FlowCheckTestSupport: what the SDK
 /// sees through them is what it would see over loopback.
-@Suite("ResponderTransport and FakeConnection", .timeLimit(.minutes(20)))
+@Suite("ResponderTransport and FakeConnection", .integration, .timeLimit(.minutes(20)))
 struct ResponderTransportTests {
     static let url = URL(string: "http://localhost:8080/v1/products?page=2&q=a%20b")!
 

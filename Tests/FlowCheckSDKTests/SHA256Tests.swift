@@ -1,8 +1,9 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 
-@Suite("SHA256", .timeLimit(.minutes(20)))
+@Suite("SHA256", .fast, .timeLimit(.minutes(20)))
 struct SHA256Tests {
     struct Vector: CustomTestStringConvertible, Sendable {
         let name: String

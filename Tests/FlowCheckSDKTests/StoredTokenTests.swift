@@ -1,8 +1,9 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 
-@Suite("StoredToken", .timeLimit(.minutes(20)))
+@Suite("StoredToken", .fast, .timeLimit(.minutes(20)))
 struct StoredTokenTests {
     let token = StoredToken(
         accessToken: "access-abc123",

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
 import FlowCheckTestSupport
 
 /// The test helpers' own bounds: a wait nobody ends fails the test by name, never hangs it.
-@Suite("Test helpers fail by name at their bounds", .timeLimit(.minutes(20)))
+@Suite("Test helpers fail by name at their bounds", .fast, .timeLimit(.minutes(20)))
 struct SupportBoundsTests {
     @Test("a gate nobody opens fails the test naming the gate, and throws WaitTimedOut")
     func gateBound() async throws {

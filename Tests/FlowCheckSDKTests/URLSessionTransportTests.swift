@@ -1,9 +1,10 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
 import FlowCheckTestSupport
 
-@Suite("URLSessionTransport", .timeLimit(.minutes(20)))
+@Suite("URLSessionTransport", .integration, .timeLimit(.minutes(20)))
 struct URLSessionTransportTests {
     @Test("a closed loopback port is a .transport error")
     func closedPort() async throws {

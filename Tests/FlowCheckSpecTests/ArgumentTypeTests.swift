@@ -1,10 +1,11 @@
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 @testable import FlowCheckSpec
 
 /// Issue 13, build 7: the loader checks every value the driver will interpret (each action
 /// argument against its type, templates' `${` syntax), with the exact message an author sees.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct ArgumentTypeTests {
     typealias Case = SpecLoaderErrorTests.Case
 

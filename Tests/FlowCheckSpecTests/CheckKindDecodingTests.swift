@@ -1,10 +1,11 @@
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 @testable import FlowCheckSpec
 
 /// Each key decodes into the check of its own kind: the compiler makes every kind decoded,
 /// checked and narrated, and this makes sure no key is decoded as another kind's check.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct CheckKindDecodingTests {
     /// A value of each key, as a spec writes it.
     static let expectSamples: [CheckKind: String] = [

@@ -1,3 +1,4 @@
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 @testable import FlowCheckSpec
@@ -6,7 +7,7 @@ import FlowCheckProviders
 /// string and cut, so a diagnostic stays one `file:line:col: error:` line and one `fix:` line;
 /// a fixture secret written into a bad value is masked; a misspelt provider does not hide the
 /// rest of the spec's problems.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct DiagnosticTextTests {
     typealias Case = SpecLoaderErrorTests.Case
     static let spec = SpecLoaderErrorTests.spec

@@ -1,7 +1,8 @@
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckSpec
 
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct JSONReaderTests {
     @Test func keepsPositionsAndOrder() throws {
         let node = try JSONReader.parse("{\n  \"b\": 1,\n  \"a\": [true, null, \"é\\u00e9\\ud83d\\ude00\"]\n}")

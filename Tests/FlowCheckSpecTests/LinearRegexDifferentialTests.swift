@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckSpec
 import FlowCheckTestSupport
 
 /// FlowCheck's regex engine gives NSRegularExpression's verdict (`firstMatch` found or not) on
 /// every pattern the project uses and on seeded random small patterns, over many inputs.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct LinearRegexDifferentialTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -1,11 +1,12 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 @testable import FlowCheckSpec
 import FlowCheckTestSupport
 
 /// What the engine refuses (with the exact words an author sees), and that every search is
 /// bounded: catastrophic shapes finish, and a search over its budget gives up, never hangs.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct LinearRegexTests {
     struct Refusal: Sendable, CustomTestStringConvertible {
         var pattern: String

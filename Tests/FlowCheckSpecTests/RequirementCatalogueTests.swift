@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 @testable import FlowCheckSpec
@@ -6,7 +7,7 @@ import FlowCheckProviders
 /// The requirement catalogue is one list every check cites: its ids are unique and well formed,
 /// each has a one-line statement and a source, every invariant's ids are in it, every committed
 /// spec cites it, and the loader refuses what it does not hold.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct RequirementCatalogueTests {
     static let specsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("specs").path

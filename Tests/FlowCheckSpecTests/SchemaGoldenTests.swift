@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 @testable import FlowCheckSpec
@@ -8,7 +9,7 @@ import FlowCheckProviders
 /// Re-record on purpose only: `FLOWCHECK_RECORD_GOLDEN=1 swift test --filter SchemaGoldenTests`
 /// (a recording run fails, so it never passes silently), or `swift run flowcheck schema >
 /// specs/flowcheck.schema.json`.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct SchemaGoldenTests {
     static let committed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("specs/flowcheck.schema.json")

@@ -1,9 +1,10 @@
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 @testable import FlowCheckSpec
 
 /// Every kind of malformed spec, with the exact message an author sees.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct SpecLoaderErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String

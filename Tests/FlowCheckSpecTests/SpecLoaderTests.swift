@@ -1,10 +1,11 @@
 import Foundation
+import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckProviders
 @testable import FlowCheckSpec
 
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct SpecLoaderTests {
     private func folder(_ files: [String: String]) throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("speclt-\(UUID().uuidString)")

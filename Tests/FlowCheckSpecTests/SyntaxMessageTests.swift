@@ -1,10 +1,11 @@
+import FlowCheckTestLanes
 import Testing
 import FlowCheckProviders
 @testable import FlowCheckSpec
 
 /// Issue 13, build 7: syntax messages for the mistakes editors make, each at the right place
 /// and saying what happened, not what the parser expected next.
-@Suite(.timeLimit(.minutes(20)))
+@Suite(.fast, .timeLimit(.minutes(20)))
 struct SyntaxMessageTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
