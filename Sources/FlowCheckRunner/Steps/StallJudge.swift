@@ -41,7 +41,9 @@ package enum StallJudge {
                 guard handle.isWaiting else { return }
                 // Could the harness (and so the client's clock task) run meanwhile?
                 let probe = DispatchSemaphore(value: 0)
-                Task.detached { probe.signal() }
+                // The lowest priority: it runs only once the pool has nothing more urgent,
+                // the client's clock task included.
+                Task.detached(priority: .background) { probe.signal() }
                 let ran = probe.wait(timeout: .now() + grace) == .success
                 guard handle.isWaiting else { return }
                 if ran || starved >= starvedLimit { break }

@@ -47,6 +47,9 @@ public struct Watchdog: Sendable {
     func arm(_ limit: Duration, progress: @escaping @Sendable () -> Int = { 0 }, fire: @escaping @Sendable () -> Void) -> Armed {
         switch mode {
         case .realTime:
+            // The probe runs at the flow's own priority (read here, in the flow's task), so it
+            // queues behind the flow's work rather than jumping it: if it ran, the flow could have.
+            let priority = Task.currentPriority
             let disarmed = DispatchSemaphore(value: 0)
             let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
             let thread = Thread {
@@ -61,7 +64,7 @@ public struct Watchdog: Sendable {
                     }
                     // No progress: was the harness able to run at all?
                     let probe = DispatchSemaphore(value: 0)
-                    Task.detached { probe.signal() }
+                    Task.detached(priority: priority) { probe.signal() }
                     let ran = probe.wait(timeout: .now() + seconds) == .success
                     if disarmed.wait(timeout: .now()) == .success { return }
                     let after = progress()
