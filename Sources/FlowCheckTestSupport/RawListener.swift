@@ -1,0 +1,169 @@
+import FlowCheckFakeServer
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A listening TCP socket on 127.0.0.1 with a kernel-chosen port, whose accepted connections
+/// are ``RawConnection``s: a server that answers exactly the bytes a test writes, for testing
+/// a client against answers no fake gives (a body cut short, a reset, no answer at all).
+///
+/// `accept` runs on a thread of its own and is bounded like every ``RawConnection`` call.
+///
+/// ```swift
+/// let listener = try RawListener()
+/// let served = Task {
+///     let peer = try await listener.accept()
+///     let request = try await peer.readRequest()
+///     try await peer.send("HTTP/1.1 204 No Content\r\n\r\n")
+///     return request
+/// }
+/// let response = try await client.send(URL(string: "http://127.0.0.1:\(listener.port)/")!)
+/// let request = try await boundedValue(of: served, waitingFor: "the served request")
+/// ```
+public final class RawListener: @unchecked Sendable {
+    /// The port it listens on.
+    public let port: Int
+
+    private struct State {
+        var fd: Int32
+        var busy = false
+        var closeWhenIdle = false
+    }
+
+    private let state: Locked<State>
+
+    /// Listens on 127.0.0.1 on a port the kernel chooses.
+    /// - Parameter backlog: How many connections the kernel completes before one is accepted.
+    /// - Throws: ``SocketError`` when the socket cannot be bound or listen.
+    public init(backlog: Int32 = 16) throws {
+        let (fd, port) = try Self.bound()
+        guard Glue.listen(fd, backlog) == 0 else {
+            let code = errno
+            _ = Glue.close(fd)
+            throw SocketError(call: "listen", code: code)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        self.port = port
+        state = Locked(State(fd: fd))
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Accepts the next connection.
+    /// - Parameters:
+    ///   - limit: How long to wait for a client to connect.
+    ///   - patience: How long each call on the accepted connection waits for the client.
+    /// - Returns: The accepted connection.
+    /// - Throws: ``WaitTimedOut`` when no client connected within `limit`; ``SocketError``
+    ///   when `accept` failed or the listener is closed.
+    public func accept(within limit: Duration = HangBound.standard, patience: Duration = HangBound.standard) async throws -> RawConnection {
+        let fd = try state.withLock { state throws -> Int32 in
+            guard state.fd >= 0 else { throw SocketError(call: "RawListener.accept after close()", code: EBADF) }
+            guard !state.busy else { throw SocketError(call: "RawListener.accept while another accept runs", code: EBUSY) }
+            state.busy = true
+            return state.fd
+        }
+        let deadline = ContinuousClock.now + limit
+        let state = self.state
+        let port = self.port
+        let client = try await offThePool("RawListener.accept on port \(port)", within: limit + .seconds(60)) { () throws -> Int32 in
+            defer {
+                let close = state.withLock { state -> Bool in
+                    state.busy = false
+                    guard state.closeWhenIdle else { return false }
+                    state.fd = -1
+                    return true
+                }
+                if close { _ = Glue.close(fd) }
+            }
+            while true {
+                guard RawConnection.poll(fd, for: POLLIN, until: deadline) else {
+                    throw WaitTimedOut("RawListener.accept on port \(port): no client connected", limit: limit)
+                }
+                let client = Glue.accept(fd)
+                if client >= 0 { return client }
+                let code = errno
+                guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED else {
+                    throw SocketError(call: "accept", code: code)
+                }
+            }
+        }
+        return RawConnection(adopting: client, port: port, patience: patience)
+    }
+
+    /// Stops listening: later connects are refused. Later calls do nothing.
+    public func close() {
+        let fd = state.withLock { state -> Int32? in
+            guard state.fd >= 0 else { return nil }
+            if state.busy {
+                state.closeWhenIdle = true
+                _ = shutdown(state.fd, Int32(SHUT_RDWR))
+                return nil
+            }
+            defer { state.fd = -1 }
+            return state.fd
+        }
+        if let fd { _ = Glue.close(fd) }
+    }
+
+    /// A port on 127.0.0.1 that nobody listens on: bound, read, then closed. A connect to it is
+    /// refused at once.
+    /// - Throws: ``SocketError`` when no port could be bound.
+    public static func closedPort() throws -> Int {
+        let (fd, port) = try bound()
+        _ = Glue.close(fd)
+        return port
+    }
+
+    private static func bound() throws -> (Int32, Int) {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard bound == 0, named == 0 else {
+            let code = errno
+            _ = Glue.close(fd)
+            throw SocketError(call: "bind", code: code)
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+}
+
+extension Glue {
+    static func listen(_ fd: Int32, _ backlog: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.listen(fd, backlog)
+        #else
+        Darwin.listen(fd, backlog)
+        #endif
+    }
+
+    static func accept(_ fd: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.accept(fd, nil, nil)
+        #else
+        Darwin.accept(fd, nil, nil)
+        #endif
+    }
+}

@@ -1,0 +1,74 @@
+import FlowCheckFakeServer
+
+extension HTTPServer {
+    /// Starts listening on an ephemeral loopback port, runs `body` with that port, then stops
+    /// the server, whether `body` returned or threw.
+    ///
+    /// `stop()` waits for the server's connection threads to end, a blocking wait; here it
+    /// runs on a thread of its own (``offThePool(_:within:_:)``), never on the cooperative
+    /// pool a test's `defer` would block.
+    ///
+    /// ```swift
+    /// let server = HTTPServer(responder: ClosureResponder { _ in .text(200, "ok") })
+    /// try await server.serving { port in
+    ///     let client = try await RawConnection.connect(port: port)
+    ///     try await client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    ///     #expect(try await client.readResponse()?.status == 200)
+    /// }
+    /// ```
+    /// - Parameter body: The test, given the port.
+    /// - Returns: What `body` returned.
+    /// - Throws: `HTTPServerError` when the server cannot start; what `body` threw.
+    public func serving<Result>(_ body: (Int) async throws -> Result) async throws -> Result {
+        let port = try start()
+        return try await afterwards({ try await body(port) }, { [self] in stop() })
+    }
+
+    /// ``stop()`` on a thread of its own: it waits for every connection thread to end.
+    public func stopOffThePool() async {
+        _ = try? await offThePool("HTTPServer.stop") { [self] in stop() }
+    }
+}
+
+extension FakeProviderServer {
+    /// Starts listening on its loopback ports, runs `body`, then stops, whether `body` returned
+    /// or threw; starting and stopping (both can wait for the server's threads) run on a thread
+    /// of their own.
+    ///
+    /// ```swift
+    /// let world = FakeProviderServer(provider: FakeMoltin(fixture: fixture), now: { clock.now })
+    /// try await world.serving {
+    ///     let client = try await RawConnection.connect(port: world.port)
+    ///     ...
+    /// }
+    /// ```
+    /// - Parameter body: The test.
+    /// - Returns: What `body` returned.
+    /// - Throws: `HTTPServerError` when the server cannot start; what `body` threw.
+    public func serving<Result>(_ body: () async throws -> Result) async throws -> Result {
+        // Starting a fake made unreachable beforehand waits for its listener to close again.
+        try await offThePool("FakeProviderServer.start") { [self] in try start() }
+        return try await afterwards(body, { [self] in stop() })
+    }
+
+    /// ``stop()`` on a thread of its own: it waits for every connection thread to end.
+    public func stopOffThePool() async {
+        _ = try? await offThePool("FakeProviderServer.stop") { [self] in stop() }
+    }
+}
+
+/// Awaits `body`, then runs `cleanup` on a thread of its own, then returns or rethrows what
+/// `body` did. A cancelled caller (a time limit) does not wait for `cleanup`.
+private func afterwards<Result>(
+    _ body: () async throws -> Result,
+    _ cleanup: @escaping @Sendable () -> Void
+) async throws -> Result {
+    let outcome: Swift.Result<Result, any Error>
+    do {
+        outcome = .success(try await body())
+    } catch {
+        outcome = .failure(error)
+    }
+    _ = try? await offThePool("stopping a server", cleanup)
+    return try outcome.get()
+}
