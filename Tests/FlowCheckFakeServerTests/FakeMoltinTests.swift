@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// The Moltin wire contract, exercised through the responder chain with no sockets at all.
 @Suite(.timeLimit(.minutes(3)))
 struct FakeMoltinTests {
-    let clock = TestClock()
+    let clock = ManualClock()
     let moltin: FakeMoltin
     let world: FakeProviderServer
 

@@ -1,18 +1,20 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
-/// A fresh FakeBraintreeConnect behind the socket-free responder chain, with helpers that
+/// The fake alone, no SDK (the SDK tests' `BraintreeWorld` puts our SDK in front of it): a fresh
+/// FakeBraintreeConnect behind the socket-free responder chain, with helpers that
 /// play the app (asks its backend for a connect URL), the merchant's browser (loads the
 /// consent page, approves, follows the redirect to the backend) and, for the token endpoint,
 /// a backend holding the secret.
 ///
 /// ```swift
-/// let env = BraintreeWorld()
+/// let env = BraintreeRig()
 /// let back = try env.connect()                  // connect-url -> page -> approve -> callback
 /// #expect(back.headers["Location"] == "examplescheme://braintree/connected?merchant_id=M1")
 /// ```
-final class BraintreeWorld {
+final class BraintreeRig {
     static let host = "127.0.0.1:8080"
     static let origin = "http://" + host
     static let callback = origin + "/backend/braintree/callback"
@@ -28,11 +30,11 @@ final class BraintreeWorld {
         returnURL: "examplescheme://braintree"
     )
 
-    let clock = TestClock()
+    let clock = ManualClock()
     let braintree: FakeBraintreeConnect
     let world: FakeProviderServer
 
-    init(fixture: BraintreeFixture = BraintreeWorld.fixture) {
+    init(fixture: BraintreeFixture = BraintreeRig.fixture) {
         braintree = FakeBraintreeConnect(fixture: fixture)
         world = FakeProviderServer(provider: braintree, now: { [clock] in clock.now })
     }
@@ -42,7 +44,7 @@ final class BraintreeWorld {
     }
 
     /// A GET with `Host`, as a browser or app sends it; `host` nil for none.
-    func get(_ target: String, host: String? = BraintreeWorld.host, headers: [(String, String)] = []) -> HTTPResponse {
+    func get(_ target: String, host: String? = BraintreeRig.host, headers: [(String, String)] = []) -> HTTPResponse {
         var all = HTTPHeaders(headers)
         if let host { all.add("Host", host) }
         return send(HTTPRequest(method: "GET", target: target, headers: all))
@@ -57,7 +59,7 @@ final class BraintreeWorld {
     // MARK: - App and browser
 
     /// The app asks its backend for a connect URL.
-    func connectURL(host: String = BraintreeWorld.host) throws -> String {
+    func connectURL(host: String = BraintreeRig.host) throws -> String {
         let response = get("/backend/connect-url", host: host)
         try #require(response.status == 200, "connect-url: \(response.bodyText)")
         return try #require(response.jsonFields()?["connectURL"])
@@ -128,7 +130,7 @@ final class BraintreeWorld {
     static let backendAuthorization = basic("client_id%24sandbox%24abc:client_secret%24sandbox%24s3cr3t")
 
     func accessTokens(
-        _ fields: [(String, String)], authorization: String? = BraintreeWorld.backendAuthorization,
+        _ fields: [(String, String)], authorization: String? = BraintreeRig.backendAuthorization,
         contentType: String = "application/x-www-form-urlencoded"
     ) -> HTTPResponse {
         var headers: HTTPHeaders = ["Host": Self.host, "Content-Type": contentType]
@@ -138,7 +140,7 @@ final class BraintreeWorld {
         ))
     }
 
-    func accessTokens(code: String, authorization: String? = BraintreeWorld.backendAuthorization) -> HTTPResponse {
+    func accessTokens(code: String, authorization: String? = BraintreeRig.backendAuthorization) -> HTTPResponse {
         accessTokens([("code", code), ("grant_type", "authorization_code")], authorization: authorization)
     }
 }

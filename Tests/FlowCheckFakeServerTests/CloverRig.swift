@@ -1,17 +1,19 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
-/// A fresh FakeClover behind the socket-free responder chain, with a hand-moved clock and
+/// The fake alone, no SDK (the SDK tests' `CloverWorld` puts our SDK in front of it): a fresh
+/// FakeClover behind the socket-free responder chain, with a hand-moved clock and
 /// helpers that speak the wire contract the way a browser and an SDK would.
 ///
 /// ```swift
-/// let env = CloverWorld()
+/// let env = CloverRig()
 /// let code = try env.code()                 // authorize, log in as Alice, read the redirect
 /// let pair = try env.pair(env.token(code: code))
 /// #expect(env.merchant("M1", token: pair.access).status == 200)
 /// ```
-final class CloverWorld {
+final class CloverRig {
     static let site = "https://app.example.com/clover"
     static let redirect = "https://app.example.com/clover/callback"
     /// RFC 7636 Appendix B, so requests use a challenge computed outside this module.
@@ -36,11 +38,11 @@ final class CloverWorld {
         ]
     )
 
-    let clock = TestClock()
+    let clock = ManualClock()
     let clover: FakeClover
     let world: FakeProviderServer
 
-    init(fixture: CloverFixture = CloverWorld.fixture) {
+    init(fixture: CloverFixture = CloverRig.fixture) {
         clover = FakeClover(fixture: fixture)
         world = FakeProviderServer(provider: clover, now: { [clock] in clock.now })
     }
@@ -66,7 +68,7 @@ final class CloverWorld {
         return parameters
     }
 
-    func authorize(_ parameters: [(String, String)] = CloverWorld.authorizeParameters()) -> HTTPResponse {
+    func authorize(_ parameters: [(String, String)] = CloverRig.authorizeParameters()) -> HTTPResponse {
         send(HTTPRequest(method: "GET", target: "/oauth/v2/authorize?" + FormBody.encode(parameters)))
     }
 
@@ -99,7 +101,7 @@ final class CloverWorld {
 
     /// Authorizes and logs in, returning the code from the redirect.
     func code(
-        parameters: [(String, String)] = CloverWorld.authorizeParameters(),
+        parameters: [(String, String)] = CloverRig.authorizeParameters(),
         email: String = "alice@example.com", password: String = "pw-alice"
     ) throws -> String {
         let page = authorize(parameters)

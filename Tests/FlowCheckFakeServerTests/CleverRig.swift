@@ -1,16 +1,18 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
-/// A fresh FakeClever behind the socket-free responder chain, with a hand-moved clock and
+/// The fake alone, no SDK (the SDK tests' `CleverWorld` puts our SDK in front of it): a fresh
+/// FakeClever behind the socket-free responder chain, with a hand-moved clock and
 /// helpers that speak the wire contract the way a browser and a native app would.
 ///
 /// ```swift
-/// let env = CleverWorld()
+/// let env = CleverRig()
 /// let code = try env.code()                       // authorize, log in, read the redirect
 /// #expect(env.token(code: code).status == 200)    // Basic base64("cle1:")
 /// ```
-final class CleverWorld {
+final class CleverRig {
     static let redirect = "clever-cle1://oauth"
     static let client = CleverFixture.Client(id: "cle1", redirectURL: redirect)
     static let otherClient = CleverFixture.Client(id: "cle2", redirectURL: "clever-cle2://oauth")
@@ -22,11 +24,11 @@ final class CleverWorld {
         users: [.init(email: "teacher@example.com", password: "pw-teacher")]
     )
 
-    let clock = TestClock()
+    let clock = ManualClock()
     let clever: FakeClever
     let world: FakeProviderServer
 
-    init(fixture: CleverFixture = CleverWorld.fixture) {
+    init(fixture: CleverFixture = CleverRig.fixture) {
         clever = FakeClever(fixture: fixture)
         world = FakeProviderServer(provider: clever, now: { [clock] in clock.now })
     }
@@ -46,7 +48,7 @@ final class CleverWorld {
         return parameters
     }
 
-    func authorize(_ parameters: [(String, String)] = CleverWorld.authorizeParameters()) -> HTTPResponse {
+    func authorize(_ parameters: [(String, String)] = CleverRig.authorizeParameters()) -> HTTPResponse {
         send(HTTPRequest(method: "GET", target: "/oauth/authorize?" + FormBody.encode(parameters)))
     }
 
@@ -78,7 +80,7 @@ final class CleverWorld {
     }
 
     /// Authorizes and logs in, returning the code from the redirect.
-    func code(_ parameters: [(String, String)] = CleverWorld.authorizeParameters()) throws -> String {
+    func code(_ parameters: [(String, String)] = CleverRig.authorizeParameters()) throws -> String {
         let page = authorize(parameters)
         try #require(page.status == 200, "authorize: \(page.bodyText)")
         let redirect = login(requestID: try requestID(in: page))
