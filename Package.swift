@@ -67,7 +67,7 @@ let package = Package(
         ),
         // Saves tokens until killed: for the end-to-end test of what a killed save leaves.
         .executableTarget(name: "store-churn", dependencies: ["FlowCheckSDK"], path: "Tests/StoreChurn"),
-        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["flowcheck", "store-churn", "FlowCheckSDK"]),
+        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["flowcheck", "store-churn", "FlowCheckSDK", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckExploreTests",
             dependencies: ["FlowCheckExplore", "FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders"]
