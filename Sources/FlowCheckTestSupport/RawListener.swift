@@ -96,6 +96,60 @@ public final class RawListener: @unchecked Sendable {
         return RawConnection(adopting: client, port: port, patience: patience)
     }
 
+    /// Accepts `count` connections in turn and hands each to `handle`, on a task of its own:
+    /// a server for one test, written as the bytes it reads and writes.
+    ///
+    /// Each connection is closed once `handle` returns. Cancelling the task closes the
+    /// connection being handled, which ends its pending call at once. Closing the listener
+    /// ends the task too, with the values of the connections handled so far: how a test
+    /// learns that a client made fewer connections than `count`.
+    ///
+    /// ```swift
+    /// let listener = try RawListener()
+    /// let served = listener.serve { peer in
+    ///     let request = try await peer.readRequest()
+    ///     try await peer.send("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n")
+    ///     return request
+    /// }
+    /// defer { served.cancel() }
+    /// _ = try await client.send(URL(string: "http://127.0.0.1:\(listener.port)/start")!)
+    /// listener.close()
+    /// let requests = try await boundedValue(of: served, waitingFor: "the listener")   // one request
+    /// ```
+    /// - Parameters:
+    ///   - count: How many connections to accept, one after another.
+    ///   - handle: What to do with each; its value is kept.
+    /// - Returns: The task; its value is `handle`'s values, in order.
+    public func serve<Value: Sendable>(
+        _ count: Int = 1,
+        _ handle: @escaping @Sendable (RawConnection) async throws -> Value
+    ) -> Task<[Value], any Error> {
+        Task { [self] in
+            var values: [Value] = []
+            for _ in 0..<count {
+                let peer: RawConnection
+                do {
+                    peer = try await accept()
+                } catch where isClosed {
+                    break
+                }
+                defer { peer.close() }
+                let value = try await withTaskCancellationHandler {
+                    try await handle(peer)
+                } onCancel: {
+                    peer.close()
+                }
+                values.append(value)
+            }
+            return values
+        }
+    }
+
+    /// Whether ``close()`` has been called.
+    public var isClosed: Bool {
+        state.withLock { $0.fd < 0 || $0.closeWhenIdle }
+    }
+
     /// Stops listening: later connects are refused. Later calls do nothing.
     public func close() {
         let fd = state.withLock { state -> Int32? in

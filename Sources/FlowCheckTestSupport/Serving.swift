@@ -21,7 +21,7 @@ extension HTTPServer {
     /// - Throws: `HTTPServerError` when the server cannot start; what `body` threw.
     public func serving<Result>(_ body: (Int) async throws -> Result) async throws -> Result {
         let port = try start()
-        return try await afterwards({ try await body(port) }, { [self] in stop() })
+        return try await withTeardown({ try await body(port) }, offThePool: { [self] in stop() })
     }
 
     /// ``stop()`` on a thread of its own: it waits for every connection thread to end.
@@ -48,7 +48,7 @@ extension FakeProviderServer {
     public func serving<Result>(_ body: () async throws -> Result) async throws -> Result {
         // Starting a fake made unreachable beforehand waits for its listener to close again.
         try await offThePool("FakeProviderServer.start") { [self] in try start() }
-        return try await afterwards(body, { [self] in stop() })
+        return try await withTeardown(body, offThePool: { [self] in stop() })
     }
 
     /// ``stop()`` on a thread of its own: it waits for every connection thread to end.
@@ -57,11 +57,26 @@ extension FakeProviderServer {
     }
 }
 
-/// Awaits `body`, then runs `cleanup` on a thread of its own, then returns or rethrows what
-/// `body` did. A cancelled caller (a time limit) does not wait for `cleanup`.
-private func afterwards<Result>(
+/// Awaits `body`, then runs `teardown` on a thread of its own, whether `body` returned or
+/// threw: for a server's `stop()` (it waits for the server's threads), which a test's `defer`
+/// would run on the cooperative pool. A cancelled caller (a time limit) does not wait for it.
+///
+/// ```swift
+/// let endpoints = try host.start()
+/// try await withTeardown {
+///     // ... the test, against endpoints ...
+/// } offThePool: {
+///     host.stop()
+/// }
+/// ```
+/// - Parameters:
+///   - body: The test.
+///   - teardown: The blocking clean-up.
+/// - Returns: What `body` returned.
+/// - Throws: What `body` threw.
+public func withTeardown<Result>(
     _ body: () async throws -> Result,
-    _ cleanup: @escaping @Sendable () -> Void
+    offThePool teardown: @escaping @Sendable () -> Void
 ) async throws -> Result {
     let outcome: Swift.Result<Result, any Error>
     do {
@@ -69,6 +84,6 @@ private func afterwards<Result>(
     } catch {
         outcome = .failure(error)
     }
-    _ = try? await offThePool("stopping a server", cleanup)
+    _ = try? await offThePool("teardown", teardown)
     return try outcome.get()
 }
