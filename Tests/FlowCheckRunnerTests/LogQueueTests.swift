@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 @testable import FlowCheckRunner
+import FlowCheckTestSupport
 
 /// The serve log's queue never makes its caller wait for the writer: a blocked writer costs
-/// dropped (and counted) lines, not a blocked connection.
+/// dropped (and counted) lines, not a blocked connection. `finish(within:)` waits for the
+/// writer thread, so the tests call it off the pool (``finish(_:within:)``).
 @Suite(.timeLimit(.minutes(1)))
 struct LogQueueTests {
     final class Sink: @unchecked Sendable {
@@ -35,32 +37,37 @@ struct LogQueueTests {
         }
     }
 
-    @Test func writesEveryLineInOrderWhenTheWriterKeepsUp() {
+    /// `queue.finish(within:)` on a thread of its own: it waits for the writer thread.
+    private func finish(_ queue: LogQueue, within seconds: TimeInterval = HangBound.seconds) async throws -> Bool {
+        try await offThePool("LogQueue.finish(within: \(seconds))") { queue.finish(within: seconds) }
+    }
+
+    @Test func writesEveryLineInOrderWhenTheWriterKeepsUp() async throws {
         let sink = Sink(open: true)
         let queue = LogQueue(capacity: 100_000, write: sink.write)
         for number in 0..<5_000 { queue.enqueue("line \(number)") }
-        #expect(queue.finish(within: 20))
+        #expect(try await finish(queue))
         #expect(sink.written == (0..<5_000).map { "line \($0)" })
         #expect(queue.dropped == 0)
     }
 
-    @Test func aBlockedWriterCostsDroppedLinesNotABlockedCaller() {
+    @Test func aBlockedWriterCostsDroppedLinesNotABlockedCaller() async throws {
         let sink = Sink(open: false)
         let queue = LogQueue(capacity: 10, write: sink.write)
         // Returns although nothing can be written: 10 lines wait, and the writer may hold a
         // batch of up to 10 more.
         for number in 0..<1_000 { queue.enqueue("line \(number)") }
         #expect(queue.dropped >= 1_000 - 20)
-        #expect(!queue.finish(within: 0.2), "finishing gives up on a writer that stays blocked")
+        #expect(try await !finish(queue, within: 0.2), "finishing gives up on a writer that stays blocked")
         sink.release()
-        #expect(queue.finish(within: 20))
+        #expect(try await finish(queue))
         let written = sink.written
         #expect(written.count <= 21)
         #expect(written.last == "flowcheck: \(queue.dropped) log lines dropped (the output was not being read fast enough)")
         #expect(written.dropLast().allSatisfy { $0.hasPrefix("line ") })
     }
 
-    @Test func cutsLongLinesWithAMarker() {
+    @Test func cutsLongLinesWithAMarker() async throws {
         let line = String(repeating: "x", count: 20_024)
         let cut = LogQueue.cut(line, to: 2_000)
         #expect(cut == String(repeating: "x", count: 2_000) + "… [18024 characters cut]")
@@ -68,7 +75,7 @@ struct LogQueueTests {
         let sink = Sink(open: true)
         let queue = LogQueue(write: sink.write)
         queue.enqueue(line)
-        #expect(queue.finish(within: 20))
+        #expect(try await finish(queue))
         #expect(sink.written == [cut])
     }
 }
