@@ -11,7 +11,7 @@ import FlowCheckFakeServer
 /// let exit = OneShot<Int32>()
 /// process.terminationHandler = { exit.fulfil(.success($0.terminationStatus)) }
 /// try process.run()
-/// let status = try await exit.value("flowcheck: its exit")   // or throws WaitTimedOut
+/// let status = try await exit.value("flowcheck: no exit")   // or throws WaitTimedOut
 /// ```
 public final class OneShot<Value: Sendable>: Sendable {
     private typealias Resume = @Sendable (Result<Value, any Error>) -> Void
@@ -48,13 +48,13 @@ public final class OneShot<Value: Sendable>: Sendable {
 
     /// The delivered result's value, suspending until there is one.
     /// - Parameters:
-    ///   - what: What is awaited, as a failure should name it: `flowcheck serve: its exit`.
+    ///   - what: What did not happen, as a failure should read: `flowcheck serve: no exit`.
     ///   - limit: The longest real time to wait.
     /// - Returns: The delivered value.
-    /// - Throws: The delivered error; ``WaitTimedOut`` ("`what`: nothing delivered within L s")
-    ///   when `limit` passes first; `CancellationError` when the calling task is cancelled first.
-    public func value(_ what: String = "OneShot", within limit: Duration = HangBound.standard) async throws -> Value {
-        try await boundedWait("\(what): nothing delivered", within: limit) { resume in
+    /// - Throws: The delivered error; ``WaitTimedOut`` ("`what` within L s") when `limit`
+    ///   passes first; `CancellationError` when the calling task is cancelled first.
+    public func value(_ what: String = "OneShot: nothing delivered", within limit: Duration = HangBound.standard) async throws -> Value {
+        try await boundedWait(what, within: limit) { resume in
             let delivered = state.withLock { state -> Result<Value, any Error>? in
                 if let result = state.result { return result }
                 state.waiters.append(resume)

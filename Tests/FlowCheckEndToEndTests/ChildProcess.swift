@@ -55,7 +55,7 @@ final class ChildProcess: @unchecked Sendable {
         let thread = Thread { child.supervise(launched) }
         thread.name = "ChildProcess \(name)"
         thread.start()
-        try await launched.value("\(name): its launch")
+        try await launched.value("\(name): not launched")
         return child
     }
 
@@ -63,7 +63,7 @@ final class ChildProcess: @unchecked Sendable {
     /// - Throws: ``WaitTimedOut`` when the child was still running at its deadline (it is
     ///   killed then).
     func exitStatus() async throws -> Int32 {
-        try await exit.value("\(name): its exit", within: deadline + Self.afterKill + .seconds(30))
+        try await exit.value("\(name): no exit", within: deadline + Self.afterKill + .seconds(30))
     }
 
     /// Sends SIGINT, as Ctrl-C would.

@@ -53,7 +53,7 @@ struct ServeLongRunBinaryTests {
         /// - Throws: ``WaitTimedOut`` if serve has not exited within the hang bound.
         func interrupt() async throws -> Int32 {
             kill(process.processIdentifier, SIGINT)
-            return try await exited.value("flowcheck serve: its exit after SIGINT")
+            return try await exited.value("flowcheck serve: no exit after SIGINT")
         }
 
         deinit {

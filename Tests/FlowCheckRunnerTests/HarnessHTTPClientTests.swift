@@ -289,7 +289,7 @@ struct HarnessHTTPClientTests {
         }
         // Bounded: if the request never arrives, the test fails naming the wait.
         do {
-            try await arrived.value("the listener: the request")
+            try await arrived.value("the listener: no request")
         } catch {
             task.cancel()
             throw error
