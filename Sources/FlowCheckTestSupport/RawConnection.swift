@@ -90,12 +90,25 @@ public final class RawConnection: @unchecked Sendable {
     /// - Parameters:
     ///   - port: The server's port.
     ///   - patience: How long the connect, and later every other call, waits for the server.
+    ///   - first: Bytes to send the moment the connect completes, on the same thread: for a
+    ///     server whose timer starts when it accepts (a fresh connection's idle timeout of a
+    ///     fraction of a second, shorter than a loaded machine takes to start the next call).
     /// - Returns: The connection.
     /// - Throws: ``SocketError`` (`connect`) when the kernel refuses or fails the connect;
-    ///   ``WaitTimedOut`` when it has not completed within `patience`.
-    public static func connect(port: Int, patience: Duration = HangBound.standard) async throws -> RawConnection {
+    ///   ``WaitTimedOut`` when it has not completed, or the server has not taken `first`,
+    ///   within `patience`.
+    public static func connect(port: Int, patience: Duration = HangBound.standard, sending first: String = "") async throws -> RawConnection {
         let fd = try await offThePool("RawConnection.connect(port: \(port))", within: patience + Self.margin) {
-            try Self.blockingConnect(port: port, patience: patience)
+            let fd = try Self.blockingConnect(port: port, patience: patience)
+            do {
+                guard try sendAll(Array(first.utf8), fd: fd, until: .now + patience, port: port, patience: patience) else {
+                    throw SocketError(call: "send", code: errno)
+                }
+            } catch {
+                closeDescriptor(fd)
+                throw error
+            }
+            return fd
         }
         return RawConnection(fd: fd, port: port, patience: patience)
     }

@@ -151,8 +151,9 @@ struct HTTPServerTests {
 
     @Test func silentClientIsTimedOutWith408() async throws {
         try await withServer(limits: HTTPServerLimits(readTimeout: 0.2, idleTimeout: 0.2)) { server, port in
-            let client = try await RawConnection.connect(port: port)
-            try await client.send("GET /slow HTTP/1.1\r\nHost: x\r\n")
+            // Sent as the connect completes: the server would close a connection still silent
+            // after its 0.2 s idle timeout without a response.
+            let client = try await RawConnection.connect(port: port, sending: "GET /slow HTTP/1.1\r\nHost: x\r\n")
             #expect(try await client.readResponse()?.status == 408)
             let idle = try await RawConnection.connect(port: port)
             #expect(try await idle.readToEnd() == [])
@@ -170,8 +171,8 @@ struct HTTPServerTests {
 
     @Test func idleKeptAliveConnectionIsClosedWithoutAResponse() async throws {
         try await withServer(limits: HTTPServerLimits(idleTimeout: 0.2)) { server, port in
-            let client = try await RawConnection.connect(port: port)
-            try await client.send("GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
+            // Sent as the connect completes, within the 0.2 s a fresh connection may stay idle.
+            let client = try await RawConnection.connect(port: port, sending: "GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await client.readResponse()?.header("Connection") == "keep-alive")
             #expect(try await client.readToEnd() == [])
         }
