@@ -14,7 +14,7 @@ import FlowCheckTestSupport
 /// let back = try env.connect()                  // connect-url -> page -> approve -> callback
 /// #expect(back.headers["Location"] == "examplescheme://braintree/connected?merchant_id=M1")
 /// ```
-final class BraintreeRig {
+final class BraintreeRig: FakeRig {
     static let host = "127.0.0.1:8080"
     static let origin = "http://" + host
     static let callback = origin + "/backend/braintree/callback"
@@ -37,10 +37,6 @@ final class BraintreeRig {
     init(fixture: BraintreeFixture = BraintreeRig.fixture) {
         braintree = FakeBraintreeConnect(fixture: fixture)
         world = FakeProviderServer(provider: braintree, now: { [clock] in clock.now })
-    }
-
-    func send(_ request: HTTPRequest) -> HTTPResponse {
-        world.responder.respond(to: request)
     }
 
     /// A GET with `Host`, as a browser or app sends it; `host` nil for none.
@@ -68,15 +64,6 @@ final class BraintreeRig {
     /// The backend's state inside a connect URL.
     static func state(in url: String) throws -> String {
         try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
-    }
-
-    /// The hidden `request_id` of the consent page.
-    func requestID(in page: HTTPResponse) throws -> String {
-        let marker = #"<input type="hidden" name="request_id" value=""#
-        let text = page.bodyText
-        let start = try #require(text.range(of: marker)).upperBound
-        let end = try #require(text[start...].firstIndex(of: "\""))
-        return String(text[start..<end])
     }
 
     func login(
@@ -121,10 +108,6 @@ final class BraintreeRig {
     }
 
     // MARK: - Backend to Braintree
-
-    static func basic(_ userPass: String) -> String {
-        "Basic " + Data(userPass.utf8).base64EncodedString()
-    }
 
     /// What a correct backend sends: id and secret form-encoded by hand (RFC 6749 §2.3.1).
     static let backendAuthorization = basic("client_id%24sandbox%24abc:client_secret%24sandbox%24s3cr3t")

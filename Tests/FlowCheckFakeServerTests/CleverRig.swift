@@ -12,7 +12,7 @@ import FlowCheckTestSupport
 /// let code = try env.code()                       // authorize, log in, read the redirect
 /// #expect(env.token(code: code).status == 200)    // Basic base64("cle1:")
 /// ```
-final class CleverRig {
+final class CleverRig: FakeRig {
     static let redirect = "clever-cle1://oauth"
     static let client = CleverFixture.Client(id: "cle1", redirectURL: redirect)
     static let otherClient = CleverFixture.Client(id: "cle2", redirectURL: "clever-cle2://oauth")
@@ -33,10 +33,6 @@ final class CleverRig {
         world = FakeProviderServer(provider: clever, now: { [clock] in clock.now })
     }
 
-    func send(_ request: HTTPRequest) -> HTTPResponse {
-        world.responder.respond(to: request)
-    }
-
     // MARK: - Browser
 
     /// Seed 004 step 3's parameters; tests edit the list to break one.
@@ -52,15 +48,6 @@ final class CleverRig {
         send(HTTPRequest(method: "GET", target: "/oauth/authorize?" + FormBody.encode(parameters)))
     }
 
-    /// The hidden `request_id` of a login page.
-    func requestID(in page: HTTPResponse) throws -> String {
-        let marker = #"<input type="hidden" name="request_id" value=""#
-        let text = page.bodyText
-        let start = try #require(text.range(of: marker)).upperBound
-        let end = try #require(text[start...].firstIndex(of: "\""))
-        return String(text[start..<end])
-    }
-
     func login(
         requestID: String, email: String = "teacher@example.com", password: String = "pw-teacher", action: String? = "login"
     ) -> HTTPResponse {
@@ -70,13 +57,6 @@ final class CleverRig {
             method: "POST", target: "/oauth/login", headers: ["Content-Type": "application/x-www-form-urlencoded"],
             body: Data(FormBody.encode(fields).utf8)
         ))
-    }
-
-    /// The query of a redirect's `Location`, decoded per RFC 3986.
-    func redirectQuery(_ response: HTTPResponse) throws -> [(name: String, value: String)] {
-        let location = try #require(response.headers["Location"])
-        let items = try #require(URLComponents(string: location)?.queryItems)
-        return items.map { (name: $0.name, value: $0.value ?? "") }
     }
 
     /// Authorizes and logs in, returning the code from the redirect.
@@ -89,11 +69,6 @@ final class CleverRig {
     }
 
     // MARK: - Token endpoint
-
-    /// `Basic` + base64 of `userPass` exactly as given, computed here rather than by the fake.
-    static func basic(_ userPass: String) -> String {
-        "Basic " + Data(userPass.utf8).base64EncodedString()
-    }
 
     /// A token request as a form body, `authorization` nil for none.
     func token(

@@ -13,7 +13,7 @@ import FlowCheckTestSupport
 /// let pair = try env.pair(env.token(code: code))
 /// #expect(env.merchant("M1", token: pair.access).status == 200)
 /// ```
-final class CloverRig {
+final class CloverRig: FakeRig {
     static let site = "https://app.example.com/clover"
     static let redirect = "https://app.example.com/clover/callback"
     /// RFC 7636 Appendix B, so requests use a challenge computed outside this module.
@@ -50,10 +50,6 @@ final class CloverRig {
     /// Unix seconds of the virtual clock, as the token responses count.
     var nowSeconds: Int { Int(clock.now.timeIntervalSince1970) }
 
-    func send(_ request: HTTPRequest) -> HTTPResponse {
-        world.responder.respond(to: request)
-    }
-
     // MARK: - Web host
 
     /// The authorize parameters a correct SDK sends; tests edit the list to break one.
@@ -72,15 +68,6 @@ final class CloverRig {
         send(HTTPRequest(method: "GET", target: "/oauth/v2/authorize?" + FormBody.encode(parameters)))
     }
 
-    /// The hidden `request_id` of a login page.
-    func requestID(in page: HTTPResponse) throws -> String {
-        let marker = #"<input type="hidden" name="request_id" value=""#
-        let text = page.bodyText
-        let start = try #require(text.range(of: marker)).upperBound
-        let end = try #require(text[start...].firstIndex(of: "\""))
-        return String(text[start..<end])
-    }
-
     func login(
         requestID: String, email: String = "alice@example.com", password: String = "pw-alice", action: String? = "login",
         contentType: String? = "application/x-www-form-urlencoded"
@@ -90,13 +77,6 @@ final class CloverRig {
         var headers = HTTPHeaders()
         if let contentType { headers.add("Content-Type", contentType) }
         return send(HTTPRequest(method: "POST", target: "/oauth/v2/login", headers: headers, body: Data(FormBody.encode(fields).utf8)))
-    }
-
-    /// The query of a redirect's `Location`, as ordered pairs, decoded per RFC 3986.
-    func redirectQuery(_ response: HTTPResponse) throws -> [(name: String, value: String)] {
-        let location = try #require(response.headers["Location"])
-        let items = try #require(URLComponents(string: location)?.queryItems)
-        return items.map { (name: $0.name, value: $0.value ?? "") }
     }
 
     /// Authorizes and logs in, returning the code from the redirect.

@@ -9,24 +9,13 @@ import FlowCheckTestSupport
 /// redirect to the app's custom scheme.
 @Suite(.timeLimit(.minutes(3)))
 struct FakeBraintreeSocketTests {
-    private func request(_ method: String, _ target: String, host: String, headers: [(String, String)] = [], body: String = "") -> String {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n"
-        for (name, value) in headers {
-            head += "\(name): \(value)\r\n"
-        }
-        if method == "POST" {
-            head += "Content-Length: \(body.utf8.count)\r\n"
-        }
-        return head + "\r\n" + body
-    }
-
     @Test func connectURLConsentApproveCallbackOverLoopback() async throws {
         let env = BraintreeRig()
         try await env.world.serving {
             let host = "127.0.0.1:\(env.world.port)"
             let client = try await RawConnection.connect(port: env.world.port)
 
-            try await client.send(request("GET", "/backend/connect-url", host: host))
+            try await client.send(WireRequest.plain("GET", "/backend/connect-url", host: host))
             let connect = try #require(try await client.readResponse())
             #expect(connect.status == 200)
             let json = try #require(FakeJSON.parse(connect.body))
@@ -36,7 +25,7 @@ struct FakeBraintreeSocketTests {
             }
             #expect(connectURL.hasPrefix("http://\(host)/braintree/oauth/connect?"))
 
-            try await client.send(request("GET", try BraintreeRig.target(of: connectURL), host: host))
+            try await client.send(WireRequest.plain("GET", try BraintreeRig.target(of: connectURL), host: host))
             let page = try #require(try await client.readResponse())
             #expect(page.status == 200)
             let requestID = try env.requestID(in: HTTPResponse(status: page.status, body: Data(page.body)))
@@ -44,13 +33,13 @@ struct FakeBraintreeSocketTests {
             let form = FormBody.encode([
                 ("request_id", requestID), ("email", "owner@example.com"), ("password", "pw-owner"), ("action", "login"),
             ])
-            try await client.send(request("POST", "/braintree/oauth/login", host: host, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
+            try await client.send(WireRequest.plain("POST", "/braintree/oauth/login", host: host, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
             let approved = try #require(try await client.readResponse())
             #expect(approved.status == 302)
             let callback = try #require(approved.header("Location"))
             #expect(callback.hasPrefix("http://\(host)/backend/braintree/callback?code="))
 
-            try await client.send(request("GET", try BraintreeRig.target(of: callback), host: host))
+            try await client.send(WireRequest.plain("GET", try BraintreeRig.target(of: callback), host: host))
             let back = try #require(try await client.readResponse())
             #expect(back.status == 302)
             #expect(back.header("Location") == "examplescheme://braintree/connected?merchant_id=M1")

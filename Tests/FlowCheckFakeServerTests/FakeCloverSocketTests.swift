@@ -7,17 +7,6 @@ import FlowCheckTestSupport
 /// as sent rather than followed (its target is the app's site, not this server).
 @Suite(.timeLimit(.minutes(3)))
 struct FakeCloverSocketTests {
-    private func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "") -> String {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        for (name, value) in headers {
-            head += "\(name): \(value)\r\n"
-        }
-        if method == "POST" {
-            head += "Content-Length: \(body.utf8.count)\r\n"
-        }
-        return head + "\r\n" + body
-    }
-
     @Test func authorizeLoginTokenMerchantOverLoopback() async throws {
         let env = CloverRig()
         try await env.world.serving {
@@ -26,7 +15,7 @@ struct FakeCloverSocketTests {
             let client = try await RawConnection.connect(port: env.world.port)
             #expect(env.world.baseURLs["api"] == env.world.baseURL)
 
-            try await web.send(request("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverRig.authorizeParameters())))
+            try await web.send(WireRequest.plain("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverRig.authorizeParameters())))
             let page = try #require(try await web.readResponse())
             #expect(page.status == 200)
             #expect(page.header("Content-Type") == "text/html; charset=utf-8")
@@ -35,7 +24,7 @@ struct FakeCloverSocketTests {
             let form = FormBody.encode([
                 ("request_id", requestID), ("email", "alice@example.com"), ("password", "pw-alice"), ("action", "login"),
             ])
-            try await web.send(request("POST", "/oauth/v2/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
+            try await web.send(WireRequest.plain("POST", "/oauth/v2/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
             let redirect = try #require(try await web.readResponse())
             #expect(redirect.status == 302)
             let location = try #require(redirect.header("Location"))
@@ -45,7 +34,7 @@ struct FakeCloverSocketTests {
             let code = try #require(query.first { $0.name == "code" }?.value)
 
             let json = FakeJSON(any: ["client_id": "app-1", "code": code, "code_verifier": CloverRig.verifier]).compactText
-            try await client.send(request("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: json))
+            try await client.send(WireRequest.plain("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: json))
             let tokenResponse = try #require(try await client.readResponse())
             #expect(tokenResponse.status == 200)
             let tokens = try #require(FakeJSON.parse(tokenResponse.body))
@@ -54,7 +43,7 @@ struct FakeCloverSocketTests {
                 return
             }
 
-            try await client.send(request("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer \(access)")]))
+            try await client.send(WireRequest.plain("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer \(access)")]))
             let merchant = try #require(try await client.readResponse())
             #expect(merchant.status == 200)
             #expect(merchant.bodyText == #"{"id":"M1","name":"Cafe One"}"#)
@@ -74,11 +63,11 @@ struct FakeCloverSocketTests {
             let web = try await RawConnection.connect(port: try #require(env.world.baseURLs["web"]?.port))
             let api = try await RawConnection.connect(port: env.world.port)
 
-            try await api.send(request("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverRig.authorizeParameters())))
+            try await api.send(WireRequest.plain("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverRig.authorizeParameters())))
             #expect(try #require(try await api.readResponse()).status == 404)
-            try await web.send(request("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: "{}"))
+            try await web.send(WireRequest.plain("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: "{}"))
             #expect(try #require(try await web.readResponse()).status == 404)
-            try await web.send(request("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer x")]))
+            try await web.send(WireRequest.plain("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer x")]))
             #expect(try #require(try await web.readResponse()).status == 404)
 
             #expect(env.world.exchanges.map(\.origin) == ["api", "web", "web"])
