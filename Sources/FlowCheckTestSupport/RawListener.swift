@@ -58,40 +58,18 @@ public final class RawListener: @unchecked Sendable {
     /// - Parameters:
     ///   - limit: How long to wait for a client to connect.
     ///   - patience: How long each call on the accepted connection waits for the client.
+    ///   - first: Bytes to write the moment the connection is accepted, on the accepting
+    ///     thread, before the request is read: for a client with a short deadline of its own,
+    ///     which a loaded machine could pass while the test's task waits for a pool thread.
     /// - Returns: The accepted connection.
     /// - Throws: ``WaitTimedOut`` when no client connected within `limit`; ``SocketError``
     ///   when `accept` failed or the listener is closed.
-    public func accept(within limit: Duration = HangBound.standard, patience: Duration = HangBound.standard) async throws -> RawConnection {
-        let fd = try state.withLock { state throws -> Int32 in
-            guard state.fd >= 0 else { throw SocketError(call: "RawListener.accept after close()", code: EBADF) }
-            guard !state.busy else { throw SocketError(call: "RawListener.accept while another accept runs", code: EBUSY) }
-            state.busy = true
-            return state.fd
-        }
-        let deadline = ContinuousClock.now + limit
-        let state = self.state
+    public func accept(within limit: Duration = HangBound.standard, patience: Duration = HangBound.standard, sending first: String = "") async throws -> RawConnection {
+        let fd = try claim("accept")
         let port = self.port
-        let client = try await offThePool("RawListener.accept on port \(port)", within: limit + .seconds(60)) { () throws -> Int32 in
-            defer {
-                let close = state.withLock { state -> Bool in
-                    state.busy = false
-                    guard state.closeWhenIdle else { return false }
-                    state.fd = -1
-                    return true
-                }
-                if close { _ = Glue.close(fd) }
-            }
-            while true {
-                guard RawConnection.poll(fd, for: POLLIN, until: deadline) else {
-                    throw WaitTimedOut("RawListener.accept on port \(port): no client connected", limit: limit)
-                }
-                let client = Glue.accept(fd)
-                if client >= 0 { return client }
-                let code = errno
-                guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED else {
-                    throw SocketError(call: "accept", code: code)
-                }
-            }
+        let client = try await offThePool("RawListener.accept on port \(port)", within: limit + Self.margin) { [self] () throws -> Int32 in
+            defer { release(fd) }
+            return try Self.blockingAccept(fd, port: port, until: .now + limit, limit: limit, sending: first)
         }
         return RawConnection(adopting: client, port: port, patience: patience)
     }
@@ -99,10 +77,12 @@ public final class RawListener: @unchecked Sendable {
     /// Accepts `count` connections in turn and hands each to `handle`, on a task of its own:
     /// a server for one test, written as the bytes it reads and writes.
     ///
-    /// Each connection is closed once `handle` returns. Cancelling the task closes the
-    /// connection being handled, which ends its pending call at once. Closing the listener
-    /// ends the task too, with the values of the connections handled so far: how a test
-    /// learns that a client made fewer connections than `count`.
+    /// Accepting starts at once, on a thread of its own, so a client that connects before the
+    /// task first runs (a busy pool can delay it for seconds) is accepted, and sent `first`,
+    /// without waiting for it. Each connection is closed once `handle` returns. Cancelling the
+    /// task closes the connection being handled, which ends its pending call at once. Closing
+    /// the listener ends the task too, with the values of the connections handled so far: how
+    /// a test learns that a client made fewer connections than `count`.
     ///
     /// ```swift
     /// let listener = try RawListener()
@@ -118,21 +98,65 @@ public final class RawListener: @unchecked Sendable {
     /// ```
     /// - Parameters:
     ///   - count: How many connections to accept, one after another.
+    ///   - first: Bytes written to each connection as it is accepted (see
+    ///     ``accept(within:patience:sending:)``).
     ///   - handle: What to do with each; its value is kept.
     /// - Returns: The task; its value is `handle`'s values, in order.
     public func serve<Value: Sendable>(
         _ count: Int = 1,
+        sending first: String = "",
         _ handle: @escaping @Sendable (RawConnection) async throws -> Value
     ) -> Task<[Value], any Error> {
-        Task { [self] in
+        let port = self.port
+        let slots = (0..<max(0, count)).map { _ in OneShot<Int32>() }
+        // Accepted descriptors not yet taken by the task; `abandoned` once the task has ended.
+        let handover = Locked<(abandoned: Bool, unclaimed: Set<Int32>)>((false, []))
+        do {
+            let fd = try claim("serve")
+            OwnThreads.shared.run("RawListener.serve on port \(port)") { [self] in
+                defer { release(fd) }
+                for (index, slot) in slots.enumerated() {
+                    let client: Int32
+                    do {
+                        client = try Self.blockingAccept(fd, port: port, until: .now + HangBound.standard, limit: HangBound.standard, sending: first)
+                    } catch {
+                        for rest in slots[index...] { rest.fulfil(.failure(error)) }
+                        return
+                    }
+                    let kept = handover.withLock { state -> Bool in
+                        guard !state.abandoned else { return false }
+                        state.unclaimed.insert(client)
+                        return true
+                    }
+                    guard kept else {
+                        _ = Glue.close(client)
+                        return
+                    }
+                    slot.fulfil(.success(client))
+                }
+            }
+        } catch {
+            for slot in slots { slot.fulfil(.failure(error)) }
+        }
+        return Task { [self] in
+            defer {
+                let left = handover.withLock { state -> Set<Int32> in
+                    state.abandoned = true
+                    defer { state.unclaimed = [] }
+                    return state.unclaimed
+                }
+                for fd in left { _ = Glue.close(fd) }
+            }
             var values: [Value] = []
-            for _ in 0..<count {
-                let peer: RawConnection
+            for slot in slots {
+                let fd: Int32
                 do {
-                    peer = try await accept()
+                    fd = try await slot.value("RawListener.serve on port \(port): no client connected", within: HangBound.standard + Self.margin)
                 } catch where isClosed {
                     break
                 }
+                handover.withLock { _ = $0.unclaimed.remove(fd) }
+                let peer = RawConnection(adopting: fd, port: port)
                 defer { peer.close() }
                 let value = try await withTaskCancellationHandler {
                     try await handle(peer)
@@ -142,6 +166,55 @@ public final class RawListener: @unchecked Sendable {
                 values.append(value)
             }
             return values
+        }
+    }
+
+    /// How much longer than its own deadline an accepting thread is waited for.
+    private static let margin: Duration = .seconds(60)
+
+    /// The listening descriptor, marked busy for one accepting call at a time.
+    private func claim(_ call: String) throws -> Int32 {
+        try state.withLock { state throws -> Int32 in
+            guard state.fd >= 0, !state.closeWhenIdle else { throw SocketError(call: "RawListener.\(call) after close()", code: EBADF) }
+            guard !state.busy else { throw SocketError(call: "RawListener.\(call) while another accept runs", code: EBUSY) }
+            state.busy = true
+            return state.fd
+        }
+    }
+
+    /// Ends a claim; closes the descriptor if `close()` came meanwhile.
+    private func release(_ fd: Int32) {
+        let close = state.withLock { state -> Bool in
+            state.busy = false
+            guard state.closeWhenIdle else { return false }
+            state.fd = -1
+            return true
+        }
+        if close { _ = Glue.close(fd) }
+    }
+
+    /// One accepted descriptor, `first` already written to it; on the calling thread.
+    private static func blockingAccept(_ fd: Int32, port: Int, until deadline: ContinuousClock.Instant, limit: Duration, sending first: String) throws -> Int32 {
+        while true {
+            guard RawConnection.poll(fd, for: POLLIN, until: deadline) else {
+                throw WaitTimedOut("RawListener.accept on port \(port): no client connected", limit: limit)
+            }
+            let client = Glue.accept(fd)
+            if client >= 0 {
+                let bytes = Array(first.utf8)
+                // A fresh connection's send buffer takes a short answer whole.
+                let sent = bytes.isEmpty || bytes.withUnsafeBytes { Glue.send(client, $0.baseAddress!, $0.count) } == bytes.count
+                guard sent else {
+                    let code = errno
+                    _ = Glue.close(client)
+                    throw SocketError(call: "send", code: code)
+                }
+                return client
+            }
+            let code = errno
+            guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR || code == ECONNABORTED else {
+                throw SocketError(call: "accept", code: code)
+            }
         }
     }
 
