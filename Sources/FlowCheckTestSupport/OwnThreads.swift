@@ -60,7 +60,7 @@ final class OwnThreads: @unchecked Sendable {
     /// Starts `job` on an idle thread, or on a new one when none is idle.
     func run(_ name: String, _ job: @escaping @Sendable () -> Void) {
         let named: @Sendable () -> Void = {
-            Thread.current.name = name
+            Self.nameCurrentThread(name)
             job()
         }
         condition.lock()
@@ -76,8 +76,20 @@ final class OwnThreads: @unchecked Sendable {
             named()
             serveJobs()
         }
-        thread.name = name
         thread.start()
+    }
+
+    /// Names the calling thread for `ps` and a debugger, as well as Foundation can: on Linux the
+    /// name is the kernel's, at most 15 bytes (a longer one is refused, leaving the name a new
+    /// thread inherits from the one that started it, a pool thread's `…oot.default-qos`), so it
+    /// is cut to 15 bytes and set from inside the thread. Cosmetic: a thread that starts
+    /// before its starter has finished starting it may keep the inherited name.
+    static func nameCurrentThread(_ name: String) {
+        var bytes = 0
+        Thread.current.name = String(name.prefix { character in
+            bytes += character.utf8.count
+            return bytes <= 15
+        })
     }
 
     /// Takes jobs until none comes for ``keepIdle``, then lets the thread end.
