@@ -1,5 +1,23 @@
 import FlowCheckFakeServer
 
+extension HTTPServerLimits {
+    /// The default limits with every timeout at ``HangBound/standard``: for tests over loopback
+    /// that are not about the server's own timeouts.
+    ///
+    /// A test's client makes each socket call from its task, which may wait for a pool thread
+    /// for many seconds on a loaded machine; with the defaults (10 s mid-request, 30 s idle) the
+    /// server could close a kept-alive connection between two calls, a speed test.
+    ///
+    /// ```swift
+    /// let world = FakeProviderServer(provider: moltin, now: { clock.now }, limits: .hangBounded)
+    /// var capped = HTTPServerLimits.hangBounded
+    /// capped.maxConnections = 3
+    /// ```
+    public static var hangBounded: HTTPServerLimits {
+        HTTPServerLimits(readTimeout: HangBound.seconds, requestHeaderTimeout: HangBound.seconds, idleTimeout: HangBound.seconds)
+    }
+}
+
 extension HTTPServer {
     /// Starts listening on an ephemeral loopback port, runs `body` with that port, then stops
     /// the server, whether `body` returned or threw.

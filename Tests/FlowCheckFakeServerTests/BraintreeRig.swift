@@ -36,7 +36,7 @@ final class BraintreeRig: FakeRig {
 
     init(fixture: BraintreeFixture = BraintreeRig.fixture) {
         braintree = FakeBraintreeConnect(fixture: fixture)
-        world = FakeProviderServer(provider: braintree, now: { [clock] in clock.now })
+        world = FakeProviderServer(provider: braintree, now: { [clock] in clock.now }, limits: .hangBounded)
     }
 
     /// A GET with `Host`, as a browser or app sends it; `host` nil for none.

@@ -30,7 +30,7 @@ final class CleverRig: FakeRig {
 
     init(fixture: CleverFixture = CleverRig.fixture) {
         clever = FakeClever(fixture: fixture)
-        world = FakeProviderServer(provider: clever, now: { [clock] in clock.now })
+        world = FakeProviderServer(provider: clever, now: { [clock] in clock.now }, limits: .hangBounded)
     }
 
     // MARK: - Browser

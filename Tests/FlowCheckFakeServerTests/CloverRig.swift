@@ -44,7 +44,7 @@ final class CloverRig: FakeRig {
 
     init(fixture: CloverFixture = CloverRig.fixture) {
         clover = FakeClover(fixture: fixture)
-        world = FakeProviderServer(provider: clover, now: { [clock] in clock.now })
+        world = FakeProviderServer(provider: clover, now: { [clock] in clock.now }, limits: .hangBounded)
     }
 
     /// Unix seconds of the virtual clock, as the token responses count.

@@ -10,7 +10,9 @@ struct ConnectionCapTests {
     static let echo = ClosureResponder { request in .text(200, "\(request.method) \(request.path)") }
 
     @Test func connectionsBeyondTheCapAre503AndClosedWhileTheOthersAreServed() async throws {
-        let server = HTTPServer(responder: Self.echo, limits: HTTPServerLimits(maxConnections: 3))
+        var limits = HTTPServerLimits.hangBounded
+        limits.maxConnections = 3
+        let server = HTTPServer(responder: Self.echo, limits: limits)
         try await server.serving { port in
             // Three kept-alive connections, each answered once: all three are registered.
             var kept: [RawConnection] = []
@@ -44,7 +46,7 @@ struct ConnectionCapTests {
     }
 
     @Test func aConnectionWhoseThreadCannotStartIsAnsweredClosedAndUnregistered() async throws {
-        let server = HTTPServer(responder: Self.echo, limits: HTTPServerLimits(), startThread: { _ in false })
+        let server = HTTPServer(responder: Self.echo, limits: .hangBounded, startThread: { _ in false })
         try await server.serving { port in
             for _ in 0..<3 {
                 let client = try await RawConnection.connect(port: port)

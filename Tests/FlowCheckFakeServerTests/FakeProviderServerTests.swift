@@ -11,7 +11,7 @@ struct FakeProviderServerTests {
 
     init() {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))
-        world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now })
+        world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now }, limits: .hangBounded)
     }
 
     private func get(_ path: String) -> HTTPResponse {

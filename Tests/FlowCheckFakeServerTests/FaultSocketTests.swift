@@ -18,7 +18,7 @@ struct FaultSocketTests {
 
     init() {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))
-        world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now }, stallObserver: { [stalls] in stalls.record($0) })
+        world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now }, limits: .hangBounded, stallObserver: { [stalls] in stalls.record($0) })
     }
 
     private func connect() async throws -> RawConnection {

@@ -101,7 +101,7 @@ struct HTTPFramingTests {
     }
 
     @Test func aTwentyKiBTargetIs414OverLoopback() async throws {
-        let world = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [])), now: { Date(timeIntervalSince1970: 0) })
+        let world = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [])), now: { Date(timeIntervalSince1970: 0) }, limits: .hangBounded)
         try await world.serving {
             let client = try await RawConnection.connect(port: world.port)
             try await client.send("GET /v1/products?q=" + String(repeating: "a", count: 20 * 1024) + " HTTP/1.1\r\nHost: h\r\n\r\n")

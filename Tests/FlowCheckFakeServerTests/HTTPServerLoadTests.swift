@@ -57,7 +57,7 @@ struct HTTPServerLoadTests {
     /// time, is `HTTPServerTests.tricklingClientIsCutOffAtTheHeadDeadline`.
     @Test func manyKeptAliveClientsAreServedWhileOneTricklesItsHead() async throws {
         // Deadlines far beyond the test, so the trickler stays attached throughout.
-        let limits = HTTPServerLimits(readTimeout: HangBound.seconds, requestHeaderTimeout: HangBound.seconds, idleTimeout: HangBound.seconds)
+        let limits = HTTPServerLimits.hangBounded
         let server = HTTPServer(responder: Self.echo, limits: limits)
         try await server.serving { port in
             let baseline = OpenSockets.inodes(port: port, local: true)
@@ -127,7 +127,7 @@ struct HTTPServerLoadTests {
     /// with a server per flow thousands of them slowed every later bind(0) (flows/s fell from
     /// 366 to 269 between 1,000 and 10,000 flows before this).
     @Test func stopLeavesNoTimeWaitOnItsPort() async throws {
-        let server = HTTPServer(responder: Self.echo)
+        let server = HTTPServer(responder: Self.echo, limits: .hangBounded)
         try await server.serving { port in
             var clients: [RawConnection] = []
             for _ in 0..<20 {

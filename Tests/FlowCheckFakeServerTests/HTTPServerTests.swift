@@ -20,8 +20,15 @@ struct HTTPServerTests {
         return .text(200, "\(request.method) \(request.path) \(String(decoding: request.body, as: UTF8.self))")
     }
 
+    /// `HTTPServerLimits.hangBounded` changed by `change`: a test about one limit.
+    private static func limits(_ change: (inout HTTPServerLimits) -> Void) -> HTTPServerLimits {
+        var limits = HTTPServerLimits.hangBounded
+        change(&limits)
+        return limits
+    }
+
     /// Runs `body` against a started server with `limits`, given its port; stops it after.
-    private func withServer(limits: HTTPServerLimits = .init(), _ body: (HTTPServer, Int) async throws -> Void) async throws {
+    private func withServer(limits: HTTPServerLimits = .hangBounded, _ body: (HTTPServer, Int) async throws -> Void) async throws {
         let server = HTTPServer(responder: Self.echo, limits: limits)
         try await server.serving { port in try await body(server, port) }
     }
@@ -111,7 +118,7 @@ struct HTTPServerTests {
     }
 
     @Test func oversizedHeadersGet431() async throws {
-        try await withServer(limits: HTTPServerLimits(maxHeaderBytes: 1024)) { server, port in
+        try await withServer(limits: Self.limits { $0.maxHeaderBytes = 1024 }) { server, port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 8 * 1024))\r\n\r\n")
             let response = try #require(try await client.readResponse())
@@ -121,7 +128,7 @@ struct HTTPServerTests {
     }
 
     @Test func bodyOverTheLimitGets413() async throws {
-        try await withServer(limits: HTTPServerLimits(maxBodyBytes: 100)) { server, port in
+        try await withServer(limits: Self.limits { $0.maxBodyBytes = 100 }) { server, port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n\(String(repeating: "z", count: 101))")
             #expect(try await client.readResponse()?.status == 413)
@@ -264,7 +271,7 @@ struct HTTPServerTests {
         let sneaky = ClosureResponder { _ in
             HTTPResponse(status: 200, headers: [("X-Evil", "a\r\nInjected: yes"), ("Content-Length", "999"), ("Connection", "close")], body: Data("ok".utf8))
         }
-        try await HTTPServer(responder: sneaky).serving { port in
+        try await HTTPServer(responder: sneaky, limits: .hangBounded).serving { port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try #require(try await client.readResponse())

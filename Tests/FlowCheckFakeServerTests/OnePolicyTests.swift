@@ -13,7 +13,7 @@ struct OnePolicyTests {
 
     private static func moltin() -> (FakeMoltin, FakeProviderServer) {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [moltinClient]))
-        return (moltin, FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 1_700_000_000) }))
+        return (moltin, FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 1_700_000_000) }, limits: .hangBounded))
     }
 
     /// Sends `text` on a fresh connection to `world` and reads one response.

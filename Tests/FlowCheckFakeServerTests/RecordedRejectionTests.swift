@@ -53,9 +53,12 @@ struct RecordedRejectionTests {
         let clock = ManualClock()
         let seen = Locked<[Int]>([])
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))
+        var limits = HTTPServerLimits.hangBounded
+        limits.maxHeaderBytes = 512
+        limits.maxBodyBytes = 100
         let world = FakeProviderServer(
             provider: moltin, now: { [clock] in clock.now },
-            limits: HTTPServerLimits(maxHeaderBytes: 512, maxBodyBytes: 100),
+            limits: limits,
             observer: { exchange in seen.withLock { $0.append(exchange.response.status) } }
         )
         try await world.serving {
@@ -100,7 +103,7 @@ struct RecordedRejectionTests {
 
     @Test func requestsThatParseAreNotRecordedTwice() async throws {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: []))
-        let world = FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 0) })
+        let world = FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 0) }, limits: .hangBounded)
         try await world.serving {
             let client = try await RawConnection.connect(port: world.port)
             try await client.send("GET /nope HTTP/1.1\r\nHost: x\r\n\r\ngarbage\r\n\r\n")

@@ -20,7 +20,7 @@ struct URLSessionRoundTripTests {
     private func makeWorld() throws -> (FakeProviderServer, URLSession) {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [Self.client]))
         let clock = ManualClock()
-        let world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now })
+        let world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now }, limits: .hangBounded)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
