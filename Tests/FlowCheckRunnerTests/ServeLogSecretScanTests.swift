@@ -35,10 +35,11 @@ struct ServeLogSecretScanTests {
     }
 
     /// Sends `request` raw (no URL type carries a space in the target) and reads until the
-    /// server closes; what it answered.
+    /// server closes; what it answered. The request goes out with the connect, on its thread:
+    /// serve's fakes keep their own timeouts (30 s idle), which a busy pool could outlast
+    /// between two calls.
     static func exchange(port: Int, _ request: String) async throws -> String {
-        let connection = try await RawConnection.connect(port: port)
-        try await connection.send(request)
+        let connection = try await RawConnection.connect(port: port, sending: request)
         return String(decoding: try await connection.readUntilClosed().bytes, as: UTF8.self)
     }
 
