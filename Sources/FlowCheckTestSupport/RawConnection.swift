@@ -53,20 +53,12 @@ public final class RawConnection: @unchecked Sendable {
     /// The port of the peer (the server's port, or the client's for an accepted connection).
     public let port: Int
 
-    private struct State {
-        var fd: Int32
-        /// Bytes read past the last framed message.
-        var pending: [UInt8] = []
-        /// A call is running on its thread (it owns `fd` until it ends).
-        var busy = false
-        /// `close()` came while a call was running: the call closes when it ends.
-        var closeWhenIdle = false
-    }
-
-    private let state: Locked<State>
+    private let owned: OwnedSocket
+    /// Bytes read past the last framed message.
+    private let unread = Locked<[UInt8]>([])
 
     private init(fd: Int32, port: Int, patience: Duration) {
-        state = Locked(State(fd: fd))
+        owned = OwnedSocket(fd)
         self.port = port
         self.patience = patience
     }
@@ -128,34 +120,20 @@ public final class RawConnection: @unchecked Sendable {
     /// Closes now rather than at release; later calls do nothing. Unread data makes the
     /// kernel reset the connection rather than close it politely.
     public func close() {
-        let fd = state.withLock { state -> Int32? in
-            guard state.fd >= 0 else { return nil }
-            if state.busy {
-                // Wakes the running call; it closes once it ends (the descriptor is its own).
-                state.closeWhenIdle = true
-                _ = shutdown(state.fd, Int32(SHUT_RDWR))
-                return nil
-            }
-            defer { state.fd = -1 }
-            return state.fd
-        }
-        if let fd { Self.closeDescriptor(fd) }
+        owned.close()
     }
 
     /// Closes our sending side: the peer reads end of stream, and we can still read.
     public func shutdownWrite() {
-        state.withLock { state in
-            if state.fd >= 0 { _ = shutdown(state.fd, Int32(SHUT_WR)) }
-        }
+        owned.withOpen { _ = shutdown($0, Int32(SHUT_WR)) }
     }
 
     /// Makes `close()` reset the connection (`SO_LINGER` 0: the kernel sends RST, not FIN), as
     /// a crashing server or proxy would.
     public func resetOnClose() {
-        state.withLock { state in
-            guard state.fd >= 0 else { return }
+        owned.withOpen { fd in
             var option = linger(l_onoff: 1, l_linger: 0)
-            _ = setsockopt(state.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+            _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
         }
     }
 
@@ -228,9 +206,10 @@ public final class RawConnection: @unchecked Sendable {
     /// little for something that should not happen. A timeout is an answer here, not a failure.
     /// - Parameter limit: How long to look; `.zero` looks once without waiting.
     public func isReadable(within limit: Duration) async throws -> Bool {
-        let (fd, buffered) = state.withLock { ($0.fd, !$0.pending.isEmpty) }
-        if buffered { return true }
-        guard limit > .zero else { return Self.poll(fd, for: POLLIN, until: .now) }
+        if !unread.withLock({ $0.isEmpty }) { return true }
+        guard limit > .zero else {
+            return owned.withOpen { Self.poll($0, for: POLLIN, until: .now) } ?? true
+        }
         return try await perform("isReadable(within:)", limit: limit) { fd, _, deadline in
             Self.poll(fd, for: POLLIN, until: deadline)
         }
@@ -284,26 +263,15 @@ public final class RawConnection: @unchecked Sendable {
         _ body: @escaping @Sendable (Int32, inout [UInt8], ContinuousClock.Instant) throws -> T
     ) async throws -> T {
         let limit = limit ?? patience
-        let (fd, pending) = try state.withLock { state throws -> (Int32, [UInt8]) in
-            guard state.fd >= 0 else { throw SocketError(call: "RawConnection.\(call) after close()", code: EBADF) }
-            // One call at a time: a test that started another before this one ended has a bug.
-            guard !state.busy else { throw SocketError(call: "RawConnection.\(call) while another call runs", code: EBUSY) }
-            state.busy = true
-            return (state.fd, state.pending)
-        }
+        let fd = try owned.claim("RawConnection.\(call)")
+        let pending = unread.withLock { $0 }
         let deadline = ContinuousClock.now + limit
-        let state = self.state
+        let (owned, unread) = (self.owned, self.unread)
         return try await offThePool("RawConnection.\(call) on port \(port)", within: limit + Self.margin) {
             var left = pending
             defer {
-                let close = state.withLock { state -> Bool in
-                    state.pending = left
-                    state.busy = false
-                    guard state.closeWhenIdle else { return false }
-                    state.fd = -1
-                    return true
-                }
-                if close { Self.closeDescriptor(fd) }
+                unread.withLock { $0 = left }
+                owned.release()
             }
             return try body(fd, &left, deadline)
         }
@@ -316,17 +284,9 @@ public final class RawConnection: @unchecked Sendable {
     // MARK: - Blocking parts (on a call's own thread)
 
     private static func blockingConnect(port: Int, patience: Duration) throws -> Int32 {
-        #if os(Linux)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
+        let fd = try Glue.tcpSocket()
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        var address = Glue.loopback(port: port)
         let result = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glue.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -465,8 +425,32 @@ public struct SocketError: Error, Equatable, CustomStringConvertible {
     public var description: String { "\(call) failed: errno \(code)" }
 }
 
-/// The libc calls whose names the raw socket types' own methods shadow.
+/// The libc calls whose names the raw socket types' own methods shadow, and the few steps both
+/// sides of a loopback connection take.
 enum Glue {
+    /// A new IPv4 TCP socket.
+    static func tcpSocket() throws -> Int32 {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
+        return fd
+    }
+
+    /// 127.0.0.1:`port` (0: any port, for `bind`).
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        return address
+    }
+
     static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
         #if canImport(Glibc)
         Glibc.connect(fd, address, length)

@@ -27,13 +27,7 @@ public final class RawListener: @unchecked Sendable {
     /// The port it listens on.
     public let port: Int
 
-    private struct State {
-        var fd: Int32
-        var busy = false
-        var closeWhenIdle = false
-    }
-
-    private let state: Locked<State>
+    private let owned: OwnedSocket
 
     /// Listens on 127.0.0.1 on a port the kernel chooses.
     /// - Parameter backlog: How many connections the kernel completes before one is accepted.
@@ -47,7 +41,7 @@ public final class RawListener: @unchecked Sendable {
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         self.port = port
-        state = Locked(State(fd: fd))
+        owned = OwnedSocket(fd)
     }
 
     deinit {
@@ -65,10 +59,10 @@ public final class RawListener: @unchecked Sendable {
     /// - Throws: ``WaitTimedOut`` when no client connected within `limit`; ``SocketError``
     ///   when `accept` failed or the listener is closed.
     public func accept(within limit: Duration = HangBound.standard, patience: Duration = HangBound.standard, sending first: String = "") async throws -> RawConnection {
-        let fd = try claim("accept")
+        let fd = try owned.claim("RawListener.accept")
         let port = self.port
         let client = try await offThePool("RawListener.accept on port \(port)", within: limit + Self.margin) { [self] () throws -> Int32 in
-            defer { release(fd) }
+            defer { owned.release() }
             return try Self.blockingAccept(fd, port: port, until: .now + limit, limit: limit, sending: first)
         }
         return RawConnection(adopting: client, port: port, patience: patience)
@@ -112,9 +106,9 @@ public final class RawListener: @unchecked Sendable {
         // Accepted descriptors not yet taken by the task; `abandoned` once the task has ended.
         let handover = Locked<(abandoned: Bool, unclaimed: Set<Int32>)>((false, []))
         do {
-            let fd = try claim("serve")
+            let fd = try owned.claim("RawListener.serve")
             OwnThreads.shared.run("RawListener.serve on port \(port)") { [self] in
-                defer { release(fd) }
+                defer { owned.release() }
                 for (index, slot) in slots.enumerated() {
                     let client: Int32
                     do {
@@ -172,27 +166,6 @@ public final class RawListener: @unchecked Sendable {
     /// How much longer than its own deadline an accepting thread is waited for.
     private static let margin: Duration = .seconds(60)
 
-    /// The listening descriptor, marked busy for one accepting call at a time.
-    private func claim(_ call: String) throws -> Int32 {
-        try state.withLock { state throws -> Int32 in
-            guard state.fd >= 0, !state.closeWhenIdle else { throw SocketError(call: "RawListener.\(call) after close()", code: EBADF) }
-            guard !state.busy else { throw SocketError(call: "RawListener.\(call) while another accept runs", code: EBUSY) }
-            state.busy = true
-            return state.fd
-        }
-    }
-
-    /// Ends a claim; closes the descriptor if `close()` came meanwhile.
-    private func release(_ fd: Int32) {
-        let close = state.withLock { state -> Bool in
-            state.busy = false
-            guard state.closeWhenIdle else { return false }
-            state.fd = -1
-            return true
-        }
-        if close { _ = Glue.close(fd) }
-    }
-
     /// One accepted descriptor, `first` already written to it; on the calling thread.
     private static func blockingAccept(_ fd: Int32, port: Int, until deadline: ContinuousClock.Instant, limit: Duration, sending first: String) throws -> Int32 {
         while true {
@@ -220,22 +193,12 @@ public final class RawListener: @unchecked Sendable {
 
     /// Whether ``close()`` has been called.
     public var isClosed: Bool {
-        state.withLock { $0.fd < 0 || $0.closeWhenIdle }
+        owned.isClosed
     }
 
     /// Stops listening: later connects are refused. Later calls do nothing.
     public func close() {
-        let fd = state.withLock { state -> Int32? in
-            guard state.fd >= 0 else { return nil }
-            if state.busy {
-                state.closeWhenIdle = true
-                _ = shutdown(state.fd, Int32(SHUT_RDWR))
-                return nil
-            }
-            defer { state.fd = -1 }
-            return state.fd
-        }
-        if let fd { _ = Glue.close(fd) }
+        owned.close()
     }
 
     /// A port on 127.0.0.1 that nobody listens on: bound, read, then closed. A connect to it is
@@ -248,19 +211,8 @@ public final class RawListener: @unchecked Sendable {
     }
 
     private static func bound() throws -> (Int32, Int) {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        let fd = try Glue.tcpSocket()
+        var address = Glue.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
