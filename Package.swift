@@ -77,7 +77,7 @@ let package = Package(
         ),
         // Saves tokens until killed: for the end-to-end test of what a killed save leaves.
         .executableTarget(name: "store-churn", dependencies: ["FlowCheckSDK"], path: "Tests/StoreChurn"),
-        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["FlowCheckTestLanes", "flowcheck", "store-churn", "FlowCheckSDK"]),
+        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["FlowCheckTestLanes", "flowcheck", "store-churn", "FlowCheckSDK", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckExploreTests",
             dependencies: ["FlowCheckTestLanes", "FlowCheckExplore", "FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders"]

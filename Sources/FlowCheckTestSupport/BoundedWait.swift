@@ -1,4 +1,3 @@
-import Dispatch
 import FlowCheckFakeServer
 import Foundation
 
@@ -40,12 +39,13 @@ public struct WaitTimedOut: Error, CustomStringConvertible, Equatable, Sendable 
 /// ``WaitTimedOut``) or the calling task is cancelled (throws `CancellationError`), whichever
 /// comes first; later calls of the resume function are ignored.
 ///
-/// The deadline runs on a Dispatch timer, not on the cooperative pool, so it fires even while
-/// every pool thread is busy; nothing here blocks a thread. `register` runs synchronously,
-/// before this function suspends: it hands the resume function to whoever will answer.
+/// The deadline runs on a thread of its own (not on the cooperative pool, and not on Dispatch,
+/// whose Linux workers are the pool's threads), so it fires even while every pool thread is
+/// blocked; nothing here blocks a thread. `register` runs synchronously, before this function
+/// suspends: it hands the resume function to whoever will answer.
 ///
 /// ```swift
-/// let value = try await boundedWait("Served 'request': no result", within: .seconds(30)) { resume in
+/// let value = try await boundedWait("Served 'request': no result", within: HangBound.standard) { resume in
 ///     box.onResult { resume(.success($0)) }
 /// }
 /// ```
@@ -59,14 +59,14 @@ public func boundedWait<Value: Sendable>(
     _ register: (@escaping @Sendable (Result<Value, any Error>) -> Void) -> Void
 ) async throws -> Value {
     let once = ResumeOnce<Value>()
+    // Before the continuation exists: a deadline that passes first is kept for `install`.
+    let timer = DeadlineTimer.shared.schedule(after: limit) {
+        once.resume(.failure(WaitTimedOut(what, limit: limit)))
+    }
+    defer { DeadlineTimer.shared.cancel(timer) }
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             once.install(continuation)
-            let (seconds, attoseconds) = limit.components
-            let nanoseconds = max(0, Double(seconds) * 1e9 + Double(attoseconds) / 1e9)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(min(nanoseconds, 1e15)))) {
-                once.resume(.failure(WaitTimedOut(what, limit: limit)))
-            }
             register { once.resume($0) }
             if Task.isCancelled {
                 once.resume(.failure(CancellationError()))
@@ -103,13 +103,13 @@ public func boundedWait<Value: Sendable>(
 /// ```
 /// - Parameters:
 ///   - task: The task whose value is wanted.
-///   - limit: The longest real time to wait; generous, since it only ends a broken test, and
-///     shorter than the suite's `.timeLimit` so the failure names the task.
+///   - limit: The longest real time to wait; ``HangBound/standard`` unless the test checks
+///     the bound itself.
 ///   - what: What the task is, as it should read in a failure: `the stalled products request`.
 /// - Throws: `task`'s own error; ``WaitTimedOut`` naming `what`; `CancellationError`.
 public func boundedValue<Success: Sendable, Failure: Error>(
     of task: Task<Success, Failure>,
-    within limit: Duration = .seconds(150),
+    within limit: Duration = HangBound.standard,
     waitingFor what: String
 ) async throws -> Success {
     do {

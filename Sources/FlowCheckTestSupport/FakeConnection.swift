@@ -79,7 +79,7 @@ public final class FakeConnection: Sendable {
     /// let raw = ClosureResponder { _ in HTTPResponse(status: 200) }    // 200 with no body
     /// let connection = try FakeConnection.serving(raw, mode: .loopback)
     /// ```
-    public static func serving(_ responder: any HTTPResponder, mode: FakeTransportMode, timeout: TimeInterval = 30) throws -> FakeConnection {
+    public static func serving(_ responder: any HTTPResponder, mode: FakeTransportMode, timeout: TimeInterval = HangBound.seconds) throws -> FakeConnection {
         switch mode {
         case .socketFree:
             return FakeConnection(mode: mode, transport: ResponderTransport(responder: responder), baseURL: socketFreeBaseURL)
@@ -123,8 +123,8 @@ extension FakeProviderServer {
     /// ```
     public func connect(
         _ mode: FakeTransportMode,
-        timeout: TimeInterval = 30,
-        stallLimit: Duration = .seconds(30),
+        timeout: TimeInterval = HangBound.seconds,
+        stallLimit: Duration = HangBound.standard,
         onStall: (@Sendable (TransportRequest) -> Void)? = nil
     ) throws -> FakeConnection {
         switch mode {

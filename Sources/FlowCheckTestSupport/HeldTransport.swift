@@ -35,7 +35,7 @@ public final class HeldTransport: HTTPTransport, Sendable {
 
     /// Creates a transport that holds every send.
     /// - Parameter limit: The longest real time a send waits for its answer or cancellation.
-    public init(limit: Duration = .seconds(150)) {
+    public init(limit: Duration = HangBound.standard) {
         self.limit = limit
     }
 

@@ -170,11 +170,12 @@ public final class ManualClock: TimeSource, Sendable {
     /// test took another path) fails the test by name instead of hanging it.
     /// - Parameters:
     ///   - count: The number of sleepers to wait for; returns at once when already met.
-    ///   - limit: The longest real time to wait; generous, since it only ends a broken test.
+    ///   - limit: The longest real time to wait; ``HangBound/standard`` unless the test checks
+    ///     the bound itself.
     /// - Throws: ``WaitTimedOut`` ("ManualClock.waitForSleepers(count: N): not reached within
     ///   L s") when `limit` passes first; `CancellationError` when the calling task is
     ///   cancelled first.
-    public func waitForSleepers(count: Int = 1, within limit: Duration = .seconds(150)) async throws {
+    public func waitForSleepers(count: Int = 1, within limit: Duration = HangBound.standard) async throws {
         try await boundedWait("ManualClock.waitForSleepers(count: \(count)): not reached", within: limit) { resume in
             let met = withState { state -> Bool in
                 if state.sleepers.count >= count {

@@ -48,7 +48,7 @@ public struct ResponderTransport: HTTPTransport {
     public init(
         responder: any HTTPResponder,
         isUnreachable: @escaping @Sendable () -> Bool = { false },
-        stallLimit: Duration = .seconds(30),
+        stallLimit: Duration = HangBound.standard,
         onStall: (@Sendable (TransportRequest) -> Void)? = nil
     ) {
         self.responder = responder
@@ -64,7 +64,7 @@ public struct ResponderTransport: HTTPTransport {
     ///   - server: The fake world to answer.
     ///   - stallLimit: The longest real time a stalled request waits for its cancellation.
     ///   - onStall: Told of every request that starts stalling under ``FaultKind/stall``.
-    public init(server: FakeProviderServer, stallLimit: Duration = .seconds(30), onStall: (@Sendable (TransportRequest) -> Void)? = nil) {
+    public init(server: FakeProviderServer, stallLimit: Duration = HangBound.standard, onStall: (@Sendable (TransportRequest) -> Void)? = nil) {
         self.init(responder: server.responder, isUnreachable: { server.isUnreachable }, stallLimit: stallLimit, onStall: onStall)
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import FlowCheckTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,8 +9,10 @@ import Darwin
 
 /// A child process with a deadline, waited for without holding a cooperative thread.
 ///
-/// - Every child is killed (SIGKILL) once `deadline` seconds have passed since launch, and
-///   waiting for it then throws ``DeadlinePassed`` naming it.
+/// - Every child is killed (SIGKILL) once `deadline` has passed since launch, by its own
+///   thread (no timer that a busy pool could delay), and waiting for it then throws
+///   ``WaitTimedOut`` naming it. The deadline is a hang bound: ``HangBound/standard`` unless a
+///   run is known to take longer (a `swift build`).
 /// - Launching, reading its output and waiting for its exit happen on a thread of its own,
 ///   which lives exactly as long as the child. On Linux the child is started through
 ///   `setpriv --pdeathsig KILL`, so the kernel kills it when that thread ends, which includes
@@ -18,13 +21,16 @@ import Darwin
 final class ChildProcess: @unchecked Sendable {
     /// What failures call it, e.g. "flowcheck serve".
     let name: String
-    let deadline: Double
+    let deadline: Duration
     let stdout = OutputLog()
     let stderr = OutputLog()
     private let process = Process()
     private let exit = OneShot<Int32>()
 
-    private init(name: String, deadline: Double) {
+    /// How long after the deadline the child's thread waits for the killed child and its pipes.
+    private static let afterKill: Duration = .seconds(30)
+
+    private init(name: String, deadline: Duration) {
         self.name = name
         self.deadline = deadline
     }
@@ -32,7 +38,7 @@ final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` and returns once it runs.
     /// - Parameter onStdout: run on the reading thread, the moment stdout first contains the
     ///   text: for a reaction (a signal) that must not wait for a busy cooperative pool.
-    static func launch(_ name: String, executable: URL, arguments: [String], directory: URL? = nil, environment: [String: String]? = nil, deadline: Double, onStdout: (text: String, action: @Sendable (ChildProcess) -> Void)? = nil) async throws -> ChildProcess {
+    static func launch(_ name: String, executable: URL, arguments: [String], directory: URL? = nil, environment: [String: String]? = nil, deadline: Duration = HangBound.standard, onStdout: (text: String, action: @Sendable (ChildProcess) -> Void)? = nil) async throws -> ChildProcess {
         let child = ChildProcess(name: name, deadline: deadline)
         if let onStdout { child.stdout.when(onStdout.text) { [weak child] in if let child { onStdout.action(child) } } }
         let process = child.process
@@ -49,19 +55,15 @@ final class ChildProcess: @unchecked Sendable {
         let thread = Thread { child.supervise(launched) }
         thread.name = "ChildProcess \(name)"
         thread.start()
-        try await launched.value()
-        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [weak child] in
-            guard let child else { return }
-            if child.exit.fulfil(.failure(DeadlinePassed(description: "\(name): still running \(deadline) s after launch, killed"))) {
-                child.kill()
-            }
-        }
+        try await launched.value("\(name): not launched")
         return child
     }
 
     /// The exit status, once the child has exited and its output is read to the end.
+    /// - Throws: ``WaitTimedOut`` when the child was still running at its deadline (it is
+    ///   killed then).
     func exitStatus() async throws -> Int32 {
-        try await exit.value()
+        try await exit.value("\(name): no exit", within: deadline + Self.afterKill + .seconds(30))
     }
 
     /// Sends SIGINT, as Ctrl-C would.
@@ -85,9 +87,8 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// The child's own thread: launches, reads both pipes to their end, waits for the exit.
-    /// Its waits are bounded a little past the deadline (by then the child has been killed);
-    /// if they still time out the thread ends, and with it, through the parent-death signal,
-    /// the child.
+    /// At the deadline it kills the child; its waits after that are bounded too, and if they
+    /// still time out the thread ends, and with it, through the parent-death signal, the child.
     private func supervise(_ launched: OneShot<Void>) {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -110,12 +111,24 @@ final class ChildProcess: @unchecked Sendable {
                 readers.leave()
             }.start()
         }
-        let bound = DispatchTime.now() + deadline + 30
-        guard exited.wait(timeout: bound) == .success, readers.wait(timeout: bound) == .success else {
-            exit.fulfil(.failure(DeadlinePassed(description: "\(name): did not finish even after it was killed")))
+        let killAt = DispatchTime.now() + Self.interval(deadline)
+        let bound = killAt + Self.interval(Self.afterKill)
+        var hasExited = exited.wait(timeout: killAt) == .success
+        if !hasExited {
+            exit.fulfil(.failure(WaitTimedOut("\(name): still running, killed", limit: deadline)))
+            kill()
+            hasExited = exited.wait(timeout: bound) == .success
+        }
+        guard hasExited, readers.wait(timeout: bound) == .success else {
+            exit.fulfil(.failure(WaitTimedOut("\(name): not finished even after it was killed", limit: deadline + Self.afterKill)))
             return
         }
         exit.fulfil(.success(process.terminationStatus))
+    }
+
+    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }
 
@@ -156,21 +169,19 @@ final class OutputLog: @unchecked Sendable {
             lock.unlock()
             for trigger in fired { trigger.action() }
             for waiter in ready {
-                waiter.found.fulfil(text.contains(waiter.text) ? .success(()) : .failure(DeadlinePassed(description: "\(waiter.what): the output ended without \"\(waiter.text)\"")))
+                waiter.found.fulfil(text.contains(waiter.text) ? .success(()) : .failure(OutputEnded(what: waiter.what, text: waiter.text)))
             }
             if chunk.isEmpty { return }
         }
     }
 
-    /// Returns once the output contains `text`; throws naming `what` if it ends without it
-    /// or if `seconds` pass first.
-    func waitFor(_ text: String, within seconds: Double, _ what: String) async throws {
+    /// Returns once the output contains `text`.
+    /// - Throws: ``OutputEnded`` naming `what` if the output ends without it;
+    ///   ``WaitTimedOut`` if `limit` passes first.
+    func waitFor(_ text: String, within limit: Duration = HangBound.standard, _ what: String) async throws {
         let found = OneShot<Void>()
         register(text, what, found)
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-            found.fulfil(.failure(DeadlinePassed(description: "\(what): no \"\(text)\" within \(seconds) s")))
-        }
-        try await found.value()
+        try await found.value("\(what): no \"\(text)\"", within: limit)
     }
 
     /// Settles `found` now if the output already tells, else leaves it for `read`.
@@ -180,9 +191,17 @@ final class OutputLog: @unchecked Sendable {
         if String(decoding: data, as: UTF8.self).contains(text) {
             found.fulfil(.success(()))
         } else if ended {
-            found.fulfil(.failure(DeadlinePassed(description: "\(what): the output ended without \"\(text)\"")))
+            found.fulfil(.failure(OutputEnded(what: what, text: text)))
         } else {
             waiters.append((text, what, found))
         }
     }
+}
+
+/// A child's output ended without the text a test waited for.
+struct OutputEnded: Error, CustomStringConvertible {
+    let what: String
+    let text: String
+
+    var description: String { "\(what): the output ended without \"\(text)\"" }
 }

@@ -134,7 +134,7 @@ struct ConsoleAndSignalBinaryTests {
 
     /// The id of a process that has exited (and been reaped), so no process has it for now.
     static func exitedProcessID() async throws -> Int32 {
-        let child = try await ChildProcess.launch("true", executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "echo $$"], deadline: 30)
+        let child = try await ChildProcess.launch("true", executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "echo $$"])
         defer { child.kill() }
         #expect(try await child.exitStatus() == 0)
         return try #require(Int32(child.stdout.text.trimmingCharacters(in: .whitespacesAndNewlines)))

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import FlowCheckTestLanes
 import Testing
+import FlowCheckTestSupport
 
 /// Runs the built `flowcheck` binary on temporary spec folders and checks what a CI job sees:
 /// exit code, console output and the report files. Each child has a deadline (see
@@ -28,8 +29,8 @@ struct FlowCheckBinaryTests {
     }
 
     /// How long one `flowcheck` run may take before it is killed and the test fails naming
-    /// it. The slowest run (every committed spec) takes seconds; this is for a loaded machine.
-    static let childDeadline: Double = 120
+    /// it: a hang bound. The slowest run (every committed spec) takes seconds.
+    static let childDeadline = HangBound.standard
 
     static func run(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) async throws -> Run {
         var environment = ProcessInfo.processInfo.environment
@@ -237,24 +238,24 @@ struct FlowCheckBinaryTests {
         let child = try await ChildProcess.launch("flowcheck serve", executable: try Self.binary(), arguments: ["serve"], deadline: Self.childDeadline)
         defer { child.kill() }
         // The first lines name each provider's base URL.
-        try await child.stdout.waitFor("Ctrl-C stops.", within: 30, "flowcheck serve: its ready line")
+        try await child.stdout.waitFor("Ctrl-C stops.", "flowcheck serve: its ready line")
         let line = try #require(child.stdout.text.split(separator: "\n").first { $0.hasPrefix("moltin") })
         let base = try #require(URL(string: String(line.split(separator: " ").last ?? "")))
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 20
-        configuration.timeoutIntervalForResource = 20
+        configuration.timeoutIntervalForRequest = HangBound.seconds
+        configuration.timeoutIntervalForResource = HangBound.seconds
         let session = URLSession(configuration: configuration)
         defer { session.invalidateAndCancel() }
         var auth = URLRequest(url: base.appendingPathComponent("oauth/access_token"))
         auth.httpMethod = "POST"
         auth.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         auth.httpBody = Data("grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234".utf8)
-        let (tokenData, tokenResponse) = try await withDeadline(30, "flowcheck serve: POST /oauth/access_token") { [auth] in try await session.data(for: auth) }
+        let (tokenData, tokenResponse) = try await ServeSession.exchange(auth, on: session, "flowcheck serve: POST /oauth/access_token")
         #expect((tokenResponse as? HTTPURLResponse)?.statusCode == 200)
         let token = try #require((try JSONSerialization.jsonObject(with: tokenData) as? [String: Any])?["access_token"] as? String)
         var products = URLRequest(url: base.appendingPathComponent("v1/products"))
         products.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let (_, productsResponse) = try await withDeadline(30, "flowcheck serve: GET /v1/products") { [products] in try await session.data(for: products) }
+        let (_, productsResponse) = try await ServeSession.exchange(products, on: session, "flowcheck serve: GET /v1/products")
         #expect((productsResponse as? HTTPURLResponse)?.statusCode == 200)
         child.interrupt()
         #expect(try await child.exitStatus() == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,6 +8,9 @@ import Darwin
 
 /// Reads a child's stdout until a text appears, then stops reading (the pipe fills and the
 /// child's writes block) until told to go on, then reads to the end: a reader gone quiet.
+///
+/// Reading happens on a thread of its own; the waits for what was read are async and run
+/// their condition waits off the cooperative pool too.
 final class PausedReader: @unchecked Sendable {
     private let condition = NSCondition()
     private var text = ""
@@ -45,9 +49,16 @@ final class PausedReader: @unchecked Sendable {
         thread.start()
     }
 
-    /// Waits until `needle` has been read or the stream ended, at most `seconds`; what was read.
-    func wait(for needle: String, within seconds: Double) -> String? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+    /// Waits until `needle` has been read or the stream ended, at most `limit`; what was read,
+    /// or nil when the stream ended (or `limit` passed) without it.
+    func wait(for needle: String, within limit: Duration = HangBound.standard) async throws -> String? {
+        try await offThePool("PausedReader.wait(for: \"\(needle)\")", within: limit + .seconds(30)) { [self] in
+            blockingWait(for: needle, within: limit)
+        }
+    }
+
+    private func blockingWait(for needle: String, within limit: Duration) -> String? {
+        let deadline = Self.date(after: limit)
         condition.lock()
         defer { condition.unlock() }
         while !text.contains(needle) {
@@ -65,14 +76,25 @@ final class PausedReader: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Everything read once the stream has ended, or nil if it had not within `seconds`.
-    func all(within seconds: Double) -> String? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+    /// Everything read once the stream has ended, or nil if it had not within `limit`.
+    func all(within limit: Duration = HangBound.standard) async throws -> String? {
+        try await offThePool("PausedReader.all", within: limit + .seconds(30)) { [self] in
+            blockingAll(within: limit)
+        }
+    }
+
+    private func blockingAll(within limit: Duration) -> String? {
+        let deadline = Self.date(after: limit)
         condition.lock()
         defer { condition.unlock() }
         while !ended {
             guard condition.wait(until: deadline) else { return nil }
         }
         return text
+    }
+
+    private static func date(after duration: Duration) -> Date {
+        let (seconds, attoseconds) = duration.components
+        return Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18)
     }
 }

@@ -59,12 +59,12 @@ struct ReadmeExamplePackageTests {
         }
         let run = try #require(command)
         let shell = URL(fileURLWithPath: "/bin/sh")
-        let build = try await ChildProcess.launch("swift build (README example)", executable: shell, arguments: ["-c", "swift build"], directory: package, environment: ProcessInfo.processInfo.environment, deadline: 600)
+        let build = try await ChildProcess.launch("swift build (README example)", executable: shell, arguments: ["-c", "swift build"], directory: package, environment: ProcessInfo.processInfo.environment, deadline: .seconds(600))
         defer { build.kill() }
         let built = try await build.exitStatus()
         #expect(built == 0, "swift build: \(build.stdout.text.suffix(3000)) \(build.stderr.text.suffix(3000))")
         guard built == 0 else { return }
-        let check = try await ChildProcess.launch("the README's command", executable: shell, arguments: ["-c", run], directory: package, environment: ProcessInfo.processInfo.environment, deadline: 300)
+        let check = try await ChildProcess.launch("the README's command", executable: shell, arguments: ["-c", run], directory: package, environment: ProcessInfo.processInfo.environment)
         defer { check.kill() }
         let status = try await check.exitStatus()
         let out = check.stdout.text

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import FlowCheckTestSupport
 
 /// A launched `flowcheck serve --ready-file` and its URLs, read from the ready file, with a
 /// URLSession whose every request has a deadline: what a script outside the package sees.
@@ -20,7 +21,7 @@ final class ServeSession: @unchecked Sendable {
         let readyFile = folder.appendingPathComponent("ready.json")
         let child = try await ChildProcess.launch("flowcheck serve", executable: try FlowCheckBinaryTests.binary(), arguments: ["serve", "--ready-file", readyFile.path] + arguments, deadline: FlowCheckBinaryTests.childDeadline)
         do {
-            try await child.stdout.waitFor("Ctrl-C stops.", within: 60, "flowcheck serve: its ready line")
+            try await child.stdout.waitFor("Ctrl-C stops.", "flowcheck serve: its ready line")
             let data = try Data(contentsOf: readyFile)
             let ready = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "the ready file is a JSON object")
             let control = try #require((ready["control"] as? String).flatMap(URL.init(string:)), "the ready file names the control URL")
@@ -36,8 +37,8 @@ final class ServeSession: @unchecked Sendable {
         self.ready = ready
         self.control = control
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 20
-        configuration.timeoutIntervalForResource = 20
+        configuration.timeoutIntervalForRequest = HangBound.seconds
+        configuration.timeoutIntervalForResource = HangBound.seconds
         session = URLSession(configuration: configuration)
     }
 
@@ -62,9 +63,15 @@ final class ServeSession: @unchecked Sendable {
         request.httpBody = body
         if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
-        let session = self.session
-        let (data, response) = try await withDeadline(30, "flowcheck serve: \(method) \(url.path)") { [request] in try await session.data(for: request) }
+        let (data, response) = try await Self.exchange(request, on: session, "flowcheck serve: \(method) \(url.path)")
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// `session.data(for: request)`, failing by name (`what`) if no answer comes: URLSession's
+    /// own timeout, and a bound past it in case its callback never comes.
+    static func exchange(_ request: URLRequest, on session: URLSession, _ what: String) async throws -> (Data, URLResponse) {
+        let exchange = Task { try await session.data(for: request) }
+        return try await boundedValue(of: exchange, within: HangBound.standard + .seconds(30), waitingFor: what)
     }
 
     /// Interrupts serve and returns its exit status.

@@ -7,7 +7,7 @@ import FlowCheckFakeServer
 /// callback that finishes the connection server-side, with no sockets.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeBraintreeBackendTests {
-    let env = BraintreeWorld()
+    let env = BraintreeRig()
 
     // MARK: - GET /backend/connect-url
 
@@ -25,13 +25,13 @@ struct FakeBraintreeBackendTests {
         #expect(url.hasPrefix(prefix), "\(url)")
         let state = String(url.dropFirst(prefix.count))
         #expect(state.count == 32 && state.allSatisfy(\.isHexDigit), "128 random bits")
-        #expect(!response.bodyText.contains(BraintreeWorld.secret))
+        #expect(!response.bodyText.contains(BraintreeRig.secret))
         #expect(env.braintree.issuedSecrets.isEmpty, "states are not secrets")
     }
 
     @Test func eachConnectURLHasItsOwnState() throws {
-        let first = try BraintreeWorld.state(in: env.connectURL())
-        let second = try BraintreeWorld.state(in: env.connectURL())
+        let first = try BraintreeRig.state(in: env.connectURL())
+        let second = try BraintreeRig.state(in: env.connectURL())
         #expect(first != second)
     }
 
@@ -43,14 +43,14 @@ struct FakeBraintreeBackendTests {
     }
 
     @Test func backendConnectURLsAreHandedOutInOrderThenItsOwn() throws {
-        var fixture = BraintreeWorld.fixture
+        var fixture = BraintreeRig.fixture
         fixture.backendConnectURLs = ["http://connect.example.com/braintree/oauth/connect", "examplescheme://braintree/connected?merchant_id=M1"]
-        let env = BraintreeWorld(fixture: fixture)
+        let env = BraintreeRig(fixture: fixture)
         #expect(try env.connectURL() == "http://connect.example.com/braintree/oauth/connect")
         #expect(try env.connectURL() == "examplescheme://braintree/connected?merchant_id=M1")
         let own = try env.connectURL()
         #expect(own.hasPrefix("http://127.0.0.1:8080/braintree/oauth/connect?"), "\(own)")
-        #expect(try BraintreeWorld.state(in: own).count == 32)
+        #expect(try BraintreeRig.state(in: own).count == 32)
     }
 
     // MARK: - The secret guard
@@ -72,10 +72,10 @@ struct FakeBraintreeBackendTests {
         SecretCase(name: "header X-Client-Secret", headers: [("X-Client-Secret", "x")]),
         SecretCase(name: "secret in a custom header's value", headers: [("X-Token", "client_secret$sandbox$s3cr3t")]),
         SecretCase(
-            name: "Basic id:secret", headers: [("Authorization", BraintreeWorld.backendAuthorization)]
+            name: "Basic id:secret", headers: [("Authorization", BraintreeRig.backendAuthorization)]
         ),
         SecretCase(
-            name: "Basic with the raw secret", headers: [("Authorization", BraintreeWorld.basic("a:client_secret$sandbox$s3cr3t"))]
+            name: "Basic with the raw secret", headers: [("Authorization", BraintreeRig.basic("a:client_secret$sandbox$s3cr3t"))]
         ),
         SecretCase(name: "form field", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: "client_secret=x"),
         SecretCase(
@@ -89,7 +89,7 @@ struct FakeBraintreeBackendTests {
     @Test(arguments: secretCases, ["/backend/connect-url", "/backend/braintree/callback", "/backend/other"])
     func backendRefusesAnyRequestCarryingTheSecret(_ row: SecretCase, path: String) {
         var headers = HTTPHeaders(row.headers)
-        headers.add("Host", BraintreeWorld.host)
+        headers.add("Host", BraintreeRig.host)
         let response = env.send(HTTPRequest(method: "GET", target: path + row.query, headers: headers, body: Data(row.body.utf8)))
         #expect(response.status == 400)
         #expect(response.bodyText == #"{"error":"FlowCheck policy: the client secret belongs on the server"}"#)
@@ -98,9 +98,9 @@ struct FakeBraintreeBackendTests {
     /// DECISION under test: a secret under 8 characters is matched by name only, so it cannot
     /// be found by chance inside a random state or code.
     @Test func shortSecretIsMatchedByNameOnly() throws {
-        var fixture = BraintreeWorld.fixture
+        var fixture = BraintreeRig.fixture
         fixture.clientSecret = "abc"
-        let env = BraintreeWorld(fixture: fixture)
+        let env = BraintreeRig(fixture: fixture)
         #expect(env.get("/backend/connect-url?x=abc").status == 200)
         #expect(env.get("/backend/connect-url?client_secret=abc").status == 400)
     }
@@ -109,7 +109,7 @@ struct FakeBraintreeBackendTests {
 
     @Test func approvalEndsWithAConnectedRedirectCarryingOnlyTheMerchantID() throws {
         let redirect = try env.authorize()
-        let code = try BraintreeWorld.code(in: redirect)
+        let code = try BraintreeRig.code(in: redirect)
         let back = try env.follow(redirect)
         #expect(back.status == 302)
         #expect(back.headers["Location"] == "examplescheme://braintree/connected?merchant_id=M1")
@@ -119,7 +119,7 @@ struct FakeBraintreeBackendTests {
         #expect(env.braintree.isTokenValid(token))
         let secrets = env.braintree.issuedSecrets
         #expect(secrets.count == 3 && secrets.first == code && secrets.contains(token))
-        for secret in secrets + [BraintreeWorld.secret] {
+        for secret in secrets + [BraintreeRig.secret] {
             #expect(!back.bodyText.contains(secret) && !(back.headers["Location"] ?? "").contains(secret))
         }
         // The device saw four exchanges; the backend's token call never crossed its connection.
@@ -165,9 +165,9 @@ struct FakeBraintreeBackendTests {
 
     @Test(arguments: returnCases)
     func returnURLForms(_ row: ReturnCase) throws {
-        var fixture = BraintreeWorld.fixture
+        var fixture = BraintreeRig.fixture
         fixture.returnURL = row.returnURL
-        let env = BraintreeWorld(fixture: fixture)
+        let env = BraintreeRig(fixture: fixture)
         #expect(try env.connect().headers["Location"] == row.connected)
         #expect(try env.connect(action: "deny").headers["Location"] == row.failed)
     }
@@ -217,7 +217,7 @@ struct FakeBraintreeBackendTests {
         ("&error=a%20b%26c", "examplescheme://braintree/failed?error=a%20b%26c"),
     ])
     func callbacksThatCannotConnectFail(suffix: String, location: String) throws {
-        let state = try BraintreeWorld.state(in: env.connectURL())
+        let state = try BraintreeRig.state(in: env.connectURL())
         let response = env.get("/backend/braintree/callback?state=" + state + suffix)
         #expect(response.status == 302)
         #expect(response.headers["Location"] == location)
@@ -226,7 +226,7 @@ struct FakeBraintreeBackendTests {
 
     @Test func codeSpentElsewhereFailsTheConnection() throws {
         let redirect = try env.authorize()
-        #expect(env.accessTokens(code: try BraintreeWorld.code(in: redirect)).status == 200)
+        #expect(env.accessTokens(code: try BraintreeRig.code(in: redirect)).status == 200)
         let back = try env.follow(redirect)
         #expect(back.headers["Location"] == "examplescheme://braintree/failed?error=invalid_grant")
         #expect(env.braintree.backendTokens.isEmpty)
@@ -242,7 +242,7 @@ struct FakeBraintreeBackendTests {
     @Test func merchantIDComesFromTheTokenNotTheQuery() throws {
         let redirect = try env.authorize()
         let location = try #require(redirect.headers["Location"]).replacingOccurrences(of: "merchantId=M1", with: "merchantId=EVIL")
-        let back = env.get(try BraintreeWorld.target(of: location))
+        let back = env.get(try BraintreeRig.target(of: location))
         #expect(back.headers["Location"] == "examplescheme://braintree/connected?merchant_id=M1")
         #expect(env.braintree.backendTokens.keys.sorted() == ["M1"])
     }
@@ -269,6 +269,6 @@ struct FakeBraintreeBackendTests {
         ("GET", "/", 404),
     ])
     func unknownRoutesAndMethods(method: String, target: String, status: Int) {
-        #expect(env.send(HTTPRequest(method: method, target: target, headers: ["Host": BraintreeWorld.host])).status == status)
+        #expect(env.send(HTTPRequest(method: method, target: target, headers: ["Host": BraintreeRig.host])).status == status)
     }
 }

@@ -7,10 +7,10 @@ import FlowCheckFakeServer
 /// post, with no sockets.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeBraintreeConnectPageTests {
-    let env = BraintreeWorld()
+    let env = BraintreeRig()
 
     static func parameters(
-        clientID: String? = BraintreeWorld.clientID, redirectURI: String? = BraintreeWorld.callback, state: String? = "st-1"
+        clientID: String? = BraintreeRig.clientID, redirectURI: String? = BraintreeRig.callback, state: String? = "st-1"
     ) -> [(String, String)] {
         var parameters: [(String, String)] = []
         if let clientID { parameters.append(("client_id", clientID)) }
@@ -20,7 +20,7 @@ struct FakeBraintreeConnectPageTests {
         return parameters
     }
 
-    func connect(_ parameters: [(String, String)] = parameters(), host: String? = BraintreeWorld.host) -> HTTPResponse {
+    func connect(_ parameters: [(String, String)] = parameters(), host: String? = BraintreeRig.host) -> HTTPResponse {
         env.get("/braintree/oauth/connect?" + FormBody.encode(parameters), host: host)
     }
 
@@ -29,7 +29,7 @@ struct FakeBraintreeConnectPageTests {
     struct ConnectCase: Sendable, CustomTestStringConvertible {
         var name: String
         var parameters: [(String, String)]
-        var host: String? = BraintreeWorld.host
+        var host: String? = BraintreeRig.host
         var message: String
         var testDescription: String { name }
     }
@@ -46,8 +46,8 @@ struct FakeBraintreeConnectPageTests {
         ConnectCase(
             name: "https", parameters: parameters(redirectURI: "https://127.0.0.1:8080/backend/braintree/callback"), message: mismatch
         ),
-        ConnectCase(name: "another path", parameters: parameters(redirectURI: BraintreeWorld.origin + "/backend/callback"), message: mismatch),
-        ConnectCase(name: "extra query", parameters: parameters(redirectURI: BraintreeWorld.callback + "?x=1"), message: mismatch),
+        ConnectCase(name: "another path", parameters: parameters(redirectURI: BraintreeRig.origin + "/backend/callback"), message: mismatch),
+        ConnectCase(name: "extra query", parameters: parameters(redirectURI: BraintreeRig.callback + "?x=1"), message: mismatch),
         ConnectCase(name: "the app's own scheme", parameters: parameters(redirectURI: "examplescheme://braintree"), message: mismatch),
         ConnectCase(name: "built for another Host", parameters: parameters(), host: "localhost:8080", message: mismatch),
         ConnectCase(name: "no Host", parameters: parameters(), host: nil, message: mismatch),
@@ -80,7 +80,7 @@ struct FakeBraintreeConnectPageTests {
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("</form>") && html.contains("</html>"))
         let requestID = try env.requestID(in: response)
         #expect(requestID.count == 32 && requestID.allSatisfy(\.isHexDigit))
-        #expect(!html.contains(BraintreeWorld.secret))
+        #expect(!html.contains(BraintreeRig.secret))
     }
 
     // MARK: - Login outcomes
@@ -89,7 +89,7 @@ struct FakeBraintreeConnectPageTests {
         let response = env.login(requestID: try env.requestID(in: connect()))
         #expect(response.status == 302)
         let location = try #require(response.headers["Location"])
-        #expect(location.hasPrefix(BraintreeWorld.callback + "?code="))
+        #expect(location.hasPrefix(BraintreeRig.callback + "?code="))
         #expect(location.hasSuffix("&merchantId=M1&state=st-1"))
         let query = try #require(URLComponents(string: location)?.queryItems)
         #expect(query.map(\.name) == ["code", "merchantId", "state"])
@@ -102,7 +102,7 @@ struct FakeBraintreeConnectPageTests {
         let requestID = try env.requestID(in: connect(Self.parameters(state: state)))
         let response = env.login(requestID: requestID, email: "", password: "", action: "deny")
         #expect(response.status == 302)
-        #expect(response.headers["Location"] == BraintreeWorld.callback + "?error=access_denied" + suffix)
+        #expect(response.headers["Location"] == BraintreeRig.callback + "?error=access_denied" + suffix)
         #expect(env.login(requestID: requestID).status == 400, "decline consumes the request")
         #expect(env.braintree.issuedSecrets.isEmpty)
     }

@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// The whole Braintree connection over real loopback sockets with a raw client, so every
 /// redirect is seen as sent: the app fetches the connect URL, the browser loads the consent
@@ -9,62 +10,51 @@ import FlowCheckFakeServer
 /// redirect to the app's custom scheme.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct FakeBraintreeSocketTests {
-    private func request(_ method: String, _ target: String, host: String, headers: [(String, String)] = [], body: String = "") -> String {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n"
-        for (name, value) in headers {
-            head += "\(name): \(value)\r\n"
-        }
-        if method == "POST" {
-            head += "Content-Length: \(body.utf8.count)\r\n"
-        }
-        return head + "\r\n" + body
-    }
+    @Test func connectURLConsentApproveCallbackOverLoopback() async throws {
+        let env = BraintreeRig()
+        try await env.world.serving {
+            let host = "127.0.0.1:\(env.world.port)"
+            let client = try await RawConnection.connect(port: env.world.port)
 
-    @Test func connectURLConsentApproveCallbackOverLoopback() throws {
-        let env = BraintreeWorld()
-        try env.world.start()
-        defer { env.world.stop() }
-        let host = "127.0.0.1:\(env.world.port)"
-        let client = try RawClient(port: env.world.port)
+            try await client.send(WireRequest.plain("GET", "/backend/connect-url", host: host))
+            let connect = try #require(try await client.readResponse())
+            #expect(connect.status == 200)
+            let json = try #require(FakeJSON.parse(connect.body))
+            guard case .object(let fields) = json, case .string(let connectURL)? = fields["connectURL"] else {
+                Issue.record("no connectURL in \(connect.bodyText)")
+                return
+            }
+            #expect(connectURL.hasPrefix("http://\(host)/braintree/oauth/connect?"))
 
-        client.send(request("GET", "/backend/connect-url", host: host))
-        let connect = try #require(client.readResponse())
-        #expect(connect.status == 200)
-        let json = try #require(FakeJSON.parse(connect.body))
-        guard case .object(let fields) = json, case .string(let connectURL)? = fields["connectURL"] else {
-            Issue.record("no connectURL in \(connect.bodyText)")
-            return
-        }
-        #expect(connectURL.hasPrefix("http://\(host)/braintree/oauth/connect?"))
+            try await client.send(WireRequest.plain("GET", try BraintreeRig.target(of: connectURL), host: host))
+            let page = try #require(try await client.readResponse())
+            #expect(page.status == 200)
+            let requestID = try env.requestID(in: HTTPResponse(status: page.status, body: Data(page.body)))
 
-        client.send(request("GET", try BraintreeWorld.target(of: connectURL), host: host))
-        let page = try #require(client.readResponse())
-        #expect(page.status == 200)
-        let requestID = try env.requestID(in: HTTPResponse(status: page.status, body: Data(page.body)))
+            let form = FormBody.encode([
+                ("request_id", requestID), ("email", "owner@example.com"), ("password", "pw-owner"), ("action", "login"),
+            ])
+            try await client.send(WireRequest.plain("POST", "/braintree/oauth/login", host: host, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
+            let approved = try #require(try await client.readResponse())
+            #expect(approved.status == 302)
+            let callback = try #require(approved.header("Location"))
+            #expect(callback.hasPrefix("http://\(host)/backend/braintree/callback?code="))
 
-        let form = FormBody.encode([
-            ("request_id", requestID), ("email", "owner@example.com"), ("password", "pw-owner"), ("action", "login"),
-        ])
-        client.send(request("POST", "/braintree/oauth/login", host: host, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
-        let approved = try #require(client.readResponse())
-        #expect(approved.status == 302)
-        let callback = try #require(approved.header("Location"))
-        #expect(callback.hasPrefix("http://\(host)/backend/braintree/callback?code="))
+            try await client.send(WireRequest.plain("GET", try BraintreeRig.target(of: callback), host: host))
+            let back = try #require(try await client.readResponse())
+            #expect(back.status == 302)
+            #expect(back.header("Location") == "examplescheme://braintree/connected?merchant_id=M1")
 
-        client.send(request("GET", try BraintreeWorld.target(of: callback), host: host))
-        let back = try #require(client.readResponse())
-        #expect(back.status == 302)
-        #expect(back.header("Location") == "examplescheme://braintree/connected?merchant_id=M1")
-
-        let token = try #require(env.braintree.backendTokens["M1"])
-        #expect(env.world.issuedSecrets.contains(token))
-        #expect(env.world.exchanges.map(\.request.path) == [
-            "/backend/connect-url", "/braintree/oauth/connect", "/braintree/oauth/login", "/backend/braintree/callback",
-        ])
-        #expect(env.world.exchanges.map(\.response.status) == [200, 200, 302, 302])
-        for response in [connect, page, approved, back] {
-            #expect(!response.bodyText.contains(token) && !response.bodyText.contains(BraintreeWorld.secret))
-            #expect(!(response.header("Location") ?? "").contains(token))
+            let token = try #require(env.braintree.backendTokens["M1"])
+            #expect(env.world.issuedSecrets.contains(token))
+            #expect(env.world.exchanges.map(\.request.path) == [
+                "/backend/connect-url", "/braintree/oauth/connect", "/braintree/oauth/login", "/backend/braintree/callback",
+            ])
+            #expect(env.world.exchanges.map(\.response.status) == [200, 200, 302, 302])
+            for response in [connect, page, approved, back] {
+                #expect(!response.bodyText.contains(token) && !response.bodyText.contains(BraintreeRig.secret))
+                #expect(!(response.header("Location") ?? "").contains(token))
+            }
         }
     }
 }

@@ -7,19 +7,19 @@ import FlowCheckFakeServer
 /// calls, and what a device (which has no secret) cannot.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeBraintreeTokenTests {
-    let env = BraintreeWorld()
+    let env = BraintreeRig()
 
     @Test(arguments: ["form", "json"])
     func backendExchangesACode(body: String) throws {
-        let code = try BraintreeWorld.code(in: env.authorize())
+        let code = try BraintreeRig.code(in: env.authorize())
         let response: HTTPResponse
         if body == "form" {
             response = env.accessTokens(code: code)
         } else {
             response = env.send(HTTPRequest(
                 method: "POST", target: "/braintree/oauth/access_tokens",
-                headers: [("Host", BraintreeWorld.host), ("Content-Type", "application/json"),
-                          ("Authorization", BraintreeWorld.backendAuthorization)],
+                headers: [("Host", BraintreeRig.host), ("Content-Type", "application/json"),
+                          ("Authorization", BraintreeRig.backendAuthorization)],
                 body: Data(FakeJSON(any: ["code": code, "grant_type": "authorization_code"]).compactText.utf8)
             ))
         }
@@ -42,11 +42,11 @@ struct FakeBraintreeTokenTests {
     }
 
     static let refusedHeaders: [HeaderCase] = [
-        HeaderCase(name: "device: id and blank secret", authorization: BraintreeWorld.basic("client_id%24sandbox%24abc:")),
+        HeaderCase(name: "device: id and blank secret", authorization: BraintreeRig.basic("client_id%24sandbox%24abc:")),
         HeaderCase(name: "device: no header", authorization: nil),
-        HeaderCase(name: "missing colon", authorization: BraintreeWorld.basic("client_id%24sandbox%24abcclient_secret%24sandbox%24s3cr3t")),
-        HeaderCase(name: "wrong secret", authorization: BraintreeWorld.basic("client_id%24sandbox%24abc:client_secret%24sandbox%24nope")),
-        HeaderCase(name: "secret with a plus (form-decodes to a space)", authorization: BraintreeWorld.basic("client_id$sandbox$abc:client_secret+sandbox+s3cr3t")),
+        HeaderCase(name: "missing colon", authorization: BraintreeRig.basic("client_id%24sandbox%24abcclient_secret%24sandbox%24s3cr3t")),
+        HeaderCase(name: "wrong secret", authorization: BraintreeRig.basic("client_id%24sandbox%24abc:client_secret%24sandbox%24nope")),
+        HeaderCase(name: "secret with a plus (form-decodes to a space)", authorization: BraintreeRig.basic("client_id$sandbox$abc:client_secret+sandbox+s3cr3t")),
         HeaderCase(name: "a tab after the scheme", authorization: "Basic\t" + Data("client_id$sandbox$abc:client_secret$sandbox$s3cr3t".utf8).base64EncodedString()),
         HeaderCase(name: "bearer", authorization: "Bearer client_secret%24sandbox%24s3cr3t"),
     ]
@@ -54,7 +54,7 @@ struct FakeBraintreeTokenTests {
     /// Spellings of the right credentials (RFC 9110 §11.1, RFC 6749 §2.3.1): what requests
     /// (raw `$`), authlib (quoted) and hand-written backends send.
     static let acceptedHeaders: [HeaderCase] = [
-        HeaderCase(name: "id and secret not form-encoded", authorization: BraintreeWorld.basic("client_id$sandbox$abc:client_secret$sandbox$s3cr3t")),
+        HeaderCase(name: "id and secret not form-encoded", authorization: BraintreeRig.basic("client_id$sandbox$abc:client_secret$sandbox$s3cr3t")),
         HeaderCase(
             name: "lowercase scheme",
             authorization: "basic " + Data("client_id%24sandbox%24abc:client_secret%24sandbox%24s3cr3t".utf8).base64EncodedString()
@@ -67,14 +67,14 @@ struct FakeBraintreeTokenTests {
 
     @Test(arguments: acceptedHeaders)
     func everySpellingOfTheBackendCredentialsIsAccepted(_ row: HeaderCase) throws {
-        let code = try BraintreeWorld.code(in: env.authorize())
+        let code = try BraintreeRig.code(in: env.authorize())
         let response = env.accessTokens(code: code, authorization: row.authorization)
         #expect(response.status == 200, "\(response.bodyText)")
     }
 
     @Test(arguments: refusedHeaders)
     func anythingButTheExactBackendCredentialsIsInvalidClient(_ row: HeaderCase) throws {
-        let code = try BraintreeWorld.code(in: env.authorize())
+        let code = try BraintreeRig.code(in: env.authorize())
         let response = env.accessTokens(code: code, authorization: row.authorization)
         #expect(response.status == 401)
         #expect(response.jsonFields()?["error"] == "invalid_client")
@@ -93,7 +93,7 @@ struct FakeBraintreeTokenTests {
     static let malformed: [MalformedCase] = [
         MalformedCase(
             name: "client_secret in the body",
-            fields: [("code", "CODE"), ("grant_type", "authorization_code"), ("client_secret", BraintreeWorld.secret)],
+            fields: [("code", "CODE"), ("grant_type", "authorization_code"), ("client_secret", BraintreeRig.secret)],
             error: "invalid_request"
         ),
         MalformedCase(name: "missing code", fields: [("grant_type", "authorization_code")], error: "invalid_request"),
@@ -106,7 +106,7 @@ struct FakeBraintreeTokenTests {
 
     @Test(arguments: malformed)
     func malformedRequestsAreRefusedWithoutSpendingTheCode(_ row: MalformedCase) throws {
-        let code = try BraintreeWorld.code(in: env.authorize())
+        let code = try BraintreeRig.code(in: env.authorize())
         let response = env.accessTokens(row.fields.map { $0.1 == "CODE" ? ($0.0, code) : $0 })
         #expect(response.status == 400)
         #expect(response.jsonFields()?["error"] == row.error)
@@ -114,7 +114,7 @@ struct FakeBraintreeTokenTests {
     }
 
     @Test func codeIsSingleUse() throws {
-        let code = try BraintreeWorld.code(in: env.authorize())
+        let code = try BraintreeRig.code(in: env.authorize())
         #expect(env.accessTokens(code: code).status == 200)
         let again = env.accessTokens(code: code)
         #expect(again.status == 400)
@@ -128,14 +128,14 @@ struct FakeBraintreeTokenTests {
 
     @Test(arguments: [(299.0, 200), (300.0, 400)])
     func codeExpiresOnTheVirtualClock(after seconds: TimeInterval, status: Int) throws {
-        let code = try BraintreeWorld.code(in: env.authorize())
+        let code = try BraintreeRig.code(in: env.authorize())
         env.clock.advance(by: seconds)
         #expect(env.accessTokens(code: code).status == status)
     }
 
-    @Test(arguments: [(BraintreeWorld.callback, 200), ("http://localhost:8080/backend/braintree/callback", 400)])
+    @Test(arguments: [(BraintreeRig.callback, 200), ("http://localhost:8080/backend/braintree/callback", 400)])
     func redirectURIIsCheckedWhenSent(redirect: String, status: Int) throws {
-        let code = try BraintreeWorld.code(in: env.authorize())
+        let code = try BraintreeRig.code(in: env.authorize())
         let response = env.accessTokens([("code", code), ("grant_type", "authorization_code"), ("redirect_uri", redirect)])
         #expect(response.status == status)
         if status == 400 {

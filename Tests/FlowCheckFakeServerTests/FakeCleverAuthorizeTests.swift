@@ -6,7 +6,7 @@ import FlowCheckFakeServer
 /// Clever's browser side: `GET /oauth/authorize` and the login form post, with no sockets.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCleverAuthorizeTests {
-    let env = CleverWorld()
+    let env = CleverRig()
 
     // MARK: - Authorize errors
 
@@ -18,7 +18,7 @@ struct FakeCleverAuthorizeTests {
     }
 
     static func replacing(_ name: String, with value: String?) -> [(String, String)] {
-        var parameters = CleverWorld.authorizeParameters().filter { $0.0 != name }
+        var parameters = CleverRig.authorizeParameters().filter { $0.0 != name }
         if let value { parameters.append((name, value)) }
         return parameters
     }
@@ -43,7 +43,7 @@ struct FakeCleverAuthorizeTests {
         AuthorizeCase(name: "missing state", parameters: replacing("state", with: nil), message: "state is required"),
         AuthorizeCase(name: "empty state", parameters: replacing("state", with: ""), message: "state is required"),
         AuthorizeCase(
-            name: "repeated state", parameters: CleverWorld.authorizeParameters() + [("state", "second")],
+            name: "repeated state", parameters: CleverRig.authorizeParameters() + [("state", "second")],
             message: "parameter state is repeated"
         ),
     ]
@@ -61,7 +61,7 @@ struct FakeCleverAuthorizeTests {
     /// DECISION under test: seed 004 writes `response_type=CODE`.
     @Test(arguments: ["CODE", "code", "Code"])
     func responseTypeIsCaseInsensitive(_ responseType: String) {
-        #expect(env.authorize(CleverWorld.authorizeParameters(responseType: responseType)).status == 200)
+        #expect(env.authorize(CleverRig.authorizeParameters(responseType: responseType)).status == 200)
     }
 
     // MARK: - Login page
@@ -107,17 +107,17 @@ struct FakeCleverAuthorizeTests {
     }
 
     static let redirectCases: [RedirectCase] = [
-        RedirectCase(name: "deny, plain custom scheme", client: CleverWorld.client, action: "deny",
+        RedirectCase(name: "deny, plain custom scheme", client: CleverRig.client, action: "deny",
                      expectedPrefix: "clever-cle1://oauth?error=access_denied&state=st-1"),
-        RedirectCase(name: "deny, URL with a query", client: CleverWorld.queryClient, action: "deny",
+        RedirectCase(name: "deny, URL with a query", client: CleverRig.queryClient, action: "deny",
                      expectedPrefix: "com.example.cle3:/oauth?app=ios&error=access_denied&state=st-1"),
-        RedirectCase(name: "login, URL with a query", client: CleverWorld.queryClient, action: "login",
+        RedirectCase(name: "login, URL with a query", client: CleverRig.queryClient, action: "login",
                      expectedPrefix: "com.example.cle3:/oauth?app=ios&code="),
     ]
 
     @Test(arguments: redirectCases)
     func resultsAreAppendedToTheRegisteredURL(_ row: RedirectCase) throws {
-        let page = env.authorize(CleverWorld.authorizeParameters(clientID: row.client.id, redirectURI: row.client.redirectURL))
+        let page = env.authorize(CleverRig.authorizeParameters(clientID: row.client.id, redirectURI: row.client.redirectURL))
         let response = env.login(requestID: try env.requestID(in: page), action: row.action)
         #expect(response.status == 302)
         let location = try #require(response.headers["Location"])
@@ -128,7 +128,7 @@ struct FakeCleverAuthorizeTests {
 
     @Test func stateIsEchoedExactlyAndEncoded() throws {
         let state = "a b+c&d=é/?"
-        let page = env.authorize(CleverWorld.authorizeParameters(state: state))
+        let page = env.authorize(CleverRig.authorizeParameters(state: state))
         let response = env.login(requestID: try env.requestID(in: page))
         #expect(response.headers["Location"]?.hasSuffix("&state=a%20b%2Bc%26d%3D%C3%A9%2F%3F") == true)
         #expect(try env.redirectQuery(response).last?.value == state)

@@ -6,7 +6,7 @@ import FlowCheckFakeServer
 /// Clever's `POST /oauth/tokens`: the iOS client id with a blank secret, and single-use codes.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCleverTokenTests {
-    let env = CleverWorld()
+    let env = CleverRig()
 
     // MARK: - Success
 
@@ -19,13 +19,13 @@ struct FakeCleverTokenTests {
 
     static let bodies: [BodyCase] = [
         BodyCase(name: "form", contentType: "application/x-www-form-urlencoded") { code in
-            FormBody.encode([("code", code), ("grant_type", "authorization_code"), ("redirect_uri", CleverWorld.redirect)])
+            FormBody.encode([("code", code), ("grant_type", "authorization_code"), ("redirect_uri", CleverRig.redirect)])
         },
         BodyCase(name: "form with charset", contentType: "application/x-www-form-urlencoded; charset=UTF-8") { code in
-            FormBody.encode([("grant_type", "authorization_code"), ("redirect_uri", CleverWorld.redirect), ("code", code)])
+            FormBody.encode([("grant_type", "authorization_code"), ("redirect_uri", CleverRig.redirect), ("code", code)])
         },
         BodyCase(name: "JSON", contentType: "application/json") { code in
-            FakeJSON(any: ["code": code, "grant_type": "authorization_code", "redirect_uri": CleverWorld.redirect]).compactText
+            FakeJSON(any: ["code": code, "grant_type": "authorization_code", "redirect_uri": CleverRig.redirect]).compactText
         },
     ]
 
@@ -60,10 +60,10 @@ struct FakeCleverTokenTests {
     }
 
     static let headers: [HeaderCase] = [
-        HeaderCase(name: "client id and blank secret", authorization: [CleverWorld.basic("cle1:")], status: 200),
-        HeaderCase(name: "a secret after the colon", authorization: [CleverWorld.basic("cle1:secret")], status: 401, error: "invalid_client"),
-        HeaderCase(name: "a space after the colon", authorization: [CleverWorld.basic("cle1: ")], status: 401, error: "invalid_client"),
-        HeaderCase(name: "no colon", authorization: [CleverWorld.basic("cle1")], status: 401, error: "invalid_client"),
+        HeaderCase(name: "client id and blank secret", authorization: [CleverRig.basic("cle1:")], status: 200),
+        HeaderCase(name: "a secret after the colon", authorization: [CleverRig.basic("cle1:secret")], status: 401, error: "invalid_client"),
+        HeaderCase(name: "a space after the colon", authorization: [CleverRig.basic("cle1: ")], status: 401, error: "invalid_client"),
+        HeaderCase(name: "no colon", authorization: [CleverRig.basic("cle1")], status: 401, error: "invalid_client"),
         // RFC 9110 §11.1: the scheme is case-insensitive and followed by 1*SP; base64 padding
         // is what a decoder can do without.
         HeaderCase(name: "unpadded base64", authorization: ["Basic Y2xlMTo"], status: 200),
@@ -75,14 +75,14 @@ struct FakeCleverTokenTests {
         HeaderCase(name: "scheme prefix only", authorization: ["BasicY2xlMTo="], status: 401, error: "invalid_client"),
         HeaderCase(name: "raw, not base64", authorization: ["Basic cle1:"], status: 401, error: "invalid_client"),
         HeaderCase(name: "bearer", authorization: ["Bearer Y2xlMTo="], status: 401, error: "invalid_client"),
-        HeaderCase(name: "id in another case", authorization: [CleverWorld.basic("CLE1:")], status: 401, error: "invalid_client"),
-        HeaderCase(name: "unknown client", authorization: [CleverWorld.basic("nope:")], status: 401, error: "invalid_client"),
+        HeaderCase(name: "id in another case", authorization: [CleverRig.basic("CLE1:")], status: 401, error: "invalid_client"),
+        HeaderCase(name: "unknown client", authorization: [CleverRig.basic("nope:")], status: 401, error: "invalid_client"),
         HeaderCase(name: "no header", authorization: [], status: 401, error: "invalid_client"),
         HeaderCase(
-            name: "two headers", authorization: [CleverWorld.basic("cle1:"), CleverWorld.basic("cle1:")],
+            name: "two headers", authorization: [CleverRig.basic("cle1:"), CleverRig.basic("cle1:")],
             status: 401, error: "invalid_client"
         ),
-        HeaderCase(name: "another known client", authorization: [CleverWorld.basic("cle2:")], status: 400, error: "invalid_grant"),
+        HeaderCase(name: "another known client", authorization: [CleverRig.basic("cle2:")], status: 400, error: "invalid_grant"),
     ]
 
     @Test(arguments: headers)
@@ -90,10 +90,10 @@ struct FakeCleverTokenTests {
         let code = try env.code()
         var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
         for value in row.authorization { headers.add("Authorization", value) }
-        let body = FormBody.encode([("code", code), ("grant_type", "authorization_code"), ("redirect_uri", CleverWorld.redirect)])
+        let body = FormBody.encode([("code", code), ("grant_type", "authorization_code"), ("redirect_uri", CleverRig.redirect)])
         let response = env.send(HTTPRequest(method: "POST", target: "/oauth/tokens", headers: headers, body: Data(body.utf8)))
         #expect(response.status == row.status, "\(response.bodyText)")
-        #expect(CleverWorld.oauthError(response) == row.error)
+        #expect(CleverRig.oauthError(response) == row.error)
         if row.status == 401 {
             #expect(response.headers["WWW-Authenticate"] == #"Basic realm="clever""#)
             #expect(env.token(code: code).status == 200, "a refused client does not spend the code")
@@ -128,23 +128,23 @@ struct FakeCleverTokenTests {
     @Test(arguments: encodings)
     func clientIDIsFormEncodedBeforeBase64(_ row: EncodingCase) throws {
         let redirect = "clever-odd://oauth"
-        let env = CleverWorld(fixture: CleverFixture(
+        let env = CleverRig(fixture: CleverFixture(
             clients: [.init(id: row.clientID, redirectURL: redirect)],
-            users: CleverWorld.fixture.users
+            users: CleverRig.fixture.users
         ))
-        let code = try env.code(CleverWorld.authorizeParameters(clientID: row.clientID, redirectURI: redirect))
+        let code = try env.code(CleverRig.authorizeParameters(clientID: row.clientID, redirectURI: redirect))
         for wrong in row.wrong {
-            let response = env.token(code: code, redirectURI: redirect, authorization: CleverWorld.basic(wrong))
+            let response = env.token(code: code, redirectURI: redirect, authorization: CleverRig.basic(wrong))
             #expect(response.status == 401, "\(wrong) must be refused")
         }
-        let response = env.token(code: code, redirectURI: redirect, authorization: CleverWorld.basic(row.encoded))
+        let response = env.token(code: code, redirectURI: redirect, authorization: CleverRig.basic(row.encoded))
         #expect(response.status == 200, "\(response.bodyText)")
         // Each other spelling is the same client: it gets past client authentication to the
         // (now spent) code, not a 401.
         for spelling in row.alsoAccepted {
-            let again = env.token(code: code, redirectURI: redirect, authorization: CleverWorld.basic(spelling))
+            let again = env.token(code: code, redirectURI: redirect, authorization: CleverRig.basic(spelling))
             #expect(again.status == 400, "\(spelling) must authenticate the client")
-            #expect(CleverWorld.oauthError(again) == "invalid_grant")
+            #expect(CleverRig.oauthError(again) == "invalid_grant")
         }
     }
 
@@ -159,7 +159,7 @@ struct FakeCleverTokenTests {
     ])
     func clientSecretAnywhereIsInvalidRequest(name: String, place: String, value: String) throws {
         let code = try env.code()
-        let base = [("code", code), ("grant_type", "authorization_code"), ("redirect_uri", CleverWorld.redirect)]
+        let base = [("code", code), ("grant_type", "authorization_code"), ("redirect_uri", CleverRig.redirect)]
         let response: HTTPResponse
         switch place {
         case "form":
@@ -174,7 +174,7 @@ struct FakeCleverTokenTests {
             )
         }
         #expect(response.status == 400)
-        #expect(CleverWorld.oauthError(response) == "invalid_request")
+        #expect(CleverRig.oauthError(response) == "invalid_request")
         #expect(response.jsonFields()?["error_description"]?.contains("client_secret") == true)
         #expect(env.token(code: code).status == 200, "the refused request did not spend the code")
     }
@@ -190,7 +190,7 @@ struct FakeCleverTokenTests {
         var testDescription: String { name }
     }
 
-    static let full = [("code", "CODE"), ("grant_type", "authorization_code"), ("redirect_uri", CleverWorld.redirect)]
+    static let full = [("code", "CODE"), ("grant_type", "authorization_code"), ("redirect_uri", CleverRig.redirect)]
     static func without(_ name: String) -> [(String, String)] { full.filter { $0.0 != name } }
     static func with(_ name: String, _ value: String) -> [(String, String)] { without(name) + [(name, value)] }
     static let form = "application/x-www-form-urlencoded"
@@ -220,7 +220,7 @@ struct FakeCleverTokenTests {
         let body = row.rawBody ?? FormBody.encode(fields)
         let response = env.postToken(body: body, contentType: row.contentType)
         #expect(response.status == 400)
-        #expect(CleverWorld.oauthError(response) == row.error)
+        #expect(CleverRig.oauthError(response) == row.error)
         #expect(response.headers["Cache-Control"] == "no-store")
         #expect(env.token(code: code).status == 200)
     }
@@ -232,7 +232,7 @@ struct FakeCleverTokenTests {
         #expect(env.token(code: code).status == 200)
         let again = env.token(code: code)
         #expect(again.status == 400)
-        #expect(CleverWorld.oauthError(again) == "invalid_grant")
+        #expect(CleverRig.oauthError(again) == "invalid_grant")
         #expect(env.clever.issuedSecrets.count == 2)
     }
 
@@ -240,7 +240,7 @@ struct FakeCleverTokenTests {
     func unknownCodeIsInvalidGrant(_ code: String) {
         let response = env.token(code: code)
         #expect(response.status == 400)
-        #expect(CleverWorld.oauthError(response) == "invalid_grant")
+        #expect(CleverRig.oauthError(response) == "invalid_grant")
     }
 
     @Test(arguments: [(299.0, 200), (299.999, 200), (300.0, 400), (86_400.0, 400)])
@@ -249,13 +249,13 @@ struct FakeCleverTokenTests {
         env.clock.advance(by: seconds)
         let response = env.token(code: code)
         #expect(response.status == status)
-        if status == 400 { #expect(CleverWorld.oauthError(response) == "invalid_grant") }
+        if status == 400 { #expect(CleverRig.oauthError(response) == "invalid_grant") }
     }
 
     @Test func codeLifetimeComesFromTheFixture() throws {
-        var fixture = CleverWorld.fixture
+        var fixture = CleverRig.fixture
         fixture.codeLifetime = 10
-        let short = CleverWorld(fixture: fixture)
+        let short = CleverRig(fixture: fixture)
         let code = try short.code()
         short.clock.advance(by: 10)
         #expect(short.token(code: code).status == 400)
@@ -263,9 +263,9 @@ struct FakeCleverTokenTests {
 
     @Test func codeOfAnotherClientIsRefusedWithoutSpendingIt() throws {
         let code = try env.code()
-        let foreign = env.token(code: code, redirectURI: "clever-cle2://oauth", authorization: CleverWorld.basic("cle2:"))
+        let foreign = env.token(code: code, redirectURI: "clever-cle2://oauth", authorization: CleverRig.basic("cle2:"))
         #expect(foreign.status == 400)
-        #expect(CleverWorld.oauthError(foreign) == "invalid_grant")
+        #expect(CleverRig.oauthError(foreign) == "invalid_grant")
         #expect(env.token(code: code).status == 200)
     }
 
@@ -274,7 +274,7 @@ struct FakeCleverTokenTests {
         let code = try env.code()
         let response = env.token(code: code, redirectURI: redirect)
         #expect(response.status == 400)
-        #expect(CleverWorld.oauthError(response) == "invalid_grant")
+        #expect(CleverRig.oauthError(response) == "invalid_grant")
         #expect(env.token(code: code).status == 400, "a failed redirect check spends the code")
     }
 

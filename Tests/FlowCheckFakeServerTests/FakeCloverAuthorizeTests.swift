@@ -6,7 +6,7 @@ import FlowCheckFakeServer
 /// The Clover web host: `GET /oauth/v2/authorize` and the login form post, with no sockets.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCloverAuthorizeTests {
-    let env = CloverWorld()
+    let env = CloverRig()
 
     // MARK: - Authorize errors
 
@@ -18,7 +18,7 @@ struct FakeCloverAuthorizeTests {
     }
 
     static func replacing(_ name: String, with value: String?) -> [(String, String)] {
-        var parameters = CloverWorld.authorizeParameters().filter { $0.0 != name }
+        var parameters = CloverRig.authorizeParameters().filter { $0.0 != name }
         if let value { parameters.append((name, value)) }
         return parameters
     }
@@ -55,28 +55,28 @@ struct FakeCloverAuthorizeTests {
             message: "code_challenge_method must be S256"
         ),
         AuthorizeCase(
-            name: "challenge 42 chars", parameters: replacing("code_challenge", with: String(CloverWorld.challenge.dropLast())),
+            name: "challenge 42 chars", parameters: replacing("code_challenge", with: String(CloverRig.challenge.dropLast())),
             message: "invalid code_challenge"
         ),
         AuthorizeCase(
-            name: "challenge 44 chars", parameters: replacing("code_challenge", with: CloverWorld.challenge + "A"),
+            name: "challenge 44 chars", parameters: replacing("code_challenge", with: CloverRig.challenge + "A"),
             message: "invalid code_challenge"
         ),
         AuthorizeCase(
-            name: "challenge with padding", parameters: replacing("code_challenge", with: String(CloverWorld.challenge.dropLast()) + "="),
+            name: "challenge with padding", parameters: replacing("code_challenge", with: String(CloverRig.challenge.dropLast()) + "="),
             message: "invalid code_challenge"
         ),
         AuthorizeCase(
             name: "challenge in standard base64",
-            parameters: replacing("code_challenge", with: CloverWorld.challenge.replacingOccurrences(of: "-", with: "+")),
+            parameters: replacing("code_challenge", with: CloverRig.challenge.replacingOccurrences(of: "-", with: "+")),
             message: "invalid code_challenge"
         ),
         AuthorizeCase(
-            name: "repeated state", parameters: CloverWorld.authorizeParameters() + [("state", "second")],
+            name: "repeated state", parameters: CloverRig.authorizeParameters() + [("state", "second")],
             message: "parameter state is repeated"
         ),
         AuthorizeCase(
-            name: "repeated redirect_uri", parameters: CloverWorld.authorizeParameters() + [("redirect_uri", CloverWorld.redirect)],
+            name: "repeated redirect_uri", parameters: CloverRig.authorizeParameters() + [("redirect_uri", CloverRig.redirect)],
             message: "parameter redirect_uri is repeated"
         ),
     ]
@@ -118,7 +118,7 @@ struct FakeCloverAuthorizeTests {
         ("not a url", false),
     ])
     func redirectURIMustBeUnderTheSiteURL(redirect: String, accepted: Bool) throws {
-        #expect(FakeClover.redirectURI(redirect, isUnder: CloverWorld.site) == accepted)
+        #expect(FakeClover.redirectURI(redirect, isUnder: CloverRig.site) == accepted)
         let response = env.authorize(Self.replacing("redirect_uri", with: redirect))
         #expect(response.status == (accepted ? 200 : 400))
     }
@@ -169,7 +169,7 @@ struct FakeCloverAuthorizeTests {
         let response = env.login(requestID: try env.requestID(in: page))
         #expect(response.status == 302)
         let location = try #require(response.headers["Location"])
-        #expect(location.hasPrefix(CloverWorld.redirect + "?merchant_id=M1&client_id=app-1&code="))
+        #expect(location.hasPrefix(CloverRig.redirect + "?merchant_id=M1&client_id=app-1&code="))
         #expect(location.hasSuffix("&state=st-1"))
         let query = try env.redirectQuery(response)
         #expect(query.map(\.name) == ["merchant_id", "client_id", "code", "state"])
@@ -179,23 +179,23 @@ struct FakeCloverAuthorizeTests {
     }
 
     @Test func successWithoutStateSendsNoState() throws {
-        let page = env.authorize(CloverWorld.authorizeParameters(state: nil))
+        let page = env.authorize(CloverRig.authorizeParameters(state: nil))
         let response = env.login(requestID: try env.requestID(in: page))
         #expect(try env.redirectQuery(response).map(\.name) == ["merchant_id", "client_id", "code"])
     }
 
     @Test func stateAndRedirectQueryArePreservedAndEncoded() throws {
         let state = "a b+c&d=é/?"
-        let page = env.authorize(CloverWorld.authorizeParameters(redirectURI: CloverWorld.redirect + "?app=ios", state: state))
+        let page = env.authorize(CloverRig.authorizeParameters(redirectURI: CloverRig.redirect + "?app=ios", state: state))
         let response = env.login(requestID: try env.requestID(in: page))
         let location = try #require(response.headers["Location"])
-        #expect(location.hasPrefix(CloverWorld.redirect + "?app=ios&merchant_id=M1&"))
+        #expect(location.hasPrefix(CloverRig.redirect + "?app=ios&merchant_id=M1&"))
         #expect(location.hasSuffix("&state=a%20b%2Bc%26d%3D%C3%A9%2F%3F"))
         #expect(try env.redirectQuery(response).last?.value == state)
     }
 
     @Test func emptyStateIsEchoedAsSent() throws {
-        let page = env.authorize(CloverWorld.authorizeParameters(state: ""))
+        let page = env.authorize(CloverRig.authorizeParameters(state: ""))
         let response = env.login(requestID: try env.requestID(in: page))
         #expect(response.headers["Location"]?.hasSuffix("&state=") == true)
     }
@@ -211,20 +211,20 @@ struct FakeCloverAuthorizeTests {
 
     @Test(arguments: [true, false])
     func denyRedirectsWithAccessDenied(withState: Bool) throws {
-        let page = env.authorize(CloverWorld.authorizeParameters(state: withState ? "st-9" : nil))
+        let page = env.authorize(CloverRig.authorizeParameters(state: withState ? "st-9" : nil))
         let requestID = try env.requestID(in: page)
         let response = env.login(requestID: requestID, email: "", password: "", action: "deny")
         #expect(response.status == 302)
-        let expected = CloverWorld.redirect + "?error=access_denied" + (withState ? "&state=st-9" : "")
+        let expected = CloverRig.redirect + "?error=access_denied" + (withState ? "&state=st-9" : "")
         #expect(response.headers["Location"] == expected)
         #expect(env.login(requestID: requestID).status == 400, "deny consumes the request")
         #expect(env.clover.issuedSecrets.isEmpty)
     }
 
     @Test func denyAppendsToAnExistingQuery() throws {
-        let page = env.authorize(CloverWorld.authorizeParameters(redirectURI: CloverWorld.redirect + "?x=1", state: nil))
+        let page = env.authorize(CloverRig.authorizeParameters(redirectURI: CloverRig.redirect + "?x=1", state: nil))
         let response = env.login(requestID: try env.requestID(in: page), action: "deny")
-        #expect(response.headers["Location"] == CloverWorld.redirect + "?x=1&error=access_denied")
+        #expect(response.headers["Location"] == CloverRig.redirect + "?x=1&error=access_denied")
     }
 
     @Test(arguments: [
@@ -258,8 +258,8 @@ struct FakeCloverAuthorizeTests {
         ("dave@example.com", "pw-dave", "app-1", "the employee is not on any merchant"),
     ])
     func loginIsForbiddenWithoutTheMerchantsConsent(email: String, password: String, app: String, message: String) throws {
-        let redirect = app == "app-1" ? CloverWorld.redirect : "https://other.example.com/cb"
-        let page = env.authorize(CloverWorld.authorizeParameters(clientID: app, redirectURI: redirect))
+        let redirect = app == "app-1" ? CloverRig.redirect : "https://other.example.com/cb"
+        let page = env.authorize(CloverRig.authorizeParameters(clientID: app, redirectURI: redirect))
         let response = env.login(requestID: try env.requestID(in: page), email: email, password: password)
         #expect(response.status == 403)
         #expect(response.bodyText.contains(message))

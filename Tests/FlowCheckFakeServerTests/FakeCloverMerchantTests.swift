@@ -6,7 +6,7 @@ import FlowCheckFakeServer
 /// The merchant resource and routing of the Clover fake.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCloverMerchantTests {
-    let env = CloverWorld()
+    let env = CloverRig()
     static let unauthorized = #"{"message":"401 Unauthorized"}"#
 
     @Test func merchantIsServedForItsOwnToken() throws {
@@ -90,7 +90,7 @@ struct FakeCloverMerchantTests {
 
     @Test func personaIdentity() {
         #expect(env.clover.name == "clover")
-        #expect(env.clover.fixture == CloverWorld.fixture)
+        #expect(env.clover.fixture == CloverRig.fixture)
         let defaults = CloverFixture(apps: [], merchants: [], employees: [])
         #expect(defaults.accessTokenLifetime == 1800)
         #expect(defaults.refreshTokenLifetime == 2_592_000)

@@ -2,87 +2,77 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// The whole Clover login over real loopback sockets, with a raw client so the 302 is seen
 /// as sent rather than followed (its target is the app's site, not this server).
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct FakeCloverSocketTests {
-    private func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: String = "") -> String {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        for (name, value) in headers {
-            head += "\(name): \(value)\r\n"
+    @Test func authorizeLoginTokenMerchantOverLoopback() async throws {
+        let env = CloverRig()
+        try await env.world.serving {
+            // The login pages on the web origin, the token endpoint and the API on the api origin.
+            let web = try await RawConnection.connect(port: try #require(env.world.baseURLs["web"]?.port))
+            let client = try await RawConnection.connect(port: env.world.port)
+            #expect(env.world.baseURLs["api"] == env.world.baseURL)
+
+            try await web.send(WireRequest.plain("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverRig.authorizeParameters())))
+            let page = try #require(try await web.readResponse())
+            #expect(page.status == 200)
+            #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+            let requestID = try env.requestID(in: HTTPResponse(status: page.status, body: Data(page.body)))
+
+            let form = FormBody.encode([
+                ("request_id", requestID), ("email", "alice@example.com"), ("password", "pw-alice"), ("action", "login"),
+            ])
+            try await web.send(WireRequest.plain("POST", "/oauth/v2/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
+            let redirect = try #require(try await web.readResponse())
+            #expect(redirect.status == 302)
+            let location = try #require(redirect.header("Location"))
+            let query = try #require(URLComponents(string: location)?.queryItems)
+            #expect(query.first { $0.name == "merchant_id" }?.value == "M1")
+            #expect(query.first { $0.name == "state" }?.value == "st-1")
+            let code = try #require(query.first { $0.name == "code" }?.value)
+
+            let json = FakeJSON(any: ["client_id": "app-1", "code": code, "code_verifier": CloverRig.verifier]).compactText
+            try await client.send(WireRequest.plain("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: json))
+            let tokenResponse = try #require(try await client.readResponse())
+            #expect(tokenResponse.status == 200)
+            let tokens = try #require(FakeJSON.parse(tokenResponse.body))
+            guard case .object(let fields) = tokens, case .string(let access)? = fields["access_token"] else {
+                Issue.record("no access token in \(tokenResponse.bodyText)")
+                return
+            }
+
+            try await client.send(WireRequest.plain("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer \(access)")]))
+            let merchant = try #require(try await client.readResponse())
+            #expect(merchant.status == 200)
+            #expect(merchant.bodyText == #"{"id":"M1","name":"Cafe One"}"#)
+
+            #expect(env.world.exchanges.map(\.response.status) == [200, 302, 200, 200])
+            #expect(env.world.exchanges.map(\.origin) == ["web", "web", "api", "api"])
+            #expect(env.world.issuedSecrets.first == code)
+            #expect(env.world.issuedSecrets.contains(access))
         }
-        if method == "POST" {
-            head += "Content-Length: \(body.utf8.count)\r\n"
-        }
-        return head + "\r\n" + body
-    }
-
-    @Test func authorizeLoginTokenMerchantOverLoopback() throws {
-        let env = CloverWorld()
-        try env.world.start()
-        defer { env.world.stop() }
-        // The login pages on the web origin, the token endpoint and the API on the api origin.
-        let web = try RawClient(port: try #require(env.world.baseURLs["web"]?.port))
-        let client = try RawClient(port: env.world.port)
-        #expect(env.world.baseURLs["api"] == env.world.baseURL)
-
-        web.send(request("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverWorld.authorizeParameters())))
-        let page = try #require(web.readResponse())
-        #expect(page.status == 200)
-        #expect(page.header("Content-Type") == "text/html; charset=utf-8")
-        let requestID = try env.requestID(in: HTTPResponse(status: page.status, body: Data(page.body)))
-
-        let form = FormBody.encode([
-            ("request_id", requestID), ("email", "alice@example.com"), ("password", "pw-alice"), ("action", "login"),
-        ])
-        web.send(request("POST", "/oauth/v2/login", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form))
-        let redirect = try #require(web.readResponse())
-        #expect(redirect.status == 302)
-        let location = try #require(redirect.header("Location"))
-        let query = try #require(URLComponents(string: location)?.queryItems)
-        #expect(query.first { $0.name == "merchant_id" }?.value == "M1")
-        #expect(query.first { $0.name == "state" }?.value == "st-1")
-        let code = try #require(query.first { $0.name == "code" }?.value)
-
-        let json = FakeJSON(any: ["client_id": "app-1", "code": code, "code_verifier": CloverWorld.verifier]).compactText
-        client.send(request("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: json))
-        let tokenResponse = try #require(client.readResponse())
-        #expect(tokenResponse.status == 200)
-        let tokens = try #require(FakeJSON.parse(tokenResponse.body))
-        guard case .object(let fields) = tokens, case .string(let access)? = fields["access_token"] else {
-            Issue.record("no access token in \(tokenResponse.bodyText)")
-            return
-        }
-
-        client.send(request("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer \(access)")]))
-        let merchant = try #require(client.readResponse())
-        #expect(merchant.status == 200)
-        #expect(merchant.bodyText == #"{"id":"M1","name":"Cafe One"}"#)
-
-        #expect(env.world.exchanges.map(\.response.status) == [200, 302, 200, 200])
-        #expect(env.world.exchanges.map(\.origin) == ["web", "web", "api", "api"])
-        #expect(env.world.issuedSecrets.first == code)
-        #expect(env.world.issuedSecrets.contains(access))
     }
 
     /// Each origin refuses the other's paths with 404, as Clover's real hosts do, and records
     /// the refusal under the origin it came in on; the persona never sees it.
-    @Test func eachOriginRefusesTheOthersPaths() throws {
-        let env = CloverWorld()
-        try env.world.start()
-        defer { env.world.stop() }
-        let web = try RawClient(port: try #require(env.world.baseURLs["web"]?.port))
-        let api = try RawClient(port: env.world.port)
+    @Test func eachOriginRefusesTheOthersPaths() async throws {
+        let env = CloverRig()
+        try await env.world.serving {
+            let web = try await RawConnection.connect(port: try #require(env.world.baseURLs["web"]?.port))
+            let api = try await RawConnection.connect(port: env.world.port)
 
-        api.send(request("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverWorld.authorizeParameters())))
-        #expect(try #require(api.readResponse()).status == 404)
-        web.send(request("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: "{}"))
-        #expect(try #require(web.readResponse()).status == 404)
-        web.send(request("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer x")]))
-        #expect(try #require(web.readResponse()).status == 404)
+            try await api.send(WireRequest.plain("GET", "/oauth/v2/authorize?" + FormBody.encode(CloverRig.authorizeParameters())))
+            #expect(try #require(try await api.readResponse()).status == 404)
+            try await web.send(WireRequest.plain("POST", "/oauth/v2/token", headers: [("Content-Type", "application/json")], body: "{}"))
+            #expect(try #require(try await web.readResponse()).status == 404)
+            try await web.send(WireRequest.plain("GET", "/v3/merchants/M1", headers: [("Authorization", "Bearer x")]))
+            #expect(try #require(try await web.readResponse()).status == 404)
 
-        #expect(env.world.exchanges.map(\.origin) == ["api", "web", "web"])
-        #expect(env.world.issuedSecrets.isEmpty)
+            #expect(env.world.exchanges.map(\.origin) == ["api", "web", "web"])
+            #expect(env.world.issuedSecrets.isEmpty)
+        }
     }
 }

@@ -6,7 +6,7 @@ import FlowCheckFakeServer
 /// The Clover API host's OAuth endpoints: code exchange with PKCE, and refresh rotation.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeCloverTokenTests {
-    let env = CloverWorld()
+    let env = CloverRig()
 
     // MARK: - Code exchange
 
@@ -32,19 +32,20 @@ struct FakeCloverTokenTests {
     }
 
     @Test func lifetimesComeFromTheFixture() throws {
-        var fixture = CloverWorld.fixture
+        var fixture = CloverRig.fixture
         fixture.accessTokenLifetime = 60
         fixture.refreshTokenLifetime = 120
-        let short = CloverWorld(fixture: fixture)
+        let short = CloverRig(fixture: fixture)
         let response = short.token(code: try short.code())
         #expect(response.jsonFields()?["access_token_expiration"] == String(short.nowSeconds + 60))
         #expect(response.jsonFields()?["refresh_token_expiration"] == String(short.nowSeconds + 120))
     }
 
     @Test func expirationsAreWholeSecondsRoundedDown() throws {
+        let start = env.nowSeconds
         env.clock.advance(by: 0.75)
         let response = env.token(code: try env.code())
-        #expect(response.jsonFields()?["access_token_expiration"] == String(1_700_000_000 + 1800))
+        #expect(response.jsonFields()?["access_token_expiration"] == String(start + 1800))
     }
 
     /// DECISION under test: a replayed code is refused, the tokens it bought stay valid.
@@ -53,7 +54,7 @@ struct FakeCloverTokenTests {
         let first = try env.pair(env.token(code: code))
         let second = env.token(code: code)
         #expect(second.status == 400)
-        #expect(CloverWorld.oauthError(second).code == "invalid_grant")
+        #expect(CloverRig.oauthError(second).code == "invalid_grant")
         #expect(env.merchant("M1", token: first.access).status == 200)
         #expect(env.refresh(refreshToken: first.refresh).status == 200)
     }
@@ -65,7 +66,7 @@ struct FakeCloverTokenTests {
         let response = env.token(code: code)
         #expect(response.status == status)
         if status == 400 {
-            #expect(CloverWorld.oauthError(response).code == "invalid_grant")
+            #expect(CloverRig.oauthError(response).code == "invalid_grant")
         }
     }
 
@@ -74,16 +75,16 @@ struct FakeCloverTokenTests {
         let other = String(repeating: "x", count: 43)
         let response = env.token(code: code, verifier: other)
         #expect(response.status == 400)
-        #expect(CloverWorld.oauthError(response).code == "invalid_grant")
-        #expect(CloverWorld.oauthError(response).description == "code_verifier does not match the code_challenge")
+        #expect(CloverRig.oauthError(response).code == "invalid_grant")
+        #expect(CloverRig.oauthError(response).description == "code_verifier does not match the code_challenge")
         let retry = env.token(code: code)
         #expect(retry.status == 400, "no second try after a failed verification")
-        #expect(CloverWorld.oauthError(retry).code == "invalid_grant")
+        #expect(CloverRig.oauthError(retry).code == "invalid_grant")
         #expect(env.clover.issuedSecrets == [code])
     }
 
     static let malformedVerifiers: [(String, String)] = {
-        let short: String = String(CloverWorld.verifier.dropLast())
+        let short: String = String(CloverRig.verifier.dropLast())
         return [
             ("42 characters", short),
             ("129 characters", String(repeating: "a", count: 129)),
@@ -98,16 +99,16 @@ struct FakeCloverTokenTests {
     func malformedVerifierIsInvalidGrant(name: String, verifier: String) throws {
         let response = env.token(code: try env.code(), verifier: verifier)
         #expect(response.status == 400)
-        #expect(CloverWorld.oauthError(response).code == "invalid_grant")
-        #expect(CloverWorld.oauthError(response).description == "code_verifier does not match the code_challenge")
+        #expect(CloverRig.oauthError(response).code == "invalid_grant")
+        #expect(CloverRig.oauthError(response).description == "code_verifier does not match the code_challenge")
     }
 
     /// "plain" smuggled through S256: the challenge is the verifier itself, so the S256 check
     /// must fail.
     @Test func plainChallengeUnderS256DoesNotVerify() throws {
-        let code = try env.code(parameters: CloverWorld.authorizeParameters(challenge: CloverWorld.verifier))
-        let response = env.token(code: code, verifier: CloverWorld.verifier)
-        #expect(CloverWorld.oauthError(response).code == "invalid_grant")
+        let code = try env.code(parameters: CloverRig.authorizeParameters(challenge: CloverRig.verifier))
+        let response = env.token(code: code, verifier: CloverRig.verifier)
+        #expect(CloverRig.oauthError(response).code == "invalid_grant")
     }
 
     @Test(arguments: [43, 64, 128])
@@ -115,20 +116,20 @@ struct FakeCloverTokenTests {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         let verifier = String((0..<length).map { alphabet[$0 % alphabet.count] })
         let challenge = FakeCrypto.s256Challenge(for: verifier)
-        let code = try env.code(parameters: CloverWorld.authorizeParameters(challenge: challenge))
+        let code = try env.code(parameters: CloverRig.authorizeParameters(challenge: challenge))
         #expect(env.token(code: code, verifier: verifier).status == 200)
     }
 
     /// DECISION under test: a PKCE client must never send the app secret, whatever its value.
-    @Test(arguments: [CloverWorld.app.secret, ""])
+    @Test(arguments: [CloverRig.app.secret, ""])
     func clientSecretIsRefused(secret: String) throws {
         let code = try env.code()
         let response = env.postJSON("/oauth/v2/token", [
-            "client_id": CloverWorld.app.id, "code": code, "code_verifier": CloverWorld.verifier, "client_secret": secret,
+            "client_id": CloverRig.app.id, "code": code, "code_verifier": CloverRig.verifier, "client_secret": secret,
         ])
         #expect(response.status == 400)
-        #expect(CloverWorld.oauthError(response).code == "invalid_request")
-        #expect(CloverWorld.oauthError(response).description == "FlowCheck policy: client_secret must not be sent by a PKCE (low-trust) client")
+        #expect(CloverRig.oauthError(response).code == "invalid_request")
+        #expect(CloverRig.oauthError(response).description == "FlowCheck policy: client_secret must not be sent by a PKCE (low-trust) client")
         #expect(env.token(code: code).status == 200, "a refused request does not spend the code")
     }
 
@@ -149,13 +150,13 @@ struct FakeCloverTokenTests {
         let response = env.postJSON("/oauth/v2/token", body, contentType: contentType)
         #expect(response.status == 400)
         #expect(response.headers["Content-Type"] == "application/json")
-        #expect(CloverWorld.oauthError(response).code == "invalid_request")
-        #expect(CloverWorld.oauthError(response).description?.isEmpty == false)
+        #expect(CloverRig.oauthError(response).code == "invalid_request")
+        #expect(CloverRig.oauthError(response).description?.isEmpty == false)
     }
 
     @Test func jsonWithCharsetIsAccepted() throws {
         let code = try env.code()
-        let body = FakeJSON(any: ["client_id": "app-1", "code": code, "code_verifier": CloverWorld.verifier]).compactText
+        let body = FakeJSON(any: ["client_id": "app-1", "code": code, "code_verifier": CloverRig.verifier]).compactText
         #expect(env.postJSON("/oauth/v2/token", body, contentType: "Application/JSON; charset=utf-8").status == 200)
     }
 
@@ -163,33 +164,33 @@ struct FakeCloverTokenTests {
         let code = try env.code()
         let response = env.token(clientID: "nope", code: code)
         #expect(response.status == 401)
-        #expect(CloverWorld.oauthError(response).code == "invalid_client")
+        #expect(CloverRig.oauthError(response).code == "invalid_client")
         #expect(env.token(code: code).status == 200)
     }
 
     @Test func codeOfAnotherClientIsRefusedWithoutSpendingIt() throws {
         let code = try env.code()
-        let response = env.token(clientID: CloverWorld.otherApp.id, code: code)
+        let response = env.token(clientID: CloverRig.otherApp.id, code: code)
         #expect(response.status == 400)
-        #expect(CloverWorld.oauthError(response).code == "invalid_grant")
+        #expect(CloverRig.oauthError(response).code == "invalid_grant")
         #expect(env.token(code: code).status == 200)
     }
 
     @Test(arguments: ["", "0123456789abcdef0123456789abcdef"])
     func unknownCodeIsInvalidGrant(code: String) {
-        #expect(CloverWorld.oauthError(env.token(code: code)).code == "invalid_grant")
+        #expect(CloverRig.oauthError(env.token(code: code)).code == "invalid_grant")
     }
 
     @Test func redirectURIIsCheckedWhenSent() throws {
         let code = try env.code()
         let wrong = env.postJSON("/oauth/v2/token", [
-            "client_id": "app-1", "code": code, "code_verifier": CloverWorld.verifier, "redirect_uri": CloverWorld.site + "/other",
+            "client_id": "app-1", "code": code, "code_verifier": CloverRig.verifier, "redirect_uri": CloverRig.site + "/other",
         ])
-        #expect(CloverWorld.oauthError(wrong).code == "invalid_grant")
+        #expect(CloverRig.oauthError(wrong).code == "invalid_grant")
 
         let second = try env.code()
         let right = env.postJSON("/oauth/v2/token", [
-            "client_id": "app-1", "code": second, "code_verifier": CloverWorld.verifier, "redirect_uri": CloverWorld.redirect,
+            "client_id": "app-1", "code": second, "code_verifier": CloverRig.verifier, "redirect_uri": CloverRig.redirect,
         ])
         #expect(right.status == 200)
     }
@@ -208,7 +209,7 @@ struct FakeCloverTokenTests {
 
         let replay = env.refresh(refreshToken: first.refresh)
         #expect(replay.status == 400)
-        #expect(CloverWorld.oauthError(replay).code == "invalid_grant")
+        #expect(CloverRig.oauthError(replay).code == "invalid_grant")
 
         #expect(env.merchant("M1", token: second.access).status == 200)
         // DECISION: the previous access token lives until its own expiry.
@@ -237,37 +238,37 @@ struct FakeCloverTokenTests {
         let response = env.refresh(refreshToken: pair.refresh)
         #expect(response.status == status)
         if status == 400 {
-            #expect(CloverWorld.oauthError(response).code == "invalid_grant")
+            #expect(CloverRig.oauthError(response).code == "invalid_grant")
         }
     }
 
     @Test func refreshByAnotherClientIsRefusedWithoutSpendingIt() throws {
         let pair = try env.loggedIn()
-        let response = env.refresh(clientID: CloverWorld.otherApp.id, refreshToken: pair.refresh)
-        #expect(CloverWorld.oauthError(response).code == "invalid_grant")
+        let response = env.refresh(clientID: CloverRig.otherApp.id, refreshToken: pair.refresh)
+        #expect(CloverRig.oauthError(response).code == "invalid_grant")
         #expect(env.refresh(refreshToken: pair.refresh).status == 200)
     }
 
     @Test func accessTokenIsNoRefreshToken() throws {
         let pair = try env.loggedIn()
-        #expect(CloverWorld.oauthError(env.refresh(refreshToken: pair.access)).code == "invalid_grant")
-        #expect(CloverWorld.oauthError(env.refresh(refreshToken: "")).code == "invalid_grant")
+        #expect(CloverRig.oauthError(env.refresh(refreshToken: pair.access)).code == "invalid_grant")
+        #expect(CloverRig.oauthError(env.refresh(refreshToken: "")).code == "invalid_grant")
     }
 
     @Test func refreshRefusesSecretsUnknownClientsAndBadBodies() throws {
         let pair = try env.loggedIn()
         let withSecret = env.postJSON("/oauth/v2/refresh", [
-            "client_id": "app-1", "refresh_token": pair.refresh, "client_secret": CloverWorld.app.secret,
+            "client_id": "app-1", "refresh_token": pair.refresh, "client_secret": CloverRig.app.secret,
         ])
         #expect(withSecret.status == 400)
-        #expect(CloverWorld.oauthError(withSecret).code == "invalid_request")
+        #expect(CloverRig.oauthError(withSecret).code == "invalid_request")
         let unknown = env.refresh(clientID: "nope", refreshToken: pair.refresh)
         #expect(unknown.status == 401)
-        #expect(CloverWorld.oauthError(unknown).code == "invalid_client")
+        #expect(CloverRig.oauthError(unknown).code == "invalid_client")
         let missing = env.postJSON("/oauth/v2/refresh", ["client_id": "app-1"])
-        #expect(CloverWorld.oauthError(missing).code == "invalid_request")
+        #expect(CloverRig.oauthError(missing).code == "invalid_request")
         let form = env.postJSON("/oauth/v2/refresh", "client_id=app-1&refresh_token=\(pair.refresh)", contentType: "application/x-www-form-urlencoded")
-        #expect(CloverWorld.oauthError(form).code == "invalid_request")
+        #expect(CloverRig.oauthError(form).code == "invalid_request")
         #expect(env.refresh(refreshToken: pair.refresh).status == 200, "none of those spent the token")
     }
 
@@ -280,8 +281,8 @@ struct FakeCloverTokenTests {
         env.clover.revokeAllTokens()
         #expect(env.merchant("M1", token: alice.access).status == 401)
         #expect(env.merchant("M2", token: bob.access).status == 401)
-        #expect(CloverWorld.oauthError(env.refresh(refreshToken: alice.refresh)).code == "invalid_grant")
-        #expect(CloverWorld.oauthError(env.refresh(refreshToken: bob.refresh)).code == "invalid_grant")
+        #expect(CloverRig.oauthError(env.refresh(refreshToken: alice.refresh)).code == "invalid_grant")
+        #expect(CloverRig.oauthError(env.refresh(refreshToken: bob.refresh)).code == "invalid_grant")
         let fresh = try env.pair(env.token(code: unspent))
         #expect(env.merchant("M1", token: fresh.access).status == 200)
         #expect(env.refresh(refreshToken: fresh.refresh).status == 200)

@@ -2,11 +2,12 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// The Moltin wire contract, exercised through the responder chain with no sockets at all.
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct FakeMoltinTests {
-    let clock = TestClock()
+    let clock = ManualClock()
     let moltin: FakeMoltin
     let world: FakeProviderServer
 

@@ -2,16 +2,17 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// Recording and fault injection around a provider, through the socket-free responder.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct FakeProviderServerTests {
-    let clock = TestClock()
+    let clock = ManualClock()
     let world: FakeProviderServer
 
     init() {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))
-        world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now })
+        world = FakeProviderServer(provider: moltin, now: { [clock] in clock.now }, limits: .hangBounded)
     }
 
     private func get(_ path: String) -> HTTPResponse {
@@ -144,33 +145,38 @@ struct FakeProviderServerTests {
         #expect(world.issuedSecrets.isEmpty)
     }
 
-    @Test func unreachableRefusesConnectionsUntilCleared() throws {
-        try world.start()
-        defer { world.stop() }
-        let port = world.port
-        #expect(world.baseURL.absoluteString == "http://127.0.0.1:\(port)")
-        world.inject(Fault(kind: .unreachable, path: "/ignored", times: 1))
-        #expect(world.isUnreachable)
-        #expect(world.activeFaults.isEmpty)
-        #expect(RawClient.connectError(port: port) == ECONNREFUSED)
-        #expect(RawClient.connectError(port: port) == ECONNREFUSED)
-        world.clearFaults()
-        #expect(!world.isUnreachable)
-        #expect(world.listenerError == nil)
-        let client = try RawClient(port: port)
-        client.send("GET /v1/products HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(client.readResponse()?.status == 400)
-        #expect(world.exchanges.count == 1)
+    @Test func unreachableRefusesConnectionsUntilCleared() async throws {
+        try await world.serving {
+            let port = world.port
+            #expect(world.baseURL.absoluteString == "http://127.0.0.1:\(port)")
+            // On a listening server, refusing waits for the accept thread: off the pool.
+            try await offThePool("FakeProviderServer.inject(.unreachable)") { [world] in
+                world.inject(Fault(kind: .unreachable, path: "/ignored", times: 1))
+            }
+            #expect(world.isUnreachable)
+            #expect(world.activeFaults.isEmpty)
+            #expect(try await RawConnection.connectError(port: port) == ECONNREFUSED)
+            #expect(try await RawConnection.connectError(port: port) == ECONNREFUSED)
+            world.clearFaults()
+            #expect(!world.isUnreachable)
+            #expect(world.listenerError == nil)
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET /v1/products HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 400)
+            #expect(world.exchanges.count == 1)
+        }
     }
 
-    @Test func unreachableInjectedBeforeStartTakesEffectOnStart() throws {
+    @Test func unreachableInjectedBeforeStartTakesEffectOnStart() async throws {
         world.inject(Fault(.unreachable))
-        try world.start()
-        defer { world.stop() }
-        #expect(world.port > 0)
-        #expect(RawClient.connectError(port: world.port) == ECONNREFUSED)
-        world.clearFaults()
-        #expect(RawClient.connectError(port: world.port) == nil)
+        try await world.serving {
+            #expect(world.port > 0)
+            let whileUnreachable = try await RawConnection.connectError(port: world.port)
+            #expect(whileUnreachable == ECONNREFUSED)
+            world.clearFaults()
+            let afterClearing = try await RawConnection.connectError(port: world.port)
+            #expect(afterClearing == nil)
+        }
     }
 }
 

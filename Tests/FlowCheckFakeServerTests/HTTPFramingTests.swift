@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// Issue 14's framing rules: chunked request bodies (RFC 9112 §7.1), bare-LF heads (§2.2),
 /// 414 for an over-long target and HEAD answered as GET without a body.
@@ -89,44 +90,45 @@ struct HTTPFramingTests {
 
     // MARK: - Over loopback
 
-    @Test func bareLFHeadIsAnsweredAtOnceOverLoopback() throws {
-        let env = CloverWorld()
-        try env.world.start()
-        defer { env.world.stop() }
-        let client = try RawClient(port: env.world.port, patience: 5)
-        client.send("GET /v3/merchants/M1 HTTP/1.1\nHost: h\n\n")
-        let response = try #require(client.readResponse())
-        #expect(response.status == 401, "answered, not left waiting for a CRLF until 408")
+    @Test func bareLFHeadIsAnsweredAtOnceOverLoopback() async throws {
+        let env = CloverRig()
+        try await env.world.serving {
+            // A server waiting for a CRLF would answer 408 once its read timeout passed.
+            let client = try await RawConnection.connect(port: env.world.port)
+            try await client.send("GET /v3/merchants/M1 HTTP/1.1\nHost: h\n\n")
+            let response = try #require(try await client.readResponse())
+            #expect(response.status == 401, "answered, not left waiting for a CRLF until 408")
+        }
     }
 
-    @Test func aTwentyKiBTargetIs414OverLoopback() throws {
-        let world = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [])), now: { Date(timeIntervalSince1970: 0) })
-        try world.start()
-        defer { world.stop() }
-        let client = try RawClient(port: world.port)
-        client.send("GET /v1/products?q=" + String(repeating: "a", count: 20 * 1024) + " HTTP/1.1\r\nHost: h\r\n\r\n")
-        let response = try #require(client.readResponse())
-        #expect(response.status == 414)
-        #expect(response.header("FlowCheck-Rule") == "http.target-too-long")
+    @Test func aTwentyKiBTargetIs414OverLoopback() async throws {
+        let world = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [])), now: { Date(timeIntervalSince1970: 0) }, limits: .hangBounded)
+        try await world.serving {
+            let client = try await RawConnection.connect(port: world.port)
+            try await client.send("GET /v1/products?q=" + String(repeating: "a", count: 20 * 1024) + " HTTP/1.1\r\nHost: h\r\n\r\n")
+            let response = try #require(try await client.readResponse())
+            #expect(response.status == 414)
+            #expect(response.header("FlowCheck-Rule") == "http.target-too-long")
+        }
     }
 
-    @Test func headIsAnsweredAsGetWithoutABody() throws {
-        let env = CloverWorld()
-        try env.world.start()
-        defer { env.world.stop() }
-        let pair = try env.loggedIn()
-        let client = try RawClient(port: env.world.port)
-        client.send("GET /v3/merchants/M1 HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(pair.access)\r\n\r\n")
-        let get = try #require(client.readResponse())
-        client.send("HEAD /v3/merchants/M1 HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(pair.access)\r\n\r\n")
-        let head = try #require(client.readResponse(toHEAD: true))
-        #expect(get.status == 200)
-        #expect(head.status == 200)
-        #expect(head.header("Content-Length") == get.header("Content-Length"))
-        // The connection is still in step: had a body followed the HEAD answer, it would be read
-        // here as the next response's head.
-        client.send("GET /v3/merchants/M1 HTTP/1.1\r\nHost: h\r\n\r\n")
-        #expect(client.readResponse()?.status == 401)
-        #expect(env.world.exchanges.map(\.request.method).suffix(3) == ["GET", "HEAD", "GET"])
+    @Test func headIsAnsweredAsGetWithoutABody() async throws {
+        let env = CloverRig()
+        try await env.world.serving {
+            let pair = try env.loggedIn()
+            let client = try await RawConnection.connect(port: env.world.port)
+            try await client.send("GET /v3/merchants/M1 HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(pair.access)\r\n\r\n")
+            let get = try #require(try await client.readResponse())
+            try await client.send("HEAD /v3/merchants/M1 HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(pair.access)\r\n\r\n")
+            let head = try #require(try await client.readResponse(toHEAD: true))
+            #expect(get.status == 200)
+            #expect(head.status == 200)
+            #expect(head.header("Content-Length") == get.header("Content-Length"))
+            // The connection is still in step: had a body followed the HEAD answer, it would be read
+            // here as the next response's head.
+            try await client.send("GET /v3/merchants/M1 HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 401)
+            #expect(env.world.exchanges.map(\.request.method).suffix(3) == ["GET", "HEAD", "GET"])
+        }
     }
 }

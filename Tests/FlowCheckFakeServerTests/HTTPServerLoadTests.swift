@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,7 +12,7 @@ import Darwin
 /// Many kept-alive clients at once, plus one that trickles its head, over loopback.
 ///
 /// Bounded in count (200 clients × 3 requests) and in time: the only waits are for the
-/// server to act, each with a generous bound that a passing run never reaches.
+/// server to act, each bounded by `HangBound.standard`, which a passing run never reaches.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct HTTPServerLoadTests {
     static let clientCount = 200
@@ -32,17 +33,17 @@ struct HTTPServerLoadTests {
 
     /// Sends `request` one byte at a time, waiting up to a second for the server between
     /// bytes: a client at one byte per second, paced by waiting rather than sleeping.
-    static func trickle(_ request: String, port: Int) -> TrickleOutcome {
+    static func trickle(_ request: String, port: Int) async throws -> TrickleOutcome {
         let bytes = Array(request.utf8)
         var outcome = TrickleOutcome(status: nil, bytesSent: 0, requestLength: bytes.count)
-        guard let client = try? RawClient(port: port) else { return outcome }
+        let client = try await RawConnection.connect(port: port)
         defer { client.close() }
         for byte in bytes {
-            guard client.send([byte]) else { break }
+            guard try await client.send([byte]) else { break }
             outcome.bytesSent += 1
-            if client.isReadable(within: 1) { break }
+            if try await client.isReadable(within: .seconds(1)) { break }
         }
-        outcome.status = client.readResponse()?.status
+        outcome.status = try await client.readResponse()?.status
         return outcome
     }
 
@@ -55,90 +56,94 @@ struct HTTPServerLoadTests {
     /// round of 200 requests is far slower than the others, and the test waits for nothing
     /// but answers. That the server cuts off a head that never completes, which takes real
     /// time, is `HTTPServerTests.tricklingClientIsCutOffAtTheHeadDeadline`.
-    @Test func manyKeptAliveClientsAreServedWhileOneTricklesItsHead() throws {
+    @Test func manyKeptAliveClientsAreServedWhileOneTricklesItsHead() async throws {
         // Deadlines far beyond the test, so the trickler stays attached throughout.
-        let limits = HTTPServerLimits(readTimeout: 60, requestHeaderTimeout: 60, idleTimeout: 60)
+        let limits = HTTPServerLimits.hangBounded
         let server = HTTPServer(responder: Self.echo, limits: limits)
-        let port = try server.start()
-        defer { server.stop() }
-        let baseline = OpenSockets.inodes(port: port, local: true)
-        #expect(baseline.count == 1, "the listener alone")
+        try await server.serving { port in
+            let baseline = OpenSockets.inodes(port: port, local: true)
+            #expect(baseline.count == 1, "the listener alone")
 
-        // Connected first: accept order is connect order, so once any later client has been
-        // answered, the server has taken this one on too.
-        let head = Array("GET /slow HTTP/1.1\r\nHost: x\r\nX-Padding: trickle\r\n\r\n".utf8)
-        let trickler = try RawClient(port: port)
-        var sent = 0
-        func trickleOneByte() {
-            #expect(trickler.send([head[sent]]))
-            sent += 1
-        }
-        trickleOneByte()
-
-        var clients: [RawClient] = []
-        for _ in 0..<Self.clientCount {
-            clients.append(try RawClient(port: port))
-        }
-        var answered = 0
-        for round in 0..<Self.requestsPerClient {
-            trickleOneByte()
-            // Every client has a request in flight before any answer is read.
-            for (index, client) in clients.enumerated() {
-                client.send("GET /c\(index)/r\(round) HTTP/1.1\r\nHost: x\r\n\r\n")
+            // Connected first: accept order is connect order, so once any later client has been
+            // answered, the server has taken this one on too.
+            let head = Array("GET /slow HTTP/1.1\r\nHost: x\r\nX-Padding: trickle\r\n\r\n".utf8)
+            let trickler = try await RawConnection.connect(port: port)
+            var sent = 0
+            func trickleOneByte() async throws {
+                #expect(try await trickler.send([head[sent]]))
+                sent += 1
             }
-            // A server that waited on the slow client would answer nobody: fail in seconds
-            // rather than at each client's 20 s RawClient deadline.
-            try #require(clients[0].isReadable(within: 10), "no answer while the slow client holds its connection")
-            for (index, client) in clients.enumerated() {
-                let response = client.readResponse()
-                #expect(response?.bodyText == "GET /c\(index)/r\(round)")
-                #expect(response?.header("Connection") == "keep-alive")
-                if response?.status == 200 { answered += 1 }
+            try await trickleOneByte()
+
+            var clients: [RawConnection] = []
+            for _ in 0..<Self.clientCount {
+                clients.append(try await RawConnection.connect(port: port))
             }
-            // Still connected, still unanswered: its head is not complete, and nobody waited
-            // for it. (Readable would mean an answer or a close.)
-            #expect(!trickler.isReadable(within: 0), "the slow client was answered or dropped in round \(round)")
+            var answered = 0
+            for round in 0..<Self.requestsPerClient {
+                try await trickleOneByte()
+                // Every client has a request in flight before any answer is read.
+                for (index, client) in clients.enumerated() {
+                    try await client.send("GET /c\(index)/r\(round) HTTP/1.1\r\nHost: x\r\n\r\n")
+                }
+                // A server that waited on the slow client would answer nobody (until its own read
+                // timeout let the slow client go): fail here, naming why, not in the first read.
+                try #require(try await clients[0].isReadable(within: HangBound.standard), "no answer while the slow client holds its connection")
+                for (index, client) in clients.enumerated() {
+                    let response = try await client.readResponse()
+                    #expect(response?.bodyText == "GET /c\(index)/r\(round)")
+                    #expect(response?.header("Connection") == "keep-alive")
+                    if response?.status == 200 { answered += 1 }
+                }
+                // Still connected, still unanswered: its head is not complete, and nobody waited
+                // for it. (Readable would mean an answer or a close.)
+                #expect(!(try await trickler.isReadable(within: .zero)), "the slow client was answered or dropped in round \(round)")
+            }
+            #expect(answered == Self.clientCount * Self.requestsPerClient)
+            #expect(sent == 1 + Self.requestsPerClient && sent < head.count)
+
+            // The listener, every accepted connection and every client end are open now.
+            let serverSide = OpenSockets.inodes(port: port, local: true)
+            let clientSide = OpenSockets.inodes(port: port, local: false)
+            #expect(serverSide.count == 1 + Self.clientCount + 1)
+            #expect(clientSide.count == Self.clientCount + 1)
+
+            // Its head complete at last, the slow client is served like any other.
+            #expect(try await trickler.send(Array(head[sent...])))
+            #expect(try await trickler.readResponse()?.bodyText == "GET /slow")
+
+            for client in clients {
+                client.close()
+            }
+            trickler.close()
+            await server.stopOffThePool()
+            #expect(OpenSockets.stillOpen(serverSide.union(clientSide)).isEmpty)
+            #expect(OpenSockets.inodes(port: port, local: true).isEmpty)
+            #expect(OpenSockets.inodes(port: port, local: false).isEmpty)
         }
-        #expect(answered == Self.clientCount * Self.requestsPerClient)
-        #expect(sent == 1 + Self.requestsPerClient && sent < head.count)
-
-        // The listener, every accepted connection and every client end are open now.
-        let serverSide = OpenSockets.inodes(port: port, local: true)
-        let clientSide = OpenSockets.inodes(port: port, local: false)
-        #expect(serverSide.count == 1 + Self.clientCount + 1)
-        #expect(clientSide.count == Self.clientCount + 1)
-
-        // Its head complete at last, the slow client is served like any other.
-        #expect(trickler.send(Array(head[sent...])))
-        #expect(trickler.readResponse()?.bodyText == "GET /slow")
-
-        for client in clients {
-            client.close()
-        }
-        trickler.close()
-        server.stop()
-        #expect(OpenSockets.stillOpen(serverSide.union(clientSide)).isEmpty)
-        #expect(OpenSockets.inodes(port: port, local: true).isEmpty)
-        #expect(OpenSockets.inodes(port: port, local: false).isEmpty)
     }
 
     /// A stopping server resets its kept-alive connections instead of closing them politely:
     /// the side that closes first politely keeps a TIME_WAIT entry on the port for 60 s, and
     /// with a server per flow thousands of them slowed every later bind(0) (flows/s fell from
     /// 366 to 269 between 1,000 and 10,000 flows before this).
-    @Test func stopLeavesNoTimeWaitOnItsPort() throws {
-        let server = HTTPServer(responder: Self.echo)
-        let port = try server.start()
-        let clients = try (0..<20).map { _ in try RawClient(port: port) }
-        for (index, client) in clients.enumerated() {
-            client.send("GET /k\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(client.readResponse()?.status == 200)
+    @Test func stopLeavesNoTimeWaitOnItsPort() async throws {
+        let server = HTTPServer(responder: Self.echo, limits: .hangBounded)
+        try await server.serving { port in
+            var clients: [RawConnection] = []
+            for _ in 0..<20 {
+                clients.append(try await RawConnection.connect(port: port))
+            }
+            for (index, client) in clients.enumerated() {
+                try await client.send("GET /k\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try await client.readResponse()?.status == 200)
+            }
+            await server.stopOffThePool()
+            // The clients close after the server, so any TIME_WAIT on this port is the server's.
+            for client in clients {
+                client.close()
+            }
+            #expect(OpenSockets.timeWaitCount(localPort: port) == 0)
         }
-        server.stop()
-        // The clients close after the server, so any TIME_WAIT on this port is the server's.
-        for client in clients {
-            client.close()
-        }
-        #expect(OpenSockets.timeWaitCount(localPort: port) == 0)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,6 +10,7 @@ import Darwin
 #endif
 
 /// The real listener over loopback, driven by raw sockets so framing is checked byte by byte.
+/// Every socket call and every `stop()` runs on a thread of its own, never on the pool.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct HTTPServerTests {
     /// Echoes method, path and body; `/big` answers with 5 MB.
@@ -19,38 +21,45 @@ struct HTTPServerTests {
         return .text(200, "\(request.method) \(request.path) \(String(decoding: request.body, as: UTF8.self))")
     }
 
-    private func startServer(limits: HTTPServerLimits = .init()) throws -> (HTTPServer, Int) {
+    /// `HTTPServerLimits.hangBounded` changed by `change`: a test about one limit.
+    private static func limits(_ change: (inout HTTPServerLimits) -> Void) -> HTTPServerLimits {
+        var limits = HTTPServerLimits.hangBounded
+        change(&limits)
+        return limits
+    }
+
+    /// Runs `body` against a started server with `limits`, given its port; stops it after.
+    private func withServer(limits: HTTPServerLimits = .hangBounded, _ body: (HTTPServer, Int) async throws -> Void) async throws {
         let server = HTTPServer(responder: Self.echo, limits: limits)
-        let port = try server.start()
-        return (server, port)
+        try await server.serving { port in try await body(server, port) }
     }
 
-    @Test func servesTwoRequestsOnOneKeptAliveConnection() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        #expect(port > 0 && port == server.port)
-        let client = try RawClient(port: port)
-        client.send("POST /one HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
-        let first = try #require(client.readResponse())
-        #expect(first.status == 200)
-        #expect(first.bodyText == "POST /one hello")
-        #expect(first.header("Content-Length") == "15")
-        #expect(first.header("Connection") == "keep-alive")
-        client.send("GET /two HTTP/1.1\r\nHost: x\r\n\r\n")
-        let second = try #require(client.readResponse())
-        #expect(second.bodyText == "GET /two ")
+    @Test func servesTwoRequestsOnOneKeptAliveConnection() async throws {
+        try await withServer { server, port in
+            #expect(port > 0 && port == server.port)
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("POST /one HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+            let first = try #require(try await client.readResponse())
+            #expect(first.status == 200)
+            #expect(first.bodyText == "POST /one hello")
+            #expect(first.header("Content-Length") == "15")
+            #expect(first.header("Connection") == "keep-alive")
+            try await client.send("GET /two HTTP/1.1\r\nHost: x\r\n\r\n")
+            let second = try #require(try await client.readResponse())
+            #expect(second.bodyText == "GET /two ")
+        }
     }
 
-    @Test func answersPipelinedRequestsInOrder() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        #expect(client.readResponse()?.bodyText == "GET /a ")
-        let last = try #require(client.readResponse())
-        #expect(last.bodyText == "GET /b ")
-        #expect(last.header("Connection") == "close")
-        #expect(client.readToEnd() == [])
+    @Test func answersPipelinedRequestsInOrder() async throws {
+        try await withServer { server, port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(try await client.readResponse()?.bodyText == "GET /a ")
+            let last = try #require(try await client.readResponse())
+            #expect(last.bodyText == "GET /b ")
+            #expect(last.header("Connection") == "close")
+            #expect(try await client.readToEnd() == [])
+        }
     }
 
     @Test(arguments: [
@@ -59,213 +68,219 @@ struct HTTPServerTests {
         ("GET /c HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", false),
         ("GET /c HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive\r\n\r\n", false),
     ])
-    func honoursConnectionSemantics(request: String, closes: Bool) throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send(request)
-        let response = try #require(client.readResponse())
-        #expect(response.bodyText == "GET /c ")
-        #expect(response.header("Connection") == (closes ? "close" : "keep-alive"))
-        if closes {
-            #expect(client.readToEnd() == [])
-        } else {
-            client.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(client.readResponse()?.bodyText == "GET /again ")
+    func honoursConnectionSemantics(request: String, closes: Bool) async throws {
+        try await withServer { server, port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send(request)
+            let response = try #require(try await client.readResponse())
+            #expect(response.bodyText == "GET /c ")
+            #expect(response.header("Connection") == (closes ? "close" : "keep-alive"))
+            if closes {
+                #expect(try await client.readToEnd() == [])
+            } else {
+                try await client.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try await client.readResponse()?.bodyText == "GET /again ")
+            }
         }
     }
 
-    @Test func malformedRequestGets400AndServerKeepsServing() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        let bad = try RawClient(port: port)
-        bad.send("THIS IS NOT HTTP\r\n\r\n")
-        let response = try #require(bad.readResponse())
-        #expect(response.status == 400)
-        #expect(response.header("Connection") == "close")
-        #expect(bad.readToEnd() == [])
-        let good = try RawClient(port: port)
-        good.send("GET /fine HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(good.readResponse()?.status == 200)
-    }
-
-    @Test func garbageBytesNeverCrashTheServer() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        let payloads: [[UInt8]] = [
-            [0x00, 0xFF, 0x0D, 0x0A, 0x0D, 0x0A],
-            Array("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
-            Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n".utf8),
-            Array("GET / HTTP/9.9\r\nHost: x\r\n\r\n".utf8),
-        ]
-        let expected = [400, 400, 501, 505]
-        for (payload, status) in zip(payloads, expected) {
-            let client = try RawClient(port: port)
-            client.send(payload)
-            #expect(client.readResponse()?.status == status)
+    @Test func malformedRequestGets400AndServerKeepsServing() async throws {
+        try await withServer { server, port in
+            let bad = try await RawConnection.connect(port: port)
+            try await bad.send("THIS IS NOT HTTP\r\n\r\n")
+            let response = try #require(try await bad.readResponse())
+            #expect(response.status == 400)
+            #expect(response.header("Connection") == "close")
+            #expect(try await bad.readToEnd() == [])
+            let good = try await RawConnection.connect(port: port)
+            try await good.send("GET /fine HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await good.readResponse()?.status == 200)
         }
-        let client = try RawClient(port: port)
-        client.send("GET /alive HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(client.readResponse()?.bodyText == "GET /alive ")
     }
 
-    @Test func oversizedHeadersGet431() throws {
-        let (server, port) = try startServer(limits: HTTPServerLimits(maxHeaderBytes: 1024))
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 8 * 1024))\r\n\r\n")
-        let response = try #require(client.readResponse())
-        #expect(response.status == 431)
-        #expect(response.header("Connection") == "close")
+    @Test func garbageBytesNeverCrashTheServer() async throws {
+        try await withServer { server, port in
+            let payloads: [[UInt8]] = [
+                [0x00, 0xFF, 0x0D, 0x0A, 0x0D, 0x0A],
+                Array("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
+                Array("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n".utf8),
+                Array("GET / HTTP/9.9\r\nHost: x\r\n\r\n".utf8),
+            ]
+            let expected = [400, 400, 501, 505]
+            for (payload, status) in zip(payloads, expected) {
+                let client = try await RawConnection.connect(port: port)
+                try await client.send(payload)
+                #expect(try await client.readResponse()?.status == status)
+            }
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET /alive HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse()?.bodyText == "GET /alive ")
+        }
     }
 
-    @Test func bodyOverTheLimitGets413() throws {
-        let (server, port) = try startServer(limits: HTTPServerLimits(maxBodyBytes: 100))
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n\(String(repeating: "z", count: 101))")
-        #expect(client.readResponse()?.status == 413)
+    @Test func oversizedHeadersGet431() async throws {
+        try await withServer(limits: Self.limits { $0.maxHeaderBytes = 1024 }) { server, port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 8 * 1024))\r\n\r\n")
+            let response = try #require(try await client.readResponse())
+            #expect(response.status == 431)
+            #expect(response.header("Connection") == "close")
+        }
     }
 
-    @Test func answersExpectContinueBeforeTheBody() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send("POST /e HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
-        #expect(client.readResponse()?.status == 100)
-        client.send("body")
-        #expect(client.readResponse()?.bodyText == "POST /e body")
+    @Test func bodyOverTheLimitGets413() async throws {
+        try await withServer(limits: Self.limits { $0.maxBodyBytes = 100 }) { server, port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n\(String(repeating: "z", count: 101))")
+            #expect(try await client.readResponse()?.status == 413)
+        }
     }
 
-    @Test func headResponseCarriesLengthButNoBody() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send("HEAD /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        let raw = String(decoding: try #require(client.readToEnd()), as: UTF8.self)
-        #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
-        #expect(raw.contains("Content-Length: 8\r\n"))
-        #expect(raw.hasSuffix("\r\n\r\n"))
+    @Test func answersExpectContinueBeforeTheBody() async throws {
+        try await withServer { server, port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("POST /e HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 100)
+            try await client.send("body")
+            #expect(try await client.readResponse()?.bodyText == "POST /e body")
+        }
     }
 
-    @Test func silentClientIsTimedOutWith408() throws {
-        let (server, port) = try startServer(limits: HTTPServerLimits(readTimeout: 0.2, idleTimeout: 0.2))
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send("GET /slow HTTP/1.1\r\nHost: x\r\n")
-        #expect(client.readResponse()?.status == 408)
-        let idle = try RawClient(port: port)
-        #expect(idle.readToEnd() == [])
+    @Test func headResponseCarriesLengthButNoBody() async throws {
+        try await withServer { server, port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("HEAD /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let raw = String(decoding: try #require(try await client.readToEnd()), as: UTF8.self)
+            #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(raw.contains("Content-Length: 8\r\n"))
+            #expect(raw.hasSuffix("\r\n\r\n"))
+        }
     }
 
-    @Test func tricklingClientIsCutOffAtTheHeadDeadline() throws {
+    @Test func silentClientIsTimedOutWith408() async throws {
+        try await withServer(limits: HTTPServerLimits(readTimeout: 0.2, idleTimeout: 0.2)) { server, port in
+            // Sent as the connect completes: the server would close a connection still silent
+            // after its 0.2 s idle timeout without a response.
+            let client = try await RawConnection.connect(port: port, sending: "GET /slow HTTP/1.1\r\nHost: x\r\n")
+            #expect(try await client.readResponse()?.status == 408)
+            let idle = try await RawConnection.connect(port: port)
+            #expect(try await idle.readToEnd() == [])
+        }
+    }
+
+    @Test func tricklingClientIsCutOffAtTheHeadDeadline() async throws {
         // Each byte comes well within readTimeout; only the whole-head deadline can stop it.
-        let (server, port) = try startServer(limits: HTTPServerLimits(readTimeout: 10, requestHeaderTimeout: 0.5))
-        defer { server.stop() }
-        let outcome = HTTPServerLoadTests.trickle("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
-        #expect(outcome.status == 408)
-        #expect(outcome.bytesSent < outcome.requestLength)
-    }
-
-    @Test func idleKeptAliveConnectionIsClosedWithoutAResponse() throws {
-        let (server, port) = try startServer(limits: HTTPServerLimits(idleTimeout: 0.2))
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send("GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(client.readResponse()?.header("Connection") == "keep-alive")
-        #expect(client.readToEnd() == [])
-    }
-
-    @Test func clientVanishingMidResponseDoesNotKillTheServer() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        do {
-            let quitter = try RawClient(port: port)
-            quitter.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
-            let start = try #require(quitter.read(upTo: 16))
-            #expect(!start.isEmpty)
-            // Unread data at close makes the kernel send RST; the server's next sends fail.
+        try await withServer(limits: HTTPServerLimits(readTimeout: 10, requestHeaderTimeout: 0.5)) { _, port in
+            let outcome = try await HTTPServerLoadTests.trickle("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
+            #expect(outcome.status == 408)
+            #expect(outcome.bytesSent < outcome.requestLength)
         }
-        let next = try RawClient(port: port)
-        next.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(next.readResponse()?.bodyText == "GET /after ")
-        // stop() joins every connection thread, including the one whose peer vanished.
-        server.stop()
+    }
+
+    @Test func idleKeptAliveConnectionIsClosedWithoutAResponse() async throws {
+        try await withServer(limits: HTTPServerLimits(idleTimeout: 0.2)) { server, port in
+            // Sent as the connect completes, within the 0.2 s a fresh connection may stay idle.
+            let client = try await RawConnection.connect(port: port, sending: "GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse()?.header("Connection") == "keep-alive")
+            #expect(try await client.readToEnd() == [])
+        }
+    }
+
+    @Test func clientVanishingMidResponseDoesNotKillTheServer() async throws {
+        try await withServer { server, port in
+            do {
+                let quitter = try await RawConnection.connect(port: port)
+                try await quitter.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                let start = try #require(try await quitter.read(upTo: 16))
+                #expect(!start.isEmpty)
+                // Unread data at close makes the kernel send RST; the server's next sends fail.
+            }
+            let next = try await RawConnection.connect(port: port)
+            try await next.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await next.readResponse()?.bodyText == "GET /after ")
+            // stop() joins every connection thread, including the one whose peer vanished.
+            await server.stopOffThePool()
+        }
     }
 
     /// The peer's FIN arrives before the response, so the server's write fails with EPIPE:
     /// the case that raises SIGPIPE (and kills the process) without MSG_NOSIGNAL/SIG_IGN.
-    @Test func clientClosingBeforeTheResponseDoesNotKillTheServer() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        for _ in 0..<3 {
-            let quitter = try RawClient(port: port)
-            quitter.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
-            quitter.close()
+    @Test func clientClosingBeforeTheResponseDoesNotKillTheServer() async throws {
+        try await withServer { server, port in
+            for _ in 0..<3 {
+                let quitter = try await RawConnection.connect(port: port)
+                try await quitter.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                quitter.close()
+            }
+            let next = try await RawConnection.connect(port: port)
+            try await next.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await next.readResponse()?.bodyText == "GET /after ")
+            await server.stopOffThePool()
         }
-        let next = try RawClient(port: port)
-        next.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(next.readResponse()?.bodyText == "GET /after ")
-        server.stop()
     }
 
-    @Test func refuseConnectionsThenAcceptAgainOnTheSamePort() throws {
-        let (server, port) = try startServer()
-        defer { server.stop() }
-        let kept = try RawClient(port: port)
-        kept.send("GET /before HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(kept.readResponse()?.status == 200)
+    @Test func refuseConnectionsThenAcceptAgainOnTheSamePort() async throws {
+        try await withServer { server, port in
+            let kept = try await RawConnection.connect(port: port)
+            try await kept.send("GET /before HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await kept.readResponse()?.status == 200)
 
-        server.refuseConnections()
-        #expect(RawClient.connectError(port: port) == ECONNREFUSED)
-        // The kept-alive connection was closed too: EOF or reset, never another response.
-        let leftover = kept.readToEnd()
-        #expect(leftover == nil || leftover == [])
-        server.refuseConnections()
+            try await Self.refuseConnections(server)
+            #expect(try await RawConnection.connectError(port: port) == ECONNREFUSED)
+            // The kept-alive connection was closed too: EOF or reset, never another response.
+            let leftover = try await kept.readToEnd()
+            #expect(leftover == nil || leftover == [])
+            try await Self.refuseConnections(server)
 
-        try server.acceptConnections()
-        try server.acceptConnections()
-        #expect(server.port == port)
-        let again = try RawClient(port: port)
-        again.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(again.readResponse()?.bodyText == "GET /after ")
+            try server.acceptConnections()
+            try server.acceptConnections()
+            #expect(server.port == port)
+            let again = try await RawConnection.connect(port: port)
+            try await again.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await again.readResponse()?.bodyText == "GET /after ")
+        }
     }
 
-    @Test func stopIsIdempotentAndFinal() throws {
-        let (server, port) = try startServer()
-        let open = try RawClient(port: port)
-        open.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(open.readResponse()?.status == 200)
-        server.stop()
-        server.stop()
-        #expect(RawClient.connectError(port: port) == ECONNREFUSED)
-        let leftover = open.readToEnd()
-        #expect(leftover == nil || leftover == [])
-        #expect(throws: HTTPServerError.notRunning) { try server.acceptConnections() }
-        #expect(throws: HTTPServerError.alreadyStarted) { try server.start() }
-        server.refuseConnections()
+    @Test func stopIsIdempotentAndFinal() async throws {
+        try await withServer { server, port in
+            let open = try await RawConnection.connect(port: port)
+            try await open.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await open.readResponse()?.status == 200)
+            await server.stopOffThePool()
+            await server.stopOffThePool()
+            #expect(try await RawConnection.connectError(port: port) == ECONNREFUSED)
+            let leftover = try await open.readToEnd()
+            #expect(leftover == nil || leftover == [])
+            #expect(throws: HTTPServerError.notRunning) { try server.acceptConnections() }
+            #expect(throws: HTTPServerError.alreadyStarted) { try server.start() }
+            try await Self.refuseConnections(server)
+        }
     }
 
-    @Test func stopBeforeStartIsHarmless() {
+    @Test func stopBeforeStartIsHarmless() async {
         let server = HTTPServer(responder: Self.echo)
-        server.stop()
+        await server.stopOffThePool()
         #expect(server.port == 0)
     }
 
-    @Test func responderHeadersCannotBreakFraming() throws {
+    /// `refuseConnections()` waits for the accept thread to end: on a thread of its own.
+    private static func refuseConnections(_ server: HTTPServer) async throws {
+        try await offThePool("HTTPServer.refuseConnections") { server.refuseConnections() }
+    }
+
+    @Test func responderHeadersCannotBreakFraming() async throws {
         let sneaky = ClosureResponder { _ in
             HTTPResponse(status: 200, headers: [("X-Evil", "a\r\nInjected: yes"), ("Content-Length", "999"), ("Connection", "close")], body: Data("ok".utf8))
         }
-        let server = HTTPServer(responder: sneaky)
-        let port = try server.start()
-        defer { server.stop() }
-        let client = try RawClient(port: port)
-        client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        let response = try #require(client.readResponse())
-        #expect(response.bodyText == "ok")
-        #expect(response.header("Injected") == nil)
-        #expect(response.header("X-Evil") == "a  Injected: yes")
-        #expect(response.header("Connection") == "close")
-        #expect(client.readToEnd() == [])
+        try await HTTPServer(responder: sneaky, limits: .hangBounded).serving { port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try #require(try await client.readResponse())
+            #expect(response.bodyText == "ok")
+            #expect(response.header("Injected") == nil)
+            #expect(response.header("X-Evil") == "a  Injected: yes")
+            #expect(response.header("Connection") == "close")
+            #expect(try await client.readToEnd() == [])
+        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// The policy all four fakes share (issue 14): chunked bodies read, repeated parameters
 /// refused, every token answer uncacheable, every 401 with a challenge, every refusal with a
@@ -13,56 +14,56 @@ struct OnePolicyTests {
 
     private static func moltin() -> (FakeMoltin, FakeProviderServer) {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [moltinClient]))
-        return (moltin, FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 1_700_000_000) }))
+        return (moltin, FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 1_700_000_000) }, limits: .hangBounded))
     }
 
     /// Sends `text` on a fresh connection to `world` and reads one response.
-    private func exchange(_ world: FakeProviderServer, _ text: String, port: Int? = nil) throws -> RawClient.Response {
-        let client = try RawClient(port: port ?? world.port)
-        client.send(text)
-        return try #require(client.readResponse())
+    private func exchange(_ world: FakeProviderServer, _ text: String, port: Int? = nil) async throws -> RawConnection.Response {
+        let client = try await RawConnection.connect(port: port ?? world.port)
+        try await client.send(text)
+        return try #require(try await client.readResponse())
     }
 
     // MARK: - Chunked bodies, on every fake
 
-    @Test func chunkedTokenRequestsWorkOnEveryFake() throws {
+    @Test func chunkedTokenRequestsWorkOnEveryFake() async throws {
         let (_, moltin) = Self.moltin()
-        try moltin.start()
-        defer { moltin.stop() }
-        let moltinBody = FormBody.encode([
-            ("grant_type", "client_credentials"), ("client_id", Self.moltinClient.id), ("client_secret", Self.moltinClient.secret),
-        ])
-        let moltinAnswer = try exchange(moltin, WireRequest.chunked("/oauth/access_token", contentType: Self.form, body: moltinBody))
-        #expect(moltinAnswer.status == 200, "moltin: \(moltinAnswer.bodyText)")
+        try await moltin.serving {
+            let moltinBody = FormBody.encode([
+                ("grant_type", "client_credentials"), ("client_id", Self.moltinClient.id), ("client_secret", Self.moltinClient.secret),
+            ])
+            let moltinAnswer = try await exchange(moltin, WireRequest.chunked("/oauth/access_token", contentType: Self.form, body: moltinBody))
+            #expect(moltinAnswer.status == 200, "moltin: \(moltinAnswer.bodyText)")
+        }
 
-        let clover = CloverWorld()
-        try clover.world.start()
-        defer { clover.world.stop() }
-        let pair = try clover.loggedIn()
-        let refresh = FakeJSON(any: ["client_id": CloverWorld.app.id, "refresh_token": pair.refresh]).compactText
-        let cloverAnswer = try exchange(clover.world, WireRequest.chunked("/oauth/v2/refresh", contentType: "application/json", body: refresh))
-        #expect(cloverAnswer.status == 200, "clover: \(cloverAnswer.bodyText)")
+        let clover = CloverRig()
+        try await clover.world.serving {
+            let pair = try clover.loggedIn()
+            let refresh = FakeJSON(any: ["client_id": CloverRig.app.id, "refresh_token": pair.refresh]).compactText
+            let cloverAnswer = try await exchange(clover.world, WireRequest.chunked("/oauth/v2/refresh", contentType: "application/json", body: refresh))
+            #expect(cloverAnswer.status == 200, "clover: \(cloverAnswer.bodyText)")
+        }
 
-        let clever = CleverWorld()
-        try clever.world.start()
-        defer { clever.world.stop() }
-        let cleverBody = FormBody.encode([
-            ("grant_type", "authorization_code"), ("code", try clever.code()), ("redirect_uri", CleverWorld.redirect),
-        ])
-        let cleverAnswer = try exchange(clever.world, WireRequest.chunked(
-            "/oauth/tokens", contentType: Self.form, headers: [("Authorization", CleverWorld.basic("cle1:"))], body: cleverBody
-        ))
-        #expect(cleverAnswer.status == 200, "clever: \(cleverAnswer.bodyText)")
+        let clever = CleverRig()
+        try await clever.world.serving {
+            let cleverBody = FormBody.encode([
+                ("grant_type", "authorization_code"), ("code", try clever.code()), ("redirect_uri", CleverRig.redirect),
+            ])
+            let cleverAnswer = try await exchange(clever.world, WireRequest.chunked(
+                "/oauth/tokens", contentType: Self.form, headers: [("Authorization", CleverRig.basic("cle1:"))], body: cleverBody
+            ))
+            #expect(cleverAnswer.status == 200, "clever: \(cleverAnswer.bodyText)")
+        }
 
-        let braintree = BraintreeWorld()
-        try braintree.world.start()
-        defer { braintree.world.stop() }
-        let braintreeBody = FormBody.encode([("grant_type", "authorization_code"), ("code", try BraintreeWorld.code(in: braintree.authorize()))])
-        let braintreeAnswer = try exchange(braintree.world, WireRequest.chunked(
-            "/braintree/oauth/access_tokens", contentType: Self.form,
-            headers: [("Authorization", BraintreeWorld.backendAuthorization)], body: braintreeBody
-        ))
-        #expect(braintreeAnswer.status == 200, "braintree: \(braintreeAnswer.bodyText)")
+        let braintree = BraintreeRig()
+        try await braintree.world.serving {
+            let braintreeBody = FormBody.encode([("grant_type", "authorization_code"), ("code", try BraintreeRig.code(in: braintree.authorize()))])
+            let braintreeAnswer = try await exchange(braintree.world, WireRequest.chunked(
+                "/braintree/oauth/access_tokens", contentType: Self.form,
+                headers: [("Authorization", BraintreeRig.backendAuthorization)], body: braintreeBody
+            ))
+            #expect(braintreeAnswer.status == 200, "braintree: \(braintreeAnswer.bodyText)")
+        }
     }
 
     // MARK: - Repeated parameters, on every fake
@@ -85,18 +86,18 @@ struct OnePolicyTests {
             ]).utf8)
         ))
 
-        let clover = CloverWorld()
+        let clover = CloverRig()
         let code = try clover.code()
         let cloverAnswer = clover.postJSON(
             "/oauth/v2/token",
-            #"{"client_id":"app-1","code":"\#(code)","code_verifier":"\#(CloverWorld.verifier)","code":"other"}"#
+            #"{"client_id":"app-1","code":"\#(code)","code_verifier":"\#(CloverRig.verifier)","code":"other"}"#
         )
 
-        let clever = CleverWorld()
+        let clever = CleverRig()
         let cleverAnswer = clever.token(code: try clever.code(), extra: [("grant_type", "authorization_code")])
 
-        let braintree = BraintreeWorld()
-        let braintreeCode = try BraintreeWorld.code(in: braintree.authorize())
+        let braintree = BraintreeRig()
+        let braintreeCode = try BraintreeRig.code(in: braintree.authorize())
         let braintreeAnswer = braintree.accessTokens([("code", braintreeCode), ("grant_type", "authorization_code"), ("code", braintreeCode)])
 
         for (name, answer) in [("moltin", moltinAnswer), ("moltin, two grants", twoGrants), ("clover", cloverAnswer), ("clever", cleverAnswer), ("braintree", braintreeAnswer)] {
@@ -112,16 +113,16 @@ struct OnePolicyTests {
 
     @Test func aMissingContentTypeIsTheSameFlowCheckPolicyOnEveryFake() throws {
         let (_, moltin) = Self.moltin()
-        let clover = CloverWorld()
-        let clever = CleverWorld()
-        let braintree = BraintreeWorld()
+        let clover = CloverRig()
+        let clever = CleverRig()
+        let braintree = BraintreeRig()
         let answers: [(String, HTTPResponse)] = [
             ("moltin", moltin.responder.respond(to: HTTPRequest(method: "POST", target: "/oauth/access_token", body: Data("grant_type=client_credentials".utf8)))),
             ("clover", clover.postJSON("/oauth/v2/token", #"{"client_id":"app-1"}"#, contentType: nil)),
             ("clever", clever.postToken(body: "grant_type=authorization_code", contentType: nil)),
             ("braintree", braintree.send(HTTPRequest(
                 method: "POST", target: "/braintree/oauth/access_tokens",
-                headers: ["Authorization": BraintreeWorld.backendAuthorization], body: Data("grant_type=authorization_code".utf8)
+                headers: ["Authorization": BraintreeRig.backendAuthorization], body: Data("grant_type=authorization_code".utf8)
             ))),
         ]
         for (name, answer) in answers {
@@ -183,7 +184,7 @@ struct OnePolicyTests {
     }
 
     @Test func cloverAnswersByThePolicy() throws {
-        let env = CloverWorld()
+        let env = CloverRig()
         let pair = try env.loggedIn()
         _ = env.token(clientID: "nope", code: "x")
         _ = env.token(code: "unknown")
@@ -193,7 +194,7 @@ struct OnePolicyTests {
         _ = env.merchant("M1", authorization: nil)
         _ = env.merchant("M1", token: "nope")
         _ = env.merchant("M1", token: pair.access)
-        _ = env.authorize(CloverWorld.authorizeParameters() + [("client_id", "app-1")])
+        _ = env.authorize(CloverRig.authorizeParameters() + [("client_id", "app-1")])
         _ = env.authorize([("client_id", "nope")])
         let page = env.authorize()
         _ = env.login(requestID: try env.requestID(in: page), password: "wrong")
@@ -205,14 +206,14 @@ struct OnePolicyTests {
     }
 
     @Test func cleverAnswersByThePolicy() throws {
-        let env = CleverWorld()
+        let env = CleverRig()
         let code = try env.code()
         _ = env.token(code: code)
         _ = env.token(code: code)
         _ = env.token(code: code, authorization: nil)
-        _ = env.token(code: code, authorization: CleverWorld.basic("cle1:secret"))
+        _ = env.token(code: code, authorization: CleverRig.basic("cle1:secret"))
         _ = env.token(code: code, extra: [("client_secret", "")])
-        _ = env.authorize(CleverWorld.authorizeParameters(state: nil))
+        _ = env.authorize(CleverRig.authorizeParameters(state: nil))
         let page = env.authorize()
         _ = env.login(requestID: try env.requestID(in: page), password: "wrong")
         _ = env.login(requestID: "unknown")
@@ -221,15 +222,15 @@ struct OnePolicyTests {
     }
 
     @Test func braintreeAnswersByThePolicy() throws {
-        let env = BraintreeWorld()
-        let code = try BraintreeWorld.code(in: env.authorize())
+        let env = BraintreeRig()
+        let code = try BraintreeRig.code(in: env.authorize())
         _ = env.accessTokens(code: code)
         _ = env.accessTokens(code: code)
         _ = env.accessTokens(code: code, authorization: nil)
-        _ = env.accessTokens(code: code, authorization: WireRequest.basic(BraintreeWorld.clientID + ":"))
+        _ = env.accessTokens(code: code, authorization: WireRequest.basic(BraintreeRig.clientID + ":"))
         _ = env.get("/backend/connect-url?client_secret=x")
         _ = env.get("/backend/braintree/callback?state=unknown")
-        let page = env.get(try BraintreeWorld.target(of: env.connectURL()))
+        let page = env.get(try BraintreeRig.target(of: env.connectURL()))
         _ = env.login(requestID: try env.requestID(in: page), password: "wrong")
         _ = env.get("/nope")
         checkPolicy(env.world.exchanges, tokenPaths: [FakeBraintreeConnect.accessTokensPath], "braintree")
@@ -237,15 +238,15 @@ struct OnePolicyTests {
 
     // MARK: - FlowCheck-Rule on the wire
 
-    @Test func theRuleTravelsInAResponseHeader() throws {
-        let env = CloverWorld()
-        try env.world.start()
-        defer { env.world.stop() }
-        let body = #"{"client_id":"app-1","code":"unknown","code_verifier":"\#(CloverWorld.verifier)"}"#
-        let response = try exchange(env.world, "POST /oauth/v2/token HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-        #expect(response.status == 400)
-        #expect(response.header("FlowCheck-Rule") == "token.code-unknown")
-        #expect(env.world.exchanges.last?.rule == .tokenCodeUnknown)
+    @Test func theRuleTravelsInAResponseHeader() async throws {
+        let env = CloverRig()
+        try await env.world.serving {
+            let body = #"{"client_id":"app-1","code":"unknown","code_verifier":"\#(CloverRig.verifier)"}"#
+            let response = try await exchange(env.world, "POST /oauth/v2/token HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            #expect(response.status == 400)
+            #expect(response.header("FlowCheck-Rule") == "token.code-unknown")
+            #expect(env.world.exchanges.last?.rule == .tokenCodeUnknown)
+        }
     }
 
     @Test func ruleIDsAreUniqueAndWellFormed() {

@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
 /// Requests the parser refuses still appear in the recording, so transcripts show them.
 @Suite(.integration, .timeLimit(.minutes(20)))
@@ -49,65 +50,68 @@ struct RecordedRejectionTests {
     ]
 
     @Test(arguments: cases)
-    func rejectedRequestIsRecordedWithWhatCouldBeRead(_ testCase: Case) throws {
-        let clock = TestClock()
+    func rejectedRequestIsRecordedWithWhatCouldBeRead(_ testCase: Case) async throws {
+        let clock = ManualClock()
         let seen = Locked<[Int]>([])
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))
+        var limits = HTTPServerLimits.hangBounded
+        limits.maxHeaderBytes = 512
+        limits.maxBodyBytes = 100
         let world = FakeProviderServer(
             provider: moltin, now: { [clock] in clock.now },
-            limits: HTTPServerLimits(maxHeaderBytes: 512, maxBodyBytes: 100),
+            limits: limits,
             observer: { exchange in seen.withLock { $0.append(exchange.response.status) } }
         )
-        try world.start()
-        defer { world.stop() }
-        let client = try RawClient(port: world.port)
-        client.send(testCase.raw)
-        let response = try #require(client.readResponse())
-        #expect(response.status == testCase.status)
+        try await world.serving {
+            let client = try await RawConnection.connect(port: world.port)
+            try await client.send(testCase.raw)
+            let response = try #require(try await client.readResponse())
+            #expect(response.status == testCase.status)
 
-        // Recorded before the response was written, so it is already there.
-        let exchange = try #require(world.exchanges.first)
-        #expect(world.exchanges.count == 1)
-        #expect(exchange.request.method == testCase.method)
-        #expect(exchange.request.target == testCase.target)
-        #expect(exchange.request.body.isEmpty)
-        #expect(exchange.response.status == testCase.status)
-        #expect(exchange.response.bodyText == response.bodyText)
-        #expect(exchange.fault == nil)
-        #expect(exchange.rule == testCase.rule)
-        #expect(response.header("FlowCheck-Rule") == testCase.rule.rawValue)
-        #expect(exchange.time == clock.now)
-        if let header = testCase.header {
-            #expect(exchange.request.headers[header.name] == header.value)
+            // Recorded before the response was written, so it is already there.
+            let exchange = try #require(world.exchanges.first)
+            #expect(world.exchanges.count == 1)
+            #expect(exchange.request.method == testCase.method)
+            #expect(exchange.request.target == testCase.target)
+            #expect(exchange.request.body.isEmpty)
+            #expect(exchange.response.status == testCase.status)
+            #expect(exchange.response.bodyText == response.bodyText)
+            #expect(exchange.fault == nil)
+            #expect(exchange.rule == testCase.rule)
+            #expect(response.header("FlowCheck-Rule") == testCase.rule.rawValue)
+            #expect(exchange.time == clock.now)
+            if let header = testCase.header {
+                #expect(exchange.request.headers[header.name] == header.value)
+            }
+            #expect(seen.withLock { $0 } == [testCase.status])
         }
-        #expect(seen.withLock { $0 } == [testCase.status])
     }
 
-    @Test func headTimeoutIsRecordedAs408() throws {
+    @Test func headTimeoutIsRecordedAs408() async throws {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: []))
         let world = FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 0) }, limits: HTTPServerLimits(readTimeout: 0.2))
-        try world.start()
-        defer { world.stop() }
-        let client = try RawClient(port: world.port)
-        client.send("GET /v1/products HTTP/1.1\r\nHost: x\r\n")
-        #expect(client.readResponse()?.status == 408)
-        let exchange = try #require(world.exchanges.first)
-        #expect(exchange.request.method == "GET")
-        #expect(exchange.request.path == "/v1/products")
-        #expect(exchange.response.status == 408)
-        #expect(exchange.rule == .httpTimeout)
+        try await world.serving {
+            let client = try await RawConnection.connect(port: world.port)
+            try await client.send("GET /v1/products HTTP/1.1\r\nHost: x\r\n")
+            #expect(try await client.readResponse()?.status == 408)
+            let exchange = try #require(world.exchanges.first)
+            #expect(exchange.request.method == "GET")
+            #expect(exchange.request.path == "/v1/products")
+            #expect(exchange.response.status == 408)
+            #expect(exchange.rule == .httpTimeout)
+        }
     }
 
-    @Test func requestsThatParseAreNotRecordedTwice() throws {
+    @Test func requestsThatParseAreNotRecordedTwice() async throws {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: []))
-        let world = FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 0) })
-        try world.start()
-        defer { world.stop() }
-        let client = try RawClient(port: world.port)
-        client.send("GET /nope HTTP/1.1\r\nHost: x\r\n\r\ngarbage\r\n\r\n")
-        #expect(client.readResponse()?.status == 404)
-        #expect(client.readResponse()?.status == 400)
-        #expect(world.exchanges.map(\.response.status) == [404, 400])
-        #expect(world.exchanges.map(\.request.method) == ["GET", "?"])
+        let world = FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 0) }, limits: .hangBounded)
+        try await world.serving {
+            let client = try await RawConnection.connect(port: world.port)
+            try await client.send("GET /nope HTTP/1.1\r\nHost: x\r\n\r\ngarbage\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 404)
+            #expect(try await client.readResponse()?.status == 400)
+            #expect(world.exchanges.map(\.response.status) == [404, 400])
+            #expect(world.exchanges.map(\.request.method) == ["GET", "?"])
+        }
     }
 }

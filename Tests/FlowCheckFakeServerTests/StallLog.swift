@@ -1,44 +1,55 @@
-import Dispatch
 import Foundation
 import FlowCheckFakeServer
-import Testing
+import FlowCheckTestSupport
 
-/// Collects `stallObserver` calls and lets a test wait for the next one.
+/// Collects `stallObserver` calls and lets a test wait for the next one, holding no thread.
 ///
 /// Usage:
 /// ```swift
 /// let stalls = StallLog()
 /// let world = FakeProviderServer(provider: p, now: { clock.now }, stallObserver: { stalls.record($0) })
 /// // ... send a request that stalls ...
-/// #expect(stalls.waitForStall())
+/// try await stalls.waitForStall()
 /// ```
-final class StallLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var requests: [HTTPRequest] = []
-    private let arrivals = DispatchSemaphore(value: 0)
+final class StallLog: Sendable {
+    private struct State {
+        var requests: [HTTPRequest] = []
+        /// Stalls a `waitForStall()` has returned for.
+        var awaited = 0
+        var waiters: [@Sendable (Result<Void, any Error>) -> Void] = []
+    }
+
+    private let state = Locked(State())
 
     func record(_ request: HTTPRequest) {
-        lock.lock()
-        requests.append(request)
-        lock.unlock()
-        arrivals.signal()
+        let waiter = state.withLock { state -> (@Sendable (Result<Void, any Error>) -> Void)? in
+            state.requests.append(request)
+            guard !state.waiters.isEmpty else { return nil }
+            state.awaited += 1
+            return state.waiters.removeFirst()
+        }
+        waiter?(.success(()))
     }
 
     /// Paths of the stalled requests, in order.
     var paths: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return requests.map(\.path)
+        state.withLock { $0.requests.map(\.path) }
     }
 
-    /// Waits until one more stall has begun; false, with an issue naming this wait at the
-    /// test's line, if none began within `seconds`. The bound only keeps a broken run from
-    /// hanging; a passing run never comes near it.
-    func waitForStall(within seconds: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        guard arrivals.wait(timeout: .now() + seconds) == .success else {
-            Issue.record("StallLog.waitForStall: no stall began within \(seconds) s", sourceLocation: sourceLocation)
-            return false
+    /// Returns once one more stall has begun than this has returned for before.
+    /// - Throws: ``WaitTimedOut`` ("StallLog.waitForStall: no stall began within L s") when
+    ///   none began within `limit`, a bound that only keeps a broken run from hanging.
+    func waitForStall(within limit: Duration = HangBound.standard) async throws {
+        try await boundedWait("StallLog.waitForStall: no stall began", within: limit) { resume in
+            let began = state.withLock { state -> Bool in
+                guard state.requests.count > state.awaited else {
+                    state.waiters.append(resume)
+                    return false
+                }
+                state.awaited += 1
+                return true
+            }
+            if began { resume(.success(())) }
         }
-        return true
     }
 }

@@ -22,6 +22,15 @@ enum WireRequest {
         }
     }
 
+    /// `method target` with `headers` in order and, for a POST, `body` framed by
+    /// Content-Length: what a browser or a plain client puts on the wire.
+    static func plain(_ method: String, _ target: String, host: String = "127.0.0.1", headers: [(String, String)] = [], body: String = "") -> String {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if method == "POST" { head += "Content-Length: \(body.utf8.count)\r\n" }
+        return head + "\r\n" + body
+    }
+
     /// `POST path` with `body` framed by Content-Length, as `library` sends it.
     static func post(_ path: String, port: Int, library: Library, contentType: String, authorization: String?, body: String) -> String {
         var head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"

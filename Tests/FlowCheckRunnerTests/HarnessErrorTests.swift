@@ -6,6 +6,7 @@ import FlowCheckCoreDriver
 @testable import FlowCheckRunner
 import FlowCheckSpec
 import FlowCheckSDK
+import FlowCheckTestSupport
 
 /// When the harness itself cannot go on, the flow is an error (exit 3), never a pass or a
 /// conformance failure, and the run still finishes.
@@ -18,24 +19,25 @@ struct HarnessErrorTests {
         init() { (stream, continuation) = AsyncStream<Void>.makeStream() }
 
         /// A watchdog that "expires" as soon as the session says it has hung. Should the
-        /// session never get there, it expires after `seconds` of real time anyway and the
+        /// session never get there, it expires after `limit` of real time anyway and the
         /// test fails naming this wait (at the caller's line), rather than waiting for good.
-        func watchdog(within seconds: Int = 60, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Watchdog {
+        func watchdog(within limit: Duration = HangBound.standard, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Watchdog {
             .waiting { [stream] _ in
-                let hung = await withTaskGroup(of: Bool.self) { group in
-                    group.addTask {
-                        for await _ in stream { return true }
-                        return false
+                // The bound runs on FlowCheckTestSupport's deadline thread, not on a pool timer.
+                let hung = OneShot<Void>()
+                let listener = Task {
+                    for await _ in stream {
+                        hung.fulfil(.success(()))
+                        return
                     }
-                    group.addTask {
-                        try? await Task.sleep(for: .seconds(seconds))
-                        return false
-                    }
-                    defer { group.cancelAll() }
-                    return await group.next() ?? false
                 }
-                if !hung, !Task.isCancelled {
-                    Issue.record("HarnessErrorTests.HangSignal.watchdog: the session did not hang within \(seconds) s", sourceLocation: sourceLocation)
+                defer { listener.cancel() }
+                do {
+                    try await hung.value("HarnessErrorTests.HangSignal.watchdog: the session did not hang", within: limit)
+                } catch let error as WaitTimedOut {
+                    Issue.record("\(error)", sourceLocation: sourceLocation)
+                } catch {
+                    // Cancelled: the run is over.
                 }
             }
         }

@@ -4,24 +4,27 @@ import Testing
 import FlowCheckFakeServer
 @testable import FlowCheckHarnessHTTP
 @testable import FlowCheckRunner
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FlowCheckTestSupport
 
 /// The harness's own HTTP client: what it writes, what it reads, that it never follows a
 /// redirect, its form encoding, and that a silent server is a named error, not a hang.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct HarnessHTTPClientTests {
+    /// The client for tests that are not about its deadline: one that only detects a hang.
+    /// The product's 10 s would be a speed test here, since the servers in these tests run on
+    /// the test's tasks, which a pool busy with other suites' flows can delay for seconds.
+    static let client = HarnessHTTPClient(timeout: HangBound.standard)
+
     // MARK: - Request bytes
 
     @Test func writesTheRequestLineHeadersAndBodyAsGiven() async throws {
-        let listener = try LoopbackListener { peer in
-            peer.captureRequest()
-            peer.write("HTTP/1.1 204 No Content\r\n\r\n")
+        let listener = try RawListener()
+        let served = listener.serve { peer in
+            let request = try await peer.readRequest()
+            try await peer.send("HTTP/1.1 204 No Content\r\n\r\n")
+            return String(decoding: request ?? [], as: UTF8.self)
         }
-        defer { listener.finish() }
+        defer { served.cancel() }
         let body = Array("grant_type=client_credentials&scope=a+b".utf8)
         let request = HarnessHTTPRequest(
             method: "POST", url: URL(string: "http://127.0.0.1:\(listener.port)/oauth/token?x=%2F1&y")!,
@@ -29,7 +32,7 @@ struct HarnessHTTPClientTests {
                       ("Host", "elsewhere"), ("Content-Length", "999"), ("Connection", "keep-alive")],
             body: body
         )
-        let response = try await HarnessHTTPClient().send(request)
+        let response = try await Self.client.send(request)
         #expect(response.status == 204)
         #expect(response.body.isEmpty)
         let expected = "POST /oauth/token?x=%2F1&y HTTP/1.1\r\n" +
@@ -39,7 +42,7 @@ struct HarnessHTTPClientTests {
             "Content-Length: \(body.count)\r\n" +
             "Connection: close\r\n\r\n" +
             "grant_type=client_credentials&scope=a+b"
-        #expect(listener.finish().requests == [expected])
+        #expect(try await boundedValue(of: served, waitingFor: "the listener's one connection") == [expected])
     }
 
     @Test func aGETHasNoContentLengthAndAnEmptyPathIsSlash() throws {
@@ -167,76 +170,84 @@ struct HarnessHTTPClientTests {
     // MARK: - Over a socket
 
     @Test func readsAChunkedResponseThatArrivesInPieces() async throws {
-        let listener = try LoopbackListener { peer in
-            peer.captureRequest()
+        let listener = try RawListener()
+        let served = listener.serve { peer in
+            _ = try await peer.readRequest()
             for piece in ["HTTP/1.1 200 OK\r\nTrans", "fer-Encoding: chunked\r\n\r\n4\r", "\nWiki\r\n", "5\r\npedia\r\n0\r\n", "\r\n"] {
-                peer.write(piece)
-                peer.pause(milliseconds: 20)
+                try await peer.send(piece)
+                try await Task.sleep(for: .milliseconds(20))   // apart, so they arrive in pieces
             }
             // Held open: the chunked framing, not a close, must end the response.
-            peer.waitForClose(seconds: 5)
+            _ = try await peer.readUntilClosed()
         }
-        defer { listener.finish() }
-        let response = try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/wiki")!))
+        defer { served.cancel() }
+        let response = try await Self.client.send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/wiki")!))
         #expect(response.text == "Wikipedia")
     }
 
     @Test func readsABodyThatEndsWithTheConnection() async throws {
-        let listener = try LoopbackListener { peer in
-            peer.captureRequest()
-            peer.write("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nfirst ")
-            peer.pause(milliseconds: 20)
-            peer.write("second")
+        let listener = try RawListener()
+        let served = listener.serve { peer in
+            _ = try await peer.readRequest()
+            try await peer.send("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nfirst ")
+            try await Task.sleep(for: .milliseconds(20))   // apart, so they arrive in pieces
+            try await peer.send("second")
         }
-        defer { listener.finish() }
-        let response = try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+        defer { served.cancel() }
+        let response = try await Self.client.send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
         #expect(response.text == "first second")
     }
 
     @Test func neverFollowsARedirect() async throws {
-        let listener = try LoopbackListener(connections: 2) { peer in
-            peer.captureRequest()
-            peer.write("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n")
+        let listener = try RawListener()
+        // Room for a second connection: the client must not make it.
+        let served = listener.serve(2) { peer in
+            let request = try await peer.readRequest()
+            try await peer.send("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n")
+            return String(decoding: request ?? [], as: UTF8.self)
         }
-        let response = try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/start")!))
+        defer { served.cancel() }
+        let response = try await Self.client.send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/start")!))
         #expect(response.status == 302)
         #expect(response[header: "Location"] == "/elsewhere")
-        let served = listener.finish()
-        #expect(served.requests.count == 1)
-        #expect(served.requests.first?.hasPrefix("GET /start ") == true)
+        listener.close()
+        let requests = try await boundedValue(of: served, waitingFor: "the listener, closed")
+        #expect(requests.count == 1)
+        #expect(requests.first?.hasPrefix("GET /start ") == true)
     }
 
     /// The real fake, with its redirect-loop fault: one request, the 302 handed back; and a form
     /// the fake's own decoder accepts.
     @Test func talksToTheRealFake() async throws {
         let server = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "store-1", secret: "sk a&b=c+d~é")])), now: { Date() })
-        try server.start()
-        defer { server.stop() }
-        let client = HarnessHTTPClient()
-        let form = HarnessFormEncoding.encode([("client_id", "store-1"), ("client_secret", "sk a&b=c+d~é"), ("grant_type", "client_credentials")])
-        let token = try await client.send(HarnessHTTPRequest(
-            method: "POST", url: server.baseURL.appendingPathComponent("oauth/access_token"),
-            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)
-        ))
-        #expect(token.status == 200, "\(token.text)")
-        #expect(token.text.contains("access_token"))
+        try await server.serving {
+            let client = Self.client
+            let form = HarnessFormEncoding.encode([("client_id", "store-1"), ("client_secret", "sk a&b=c+d~é"), ("grant_type", "client_credentials")])
+            let token = try await client.send(HarnessHTTPRequest(
+                method: "POST", url: server.baseURL.appendingPathComponent("oauth/access_token"),
+                headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)
+            ))
+            #expect(token.status == 200, "\(token.text)")
+            #expect(token.text.contains("access_token"))
 
-        server.inject(Fault(.redirectLoop, path: "/v1/products"))
-        let before = server.exchanges.count
-        let loop = try await client.send(HarnessHTTPRequest(url: server.baseURL.appendingPathComponent("v1/products")))
-        #expect(loop.status == 302)
-        #expect(loop[header: "Location"]?.hasSuffix("/v1/products") == true)
-        #expect(server.exchanges.count == before + 1)
+            server.inject(Fault(.redirectLoop, path: "/v1/products"))
+            let before = server.exchanges.count
+            let loop = try await client.send(HarnessHTTPRequest(url: server.baseURL.appendingPathComponent("v1/products")))
+            #expect(loop.status == 302)
+            #expect(loop[header: "Location"]?.hasSuffix("/v1/products") == true)
+            #expect(server.exchanges.count == before + 1)
+        }
     }
 
     // MARK: - Deadlines and cancellation
 
     @Test func aServerThatNeverAnswersIsANamedErrorNotAHang() async throws {
-        let listener = try LoopbackListener { peer in
-            peer.captureRequest()
-            peer.waitForClose(seconds: 5)
+        let listener = try RawListener()
+        let served = listener.serve { peer in
+            _ = try await peer.readRequest()
+            _ = try await peer.readUntilClosed()
         }
-        defer { listener.finish() }
+        defer { served.cancel() }
         // The error itself says the 0.25 s deadline ended the wait (no timed assertion: a loaded
         // machine may start the thread late, which is not what this test is about).
         await #expect(throws: HarnessHTTPError.timedOut(awaiting: "the response's status line", seconds: 0.25)) {
@@ -245,14 +256,15 @@ struct HarnessHTTPClientTests {
     }
 
     @Test func aStalledBodyIsANamedError() async throws {
-        // 3 s, not less: the listener must accept, read and write its partial body first, and
-        // a loaded machine may be slow to schedule it.
-        let listener = try LoopbackListener { peer in
-            peer.captureRequest()
-            peer.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
-            peer.waitForClose(seconds: 5)
+        // The head and part of the body go out as the connection is accepted, from the
+        // accepting thread: the 3 s deadline must pass while the body is awaited, and a reply
+        // written from the test's task could come later than that on a busy pool.
+        let listener = try RawListener()
+        let served = listener.serve(sending: "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc") { peer in
+            _ = try await peer.readRequest()
+            _ = try await peer.readUntilClosed()
         }
-        defer { listener.finish() }
+        defer { served.cancel() }
         let error = await #expect(throws: HarnessHTTPError.self) {
             try await HarnessHTTPClient(timeout: .seconds(3)).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
         }
@@ -261,7 +273,7 @@ struct HarnessHTTPClientTests {
     }
 
     @Test func aClosedPortIsRefusedAtOnce() async throws {
-        let port = try LoopbackListener { _ in }.finish().port
+        let port = try RawListener.closedPort()
         let error = await #expect(throws: HarnessHTTPError.self) {
             try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
         }
@@ -270,25 +282,27 @@ struct HarnessHTTPClientTests {
     }
 
     @Test func cancellingTheCallerEndsTheWait() async throws {
-        let arrived = AsyncStream<Void>.makeStream()
-        let listener = try LoopbackListener { peer in
-            peer.captureRequest()
-            arrived.continuation.yield()
-            peer.waitForClose(seconds: 5)
+        let arrived = OneShot<Void>()
+        let listener = try RawListener()
+        let served = listener.serve { peer in
+            _ = try await peer.readRequest()
+            arrived.fulfil(.success(()))
+            _ = try await peer.readUntilClosed()
         }
-        defer { listener.finish() }
+        defer { served.cancel() }
         // A deadline far beyond the test: the error must be the cancellation, not the timeout.
         let task = Task {
-            try await HarnessHTTPClient(timeout: .seconds(600)).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+            try await HarnessHTTPClient(timeout: HangBound.standard * 2).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
         }
-        // Bounded: if the request never arrives, the stream ends and the test fails by name.
-        let deadline = Task { try? await Task.sleep(for: .seconds(60)); arrived.continuation.finish() }
-        defer { deadline.cancel() }
-        var came = false
-        for await _ in arrived.stream { came = true; break }
+        // Bounded: if the request never arrives, the test fails naming the wait.
+        do {
+            try await arrived.value("the listener: no request")
+        } catch {
+            task.cancel()
+            throw error
+        }
         task.cancel()
-        #expect(came, "LoopbackListener: the request did not arrive within 60 s")
-        await #expect(throws: CancellationError.self) { try await task.value }
+        await #expect(throws: CancellationError.self) { try await boundedValue(of: task, waitingFor: "the cancelled send") }
     }
 
     // MARK: - Form encoding
@@ -315,140 +329,4 @@ struct HarnessHTTPClientTests {
     @Test func formFieldsKeepTheirOrder() {
         #expect(HarnessFormEncoding.encode([("b", "2 3"), ("a", ""), ("c d", "x&y=z")]) == "b=2+3&a=&c+d=x%26y%3Dz")
     }
-}
-
-/// A loopback listener for one test: serves `connections` connections in turn on a thread of
-/// its own, each through `serve`, and records what each request said. Every wait is bounded.
-final class LoopbackListener: @unchecked Sendable {
-    struct Served {
-        let port: Int
-        let requests: [String]
-    }
-
-    /// One accepted connection, as `serve` sees it.
-    final class Peer {
-        let fd: Int32
-        fileprivate var request: [UInt8] = []
-        init(fd: Int32) { self.fd = fd }
-
-        /// Reads a request head and its Content-Length body (5 s at most).
-        func captureRequest() {
-            let end = ContinuousClock.now + .seconds(5)
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while ContinuousClock.now < end {
-                if let headEnd = request.firstRange(of: Array("\r\n\r\n".utf8)) {
-                    let head = String(decoding: request[..<headEnd.lowerBound], as: UTF8.self).lowercased()
-                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                    if request.count >= headEnd.upperBound + length { return }
-                }
-                guard LoopbackListener.poll(fd, Int16(POLLIN), milliseconds: 100) else { continue }
-                let count = recv(fd, &buffer, buffer.count, 0)
-                if count <= 0 { return }
-                request += buffer[0..<count]
-            }
-        }
-
-        func write(_ text: String) {
-            let bytes = Array(text.utf8)
-            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, LoopbackListener.sendFlags) }
-        }
-
-        func pause(milliseconds: Int) {
-            usleep(useconds_t(milliseconds * 1000))
-        }
-
-        /// Keeps the connection until the client closes it, or `seconds` pass.
-        func waitForClose(seconds: Int) {
-            let end = ContinuousClock.now + .seconds(seconds)
-            var byte: UInt8 = 0
-            while ContinuousClock.now < end {
-                guard LoopbackListener.poll(fd, Int16(POLLIN), milliseconds: 50) else { continue }
-                if recv(fd, &byte, 1, 0) <= 0 { return }
-            }
-        }
-    }
-
-    let port: Int
-    private let fd: Int32
-    private let lock = NSLock()
-    private var requests: [String] = []
-    private var stopped = false
-    private let exited = DispatchSemaphore(value: 0)
-
-    init(connections: Int = 1, serve: @escaping @Sendable (Peer) -> Void) throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw DriverError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 8) == 0 else { close(fd); throw DriverError("bind/listen: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        start(connections: connections, serve: serve)
-    }
-
-    private func start(connections: Int, serve: @escaping @Sendable (Peer) -> Void) {
-        let thread = Thread { [self] in
-            defer { exited.signal() }
-            for _ in 0..<connections {
-                // Accepts for 60 s at most (a loaded machine may start the client's thread
-                // seconds late), checking for finish() between short waits.
-                var client: Int32 = -1
-                let end = ContinuousClock.now + .seconds(60)
-                while client < 0, ContinuousClock.now < end, !isStopped {
-                    if Self.poll(fd, Int16(POLLIN), milliseconds: 20) { client = accept(fd, nil, nil) }
-                }
-                guard client >= 0 else { return }
-                let peer = Peer(fd: client)
-                serve(peer)
-                lock.withLock { requests.append(String(decoding: peer.request, as: UTF8.self)) }
-                close(client)
-            }
-        }
-        thread.start()
-    }
-
-    private var isStopped: Bool { lock.withLock { stopped } }
-
-    /// Stops accepting, waits (5 s at most) for the serving thread, and tells what was served.
-    @discardableResult
-    func finish() -> Served {
-        let first = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !stopped
-        }
-        if first {
-            _ = exited.wait(timeout: .now() + 5)
-            close(fd)
-        }
-        return Served(port: port, requests: lock.withLock { requests })
-    }
-
-    static func poll(_ fd: Int32, _ events: Int16, milliseconds: Int32) -> Bool {
-        var descriptor = pollfd(fd: fd, events: events, revents: 0)
-        #if canImport(Glibc)
-        return Glibc.poll(&descriptor, 1, milliseconds) > 0
-        #else
-        return Darwin.poll(&descriptor, 1, milliseconds) > 0
-        #endif
-    }
-
-    #if canImport(Glibc)
-    static let sendFlags = Int32(MSG_NOSIGNAL)
-    #else
-    static let sendFlags: Int32 = 0
-    #endif
 }

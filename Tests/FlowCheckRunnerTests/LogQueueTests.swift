@@ -2,9 +2,11 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckServe
+import FlowCheckTestSupport
 
 /// The serve log's queue never makes its caller wait for the writer: a blocked writer costs
-/// dropped (and counted) lines, not a blocked connection.
+/// dropped (and counted) lines, not a blocked connection. `finish(within:)` waits for the
+/// writer thread, so the tests call it off the pool (``finish(_:within:)``).
 @Suite(.fast, .timeLimit(.minutes(20)))
 struct LogQueueTests {
     final class Sink: @unchecked Sendable {
@@ -36,25 +38,30 @@ struct LogQueueTests {
         }
     }
 
-    @Test func writesEveryLineInOrderWhenTheWriterKeepsUp() {
+    /// `queue.finish(within:)` on a thread of its own: it waits for the writer thread.
+    private func finish(_ queue: LogQueue, within seconds: TimeInterval = HangBound.seconds) async throws -> Bool {
+        try await offThePool("LogQueue.finish(within: \(seconds))") { queue.finish(within: seconds) }
+    }
+
+    @Test func writesEveryLineInOrderWhenTheWriterKeepsUp() async throws {
         let sink = Sink(open: true)
         let queue = LogQueue(capacity: 100_000, write: sink.write)
         for number in 0..<5_000 { queue.enqueue("line \(number)") }
-        #expect(queue.finish(within: 20))
+        #expect(try await finish(queue))
         #expect(sink.written == (0..<5_000).map { "line \($0)" })
         #expect(queue.dropped == 0)
     }
 
-    @Test func aBlockedWriterCostsDroppedLinesNotABlockedCaller() {
+    @Test func aBlockedWriterCostsDroppedLinesNotABlockedCaller() async throws {
         let sink = Sink(open: false)
         let queue = LogQueue(capacity: 10, write: sink.write)
         // Returns although nothing can be written: 10 lines wait, and the writer may hold a
         // batch of up to 10 more.
         for number in 0..<1_000 { queue.enqueue("line \(number)") }
         #expect(queue.dropped >= 1_000 - 20)
-        #expect(!queue.finish(within: 0.2), "finishing gives up on a writer that stays blocked")
+        #expect(try await !finish(queue, within: 0.2), "finishing gives up on a writer that stays blocked")
         sink.release()
-        #expect(queue.finish(within: 20))
+        #expect(try await finish(queue))
         // However the writer's thread was scheduled (it may take a batch while the loop is still
         // filling the queue, and so report the drops in two counts), at most 20 lines get
         // through, the drop counts add up to every dropped line, and a count comes last.
@@ -68,7 +75,7 @@ struct LogQueueTests {
         #expect(written.last?.wholeMatch(of: summary) != nil, "\(written.last ?? "")")
     }
 
-    @Test func cutsLongLinesWithAMarker() {
+    @Test func cutsLongLinesWithAMarker() async throws {
         let line = String(repeating: "x", count: 20_024)
         let cut = LogQueue.cut(line, to: 2_000)
         #expect(cut == String(repeating: "x", count: 2_000) + "… [18024 characters cut]")
@@ -76,7 +83,7 @@ struct LogQueueTests {
         let sink = Sink(open: true)
         let queue = LogQueue(write: sink.write)
         queue.enqueue(line)
-        #expect(queue.finish(within: 20))
+        #expect(try await finish(queue))
         #expect(sink.written == [cut])
     }
 }

@@ -5,6 +5,7 @@ import Testing
 import FlowCheckFakeServer
 @testable import FlowCheckRunner
 import FlowCheckSpec
+import FlowCheckTestSupport
 
 /// The watchdog cannot be starved by the flows it watches, and cancelling a run stops it: no
 /// flow starts after that, and the flows cut short are left out of the results.
@@ -66,9 +67,7 @@ struct WatchdogAndInterruptTests {
             fired.signal()
         }
         defer { armed.disarm() }
-        let didFire = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread.detachNewThread { continuation.resume(returning: fired.wait(timeout: .now() + 30) == .success) }
-        }
+        let didFire = try await offThePool("the real-time watchdog's firing") { fired.wait(timeout: .now() + 30) == .success }
         #expect(didFire, "WatchdogAndInterruptTests: the watchdog did not fire within 30 s")
         #expect(readsWhenFired.contains(readsAtFire.withLock { $0 }))
     }

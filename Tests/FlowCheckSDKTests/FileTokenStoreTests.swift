@@ -1,8 +1,8 @@
-import Dispatch
 import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
+import FlowCheckTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -149,37 +149,39 @@ struct FileTokenStoreTests {
     }
 
     @Test("a concurrent reader never sees a partial file")
-    func atomicReplaceConcurrent() throws {
+    func atomicReplaceConcurrent() async throws {
         let temporary = TemporaryDirectory()
         defer { temporary.remove() }
         let store = try FileTokenStore(directory: temporary.url)
         try store.write(Self.blob(0), for: "k")
         let rounds = 300
         let outcome = ConcurrentOutcome()
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
-            if worker == 0 {
-                for round in 1...rounds {
-                    do { try store.write(Self.blob(round), for: "k") } catch { outcome.fail("write failed: \(error)") }
-                }
-                outcome.finishWriting()
-            } else {
-                // Reads until the writer is done, then once more: each must be a whole blob.
-                var last = false
-                while !last {
-                    last = outcome.writingFinished
-                    do {
-                        guard let data = try store.read("k") else {
-                            outcome.fail("the file vanished during a replace")
-                            continue
-                        }
-                        if !Self.isWholeBlob(data) { outcome.fail("partial read of \(data.count) bytes") }
-                        outcome.countRead()
-                    } catch {
-                        outcome.fail("read failed: \(error)")
+        // A writer and a reader at once, each on a thread of its own (file I/O blocks; the
+        // cooperative pool is not the place for it).
+        async let writing: Void = offThePool("the writer") {
+            for round in 1...rounds {
+                do { try store.write(Self.blob(round), for: "k") } catch { outcome.fail("write failed: \(error)") }
+            }
+            outcome.finishWriting()
+        }
+        async let reading: Void = offThePool("the reader") {
+            // Reads until the writer is done, then once more: each must be a whole blob.
+            var last = false
+            while !last {
+                last = outcome.writingFinished
+                do {
+                    guard let data = try store.read("k") else {
+                        outcome.fail("the file vanished during a replace")
+                        continue
                     }
+                    if !Self.isWholeBlob(data) { outcome.fail("partial read of \(data.count) bytes") }
+                    outcome.countRead()
+                } catch {
+                    outcome.fail("read failed: \(error)")
                 }
             }
         }
+        _ = try await (writing, reading)
         #expect(outcome.failures.isEmpty, "\(outcome.failures.prefix(3))")
         #expect(outcome.reads > 0)
         #expect(try store.read("k") == Self.blob(rounds))

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import FlowCheckTestLanes
 import Testing
@@ -22,10 +21,14 @@ struct InMemoryTokenStoreTests {
     }
 
     @Test("concurrent writers do not lose keys")
-    func concurrentWrites() throws {
+    func concurrentWrites() async throws {
         let store = InMemoryTokenStore()
-        DispatchQueue.concurrentPerform(iterations: 200) { index in
-            try? store.write(Data([UInt8(index % 256)]), for: "key-\(index)")
+        // Tasks, not DispatchQueue.concurrentPerform: on Linux that runs on the cooperative
+        // pool's own threads and holds the calling one until every write is done.
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask { try? store.write(Data([UInt8(index % 256)]), for: "key-\(index)") }
+            }
         }
         #expect(try store.keys().count == 200)
         #expect(try store.read("key-7") == Data([7]))

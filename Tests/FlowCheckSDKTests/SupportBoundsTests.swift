@@ -3,7 +3,7 @@ import FlowCheckTestLanes
 import Testing
 import FlowCheckFakeServer
 import FlowCheckSDK
-import FlowCheckTestSupport
+@testable import FlowCheckTestSupport
 
 /// The test helpers' own bounds: a wait nobody ends fails the test by name, never hangs it.
 @Suite("Test helpers fail by name at their bounds", .fast, .timeLimit(.minutes(20)))
@@ -42,7 +42,7 @@ struct SupportBoundsTests {
     @Test("a bounded wait that is answered in time returns the answer")
     func boundedWaitAnswered() async throws {
         let value = try await boundedWait("answer", within: .seconds(30)) { resume in
-            DispatchQueue.global().async { resume(.success(42)) }
+            Thread.detachNewThread { resume(.success(42)) }
         }
         #expect(value == 42)
     }
@@ -90,12 +90,63 @@ struct SupportBoundsTests {
         let sleeper = Task { try await clock.sleep(until: .distantFuture) }
         try await clock.waitForSleepers(count: 1)
         let caller = Task {
-            try await boundedValue(of: sleeper, within: .seconds(60), waitingFor: "a sleep nobody ends")
+            try await boundedValue(of: sleeper, waitingFor: "a sleep nobody ends")
         }
         caller.cancel()
         await #expect(throws: CancellationError.self) {
-            try await boundedValue(of: caller, within: .seconds(30), waitingFor: "the cancelled caller")
+            try await boundedValue(of: caller, waitingFor: "the cancelled caller")
         }
         #expect(sleeper.isCancelled)
+    }
+
+    // MARK: - Where the waiting happens
+
+    /// The point of the deadline thread: a timer on Dispatch's global queues (the pool's own
+    /// threads on Linux) would not fire while tests block the pool.
+    @Test("deadlines fire on the timer's own thread, earliest first, and a cancelled one never")
+    func deadlinesFireOnTheirOwnThread() async throws {
+        let fired = Locked<[(name: String, onTimerThread: Bool)]>([])
+        let done = OneShot<Void>()
+        let timer = DeadlineTimer.shared
+        _ = timer.schedule(after: .milliseconds(60)) {
+            fired.withLock { $0.append(("third", Thread.current === timer.thread)) }
+            done.fulfil(.success(()))
+        }
+        let cancelled = timer.schedule(after: .milliseconds(20)) { fired.withLock { $0.append(("cancelled", Thread.current === timer.thread)) } }
+        _ = timer.schedule(after: .milliseconds(10)) { fired.withLock { $0.append(("first", Thread.current === timer.thread)) } }
+        _ = timer.schedule(after: .milliseconds(30)) { fired.withLock { $0.append(("second", Thread.current === timer.thread)) } }
+        timer.cancel(cancelled)
+        try await done.value("the last deadline: not fired")
+        let record = fired.withLock { $0 }
+        #expect(record.map(\.name) == ["first", "second", "third"])
+        #expect(record.allSatisfy { $0.onTimerThread }, "\(record)")
+    }
+
+    /// Blocking jobs that wait for each other finish only if each has a thread at once: more
+    /// of them than the pool has threads would deadlock a pool, or any bounded set of threads.
+    @Test("offThePool gives every job a thread of its own at once, never a queue")
+    func offThePoolNeverQueues() async throws {
+        let count = 4 * ProcessInfo.processInfo.activeProcessorCount + 2
+        let arrived = DispatchGroup()
+        for _ in 0..<count { arrived.enter() }
+        let jobs = Task {
+            try await withThrowingTaskGroup(of: ObjectIdentifier?.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        try await offThePool("job \(index)") {
+                            arrived.leave()
+                            // Each job waits until every job has started.
+                            guard arrived.wait(timeout: .now() + HangBound.seconds) == .success else { return nil }
+                            return ObjectIdentifier(Thread.current)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        let names = try await boundedValue(of: jobs, waitingFor: "\(count) jobs that wait for each other")
+        #expect(names.count == count)
+        #expect(!names.contains(nil), "a job gave up waiting for the others")
+        #expect(Set(names).count == count, "jobs shared a thread")
     }
 }

@@ -8,7 +8,7 @@ import FlowCheckTestSupport
 struct URLSessionTransportTests {
     @Test("a closed loopback port is a .transport error")
     func closedPort() async throws {
-        let transport = URLSessionTransport(timeout: 60)
+        let transport = URLSessionTransport(timeout: HangBound.seconds)
         defer { transport.invalidate() }
         let port = try LoopbackResponder.closedPort()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/oauth/access_token?code=SECRET"))
@@ -31,7 +31,7 @@ struct URLSessionTransportTests {
             \r
             {"ok":true}
             """)
-        let transport = URLSessionTransport(timeout: 60)
+        let transport = URLSessionTransport(timeout: HangBound.seconds)
         defer { transport.invalidate() }
         let served = responder.serveOnce()
         let response = try await transport.send(TransportRequest(
@@ -64,7 +64,7 @@ struct URLSessionTransportTests {
             \r
 
             """)
-        let transport = URLSessionTransport(timeout: 60)
+        let transport = URLSessionTransport(timeout: HangBound.seconds)
         defer { transport.invalidate() }
         let served = responder.serveOnce()
         let response = try await transport.send(TransportRequest(url: responder.url(path: "/oauth/authorize")))
@@ -92,7 +92,7 @@ struct URLSessionTransportTests {
             \r
             \(body)
             """)
-        let transport = URLSessionTransport(timeout: 60)
+        let transport = URLSessionTransport(timeout: HangBound.seconds)
         defer { transport.invalidate() }
         let served = responder.serveOnce()
         let response = try await transport.send(TransportRequest(method: "POST", url: responder.url(path: "/oauth/tokens"), headers: [("Authorization", "Basic eDo=")], body: Data("a=b".utf8)))
@@ -123,7 +123,7 @@ struct URLSessionTransportTests {
     ])
     func cutMidResponse(_ testCase: CutCase) async throws {
         let responder = try LoopbackResponder(response: testCase.response)
-        let transport = URLSessionTransport(timeout: 60)
+        let transport = URLSessionTransport(timeout: HangBound.seconds)
         defer { transport.invalidate() }
         let served = testCase.reset ? responder.serveOnceThenReset() : responder.serveOnce()
         let error = await #expect(throws: OAuthError.self) {
@@ -162,19 +162,19 @@ struct URLSessionTransportTests {
     @Test("cancelling the calling task cancels the running data task")
     func cancelledWhileWaiting() async throws {
         let responder = try LoopbackResponder(response: "")
-        let transport = URLSessionTransport(timeout: 60)
+        let transport = URLSessionTransport(timeout: HangBound.seconds)
         defer { transport.invalidate() }
         let received = Gate("received")
         let held = responder.serveHolding(received: received)
         let task = Task { try await transport.send(TransportRequest(url: responder.url(path: "/slow"))) }
         // The responder opens the gate on its give-up paths too, so this wait always ends; the
         // bound is a second net.
-        try await received.wait(within: .seconds(LoopbackResponder.socketTimeout * 2))
+        try await received.wait()
         task.cancel()
-        // Past the transport's own 60 s timeout: a data task the cancel did not reach ends by
-        // that timeout and fails the expectation, rather than by this bound.
+        // Past the transport's own timeout: a data task the cancel did not reach ends by that
+        // timeout and fails the expectation, rather than by this bound.
         await #expect(throws: CancellationError.self) {
-            try await boundedValue(of: task, within: .seconds(120), waitingFor: "the send cancelled while its data task waits")
+            try await boundedValue(of: task, within: HangBound.standard + .seconds(60), waitingFor: "the send cancelled while its data task waits")
         }
         // The connection was dropped by the cancel, not by a timeout.
         let outcome = try await held.value()

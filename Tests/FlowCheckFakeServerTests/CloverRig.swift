@@ -1,17 +1,19 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
-/// A fresh FakeClover behind the socket-free responder chain, with a hand-moved clock and
+/// The fake alone, no SDK (the SDK tests' `CloverWorld` puts our SDK in front of it): a fresh
+/// FakeClover behind the socket-free responder chain, with a hand-moved clock and
 /// helpers that speak the wire contract the way a browser and an SDK would.
 ///
 /// ```swift
-/// let env = CloverWorld()
+/// let env = CloverRig()
 /// let code = try env.code()                 // authorize, log in as Alice, read the redirect
 /// let pair = try env.pair(env.token(code: code))
 /// #expect(env.merchant("M1", token: pair.access).status == 200)
 /// ```
-final class CloverWorld {
+final class CloverRig: FakeRig {
     static let site = "https://app.example.com/clover"
     static let redirect = "https://app.example.com/clover/callback"
     /// RFC 7636 Appendix B, so requests use a challenge computed outside this module.
@@ -36,21 +38,17 @@ final class CloverWorld {
         ]
     )
 
-    let clock = TestClock()
+    let clock = ManualClock()
     let clover: FakeClover
     let world: FakeProviderServer
 
-    init(fixture: CloverFixture = CloverWorld.fixture) {
+    init(fixture: CloverFixture = CloverRig.fixture) {
         clover = FakeClover(fixture: fixture)
-        world = FakeProviderServer(provider: clover, now: { [clock] in clock.now })
+        world = FakeProviderServer(provider: clover, now: { [clock] in clock.now }, limits: .hangBounded)
     }
 
     /// Unix seconds of the virtual clock, as the token responses count.
     var nowSeconds: Int { Int(clock.now.timeIntervalSince1970) }
-
-    func send(_ request: HTTPRequest) -> HTTPResponse {
-        world.responder.respond(to: request)
-    }
 
     // MARK: - Web host
 
@@ -66,17 +64,8 @@ final class CloverWorld {
         return parameters
     }
 
-    func authorize(_ parameters: [(String, String)] = CloverWorld.authorizeParameters()) -> HTTPResponse {
+    func authorize(_ parameters: [(String, String)] = CloverRig.authorizeParameters()) -> HTTPResponse {
         send(HTTPRequest(method: "GET", target: "/oauth/v2/authorize?" + FormBody.encode(parameters)))
-    }
-
-    /// The hidden `request_id` of a login page.
-    func requestID(in page: HTTPResponse) throws -> String {
-        let marker = #"<input type="hidden" name="request_id" value=""#
-        let text = page.bodyText
-        let start = try #require(text.range(of: marker)).upperBound
-        let end = try #require(text[start...].firstIndex(of: "\""))
-        return String(text[start..<end])
     }
 
     func login(
@@ -90,16 +79,9 @@ final class CloverWorld {
         return send(HTTPRequest(method: "POST", target: "/oauth/v2/login", headers: headers, body: Data(FormBody.encode(fields).utf8)))
     }
 
-    /// The query of a redirect's `Location`, as ordered pairs, decoded per RFC 3986.
-    func redirectQuery(_ response: HTTPResponse) throws -> [(name: String, value: String)] {
-        let location = try #require(response.headers["Location"])
-        let items = try #require(URLComponents(string: location)?.queryItems)
-        return items.map { (name: $0.name, value: $0.value ?? "") }
-    }
-
     /// Authorizes and logs in, returning the code from the redirect.
     func code(
-        parameters: [(String, String)] = CloverWorld.authorizeParameters(),
+        parameters: [(String, String)] = CloverRig.authorizeParameters(),
         email: String = "alice@example.com", password: String = "pw-alice"
     ) throws -> String {
         let page = authorize(parameters)

@@ -1,16 +1,18 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
-/// A fresh FakeClever behind the socket-free responder chain, with a hand-moved clock and
+/// The fake alone, no SDK (the SDK tests' `CleverWorld` puts our SDK in front of it): a fresh
+/// FakeClever behind the socket-free responder chain, with a hand-moved clock and
 /// helpers that speak the wire contract the way a browser and a native app would.
 ///
 /// ```swift
-/// let env = CleverWorld()
+/// let env = CleverRig()
 /// let code = try env.code()                       // authorize, log in, read the redirect
 /// #expect(env.token(code: code).status == 200)    // Basic base64("cle1:")
 /// ```
-final class CleverWorld {
+final class CleverRig: FakeRig {
     static let redirect = "clever-cle1://oauth"
     static let client = CleverFixture.Client(id: "cle1", redirectURL: redirect)
     static let otherClient = CleverFixture.Client(id: "cle2", redirectURL: "clever-cle2://oauth")
@@ -22,17 +24,13 @@ final class CleverWorld {
         users: [.init(email: "teacher@example.com", password: "pw-teacher")]
     )
 
-    let clock = TestClock()
+    let clock = ManualClock()
     let clever: FakeClever
     let world: FakeProviderServer
 
-    init(fixture: CleverFixture = CleverWorld.fixture) {
+    init(fixture: CleverFixture = CleverRig.fixture) {
         clever = FakeClever(fixture: fixture)
-        world = FakeProviderServer(provider: clever, now: { [clock] in clock.now })
-    }
-
-    func send(_ request: HTTPRequest) -> HTTPResponse {
-        world.responder.respond(to: request)
+        world = FakeProviderServer(provider: clever, now: { [clock] in clock.now }, limits: .hangBounded)
     }
 
     // MARK: - Browser
@@ -46,17 +44,8 @@ final class CleverWorld {
         return parameters
     }
 
-    func authorize(_ parameters: [(String, String)] = CleverWorld.authorizeParameters()) -> HTTPResponse {
+    func authorize(_ parameters: [(String, String)] = CleverRig.authorizeParameters()) -> HTTPResponse {
         send(HTTPRequest(method: "GET", target: "/oauth/authorize?" + FormBody.encode(parameters)))
-    }
-
-    /// The hidden `request_id` of a login page.
-    func requestID(in page: HTTPResponse) throws -> String {
-        let marker = #"<input type="hidden" name="request_id" value=""#
-        let text = page.bodyText
-        let start = try #require(text.range(of: marker)).upperBound
-        let end = try #require(text[start...].firstIndex(of: "\""))
-        return String(text[start..<end])
     }
 
     func login(
@@ -70,15 +59,8 @@ final class CleverWorld {
         ))
     }
 
-    /// The query of a redirect's `Location`, decoded per RFC 3986.
-    func redirectQuery(_ response: HTTPResponse) throws -> [(name: String, value: String)] {
-        let location = try #require(response.headers["Location"])
-        let items = try #require(URLComponents(string: location)?.queryItems)
-        return items.map { (name: $0.name, value: $0.value ?? "") }
-    }
-
     /// Authorizes and logs in, returning the code from the redirect.
-    func code(_ parameters: [(String, String)] = CleverWorld.authorizeParameters()) throws -> String {
+    func code(_ parameters: [(String, String)] = CleverRig.authorizeParameters()) throws -> String {
         let page = authorize(parameters)
         try #require(page.status == 200, "authorize: \(page.bodyText)")
         let redirect = login(requestID: try requestID(in: page))
@@ -87,11 +69,6 @@ final class CleverWorld {
     }
 
     // MARK: - Token endpoint
-
-    /// `Basic` + base64 of `userPass` exactly as given, computed here rather than by the fake.
-    static func basic(_ userPass: String) -> String {
-        "Basic " + Data(userPass.utf8).base64EncodedString()
-    }
 
     /// A token request as a form body, `authorization` nil for none.
     func token(

@@ -1,18 +1,20 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestSupport
 
-/// A fresh FakeBraintreeConnect behind the socket-free responder chain, with helpers that
+/// The fake alone, no SDK (the SDK tests' `BraintreeWorld` puts our SDK in front of it): a fresh
+/// FakeBraintreeConnect behind the socket-free responder chain, with helpers that
 /// play the app (asks its backend for a connect URL), the merchant's browser (loads the
 /// consent page, approves, follows the redirect to the backend) and, for the token endpoint,
 /// a backend holding the secret.
 ///
 /// ```swift
-/// let env = BraintreeWorld()
+/// let env = BraintreeRig()
 /// let back = try env.connect()                  // connect-url -> page -> approve -> callback
 /// #expect(back.headers["Location"] == "examplescheme://braintree/connected?merchant_id=M1")
 /// ```
-final class BraintreeWorld {
+final class BraintreeRig: FakeRig {
     static let host = "127.0.0.1:8080"
     static let origin = "http://" + host
     static let callback = origin + "/backend/braintree/callback"
@@ -28,21 +30,17 @@ final class BraintreeWorld {
         returnURL: "examplescheme://braintree"
     )
 
-    let clock = TestClock()
+    let clock = ManualClock()
     let braintree: FakeBraintreeConnect
     let world: FakeProviderServer
 
-    init(fixture: BraintreeFixture = BraintreeWorld.fixture) {
+    init(fixture: BraintreeFixture = BraintreeRig.fixture) {
         braintree = FakeBraintreeConnect(fixture: fixture)
-        world = FakeProviderServer(provider: braintree, now: { [clock] in clock.now })
-    }
-
-    func send(_ request: HTTPRequest) -> HTTPResponse {
-        world.responder.respond(to: request)
+        world = FakeProviderServer(provider: braintree, now: { [clock] in clock.now }, limits: .hangBounded)
     }
 
     /// A GET with `Host`, as a browser or app sends it; `host` nil for none.
-    func get(_ target: String, host: String? = BraintreeWorld.host, headers: [(String, String)] = []) -> HTTPResponse {
+    func get(_ target: String, host: String? = BraintreeRig.host, headers: [(String, String)] = []) -> HTTPResponse {
         var all = HTTPHeaders(headers)
         if let host { all.add("Host", host) }
         return send(HTTPRequest(method: "GET", target: target, headers: all))
@@ -57,7 +55,7 @@ final class BraintreeWorld {
     // MARK: - App and browser
 
     /// The app asks its backend for a connect URL.
-    func connectURL(host: String = BraintreeWorld.host) throws -> String {
+    func connectURL(host: String = BraintreeRig.host) throws -> String {
         let response = get("/backend/connect-url", host: host)
         try #require(response.status == 200, "connect-url: \(response.bodyText)")
         return try #require(response.jsonFields()?["connectURL"])
@@ -66,15 +64,6 @@ final class BraintreeWorld {
     /// The backend's state inside a connect URL.
     static func state(in url: String) throws -> String {
         try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
-    }
-
-    /// The hidden `request_id` of the consent page.
-    func requestID(in page: HTTPResponse) throws -> String {
-        let marker = #"<input type="hidden" name="request_id" value=""#
-        let text = page.bodyText
-        let start = try #require(text.range(of: marker)).upperBound
-        let end = try #require(text[start...].firstIndex(of: "\""))
-        return String(text[start..<end])
     }
 
     func login(
@@ -120,15 +109,11 @@ final class BraintreeWorld {
 
     // MARK: - Backend to Braintree
 
-    static func basic(_ userPass: String) -> String {
-        "Basic " + Data(userPass.utf8).base64EncodedString()
-    }
-
     /// What a correct backend sends: id and secret form-encoded by hand (RFC 6749 §2.3.1).
     static let backendAuthorization = basic("client_id%24sandbox%24abc:client_secret%24sandbox%24s3cr3t")
 
     func accessTokens(
-        _ fields: [(String, String)], authorization: String? = BraintreeWorld.backendAuthorization,
+        _ fields: [(String, String)], authorization: String? = BraintreeRig.backendAuthorization,
         contentType: String = "application/x-www-form-urlencoded"
     ) -> HTTPResponse {
         var headers: HTTPHeaders = ["Host": Self.host, "Content-Type": contentType]
@@ -138,7 +123,7 @@ final class BraintreeWorld {
         ))
     }
 
-    func accessTokens(code: String, authorization: String? = BraintreeWorld.backendAuthorization) -> HTTPResponse {
+    func accessTokens(code: String, authorization: String? = BraintreeRig.backendAuthorization) -> HTTPResponse {
         accessTokens([("code", code), ("grant_type", "authorization_code")], authorization: authorization)
     }
 }
