@@ -24,33 +24,36 @@ final class ChildProcess: @unchecked Sendable {
     let deadline: Duration
     let stdout = OutputLog()
     let stderr = OutputLog()
-    private let process = Process()
+    /// The launch description until the child's thread starts it; then the child.
+    private let launchPlan: (executable: String, arguments: [String], directory: String?, environment: [String: String]?)
+    /// The child once started, and whether it is still unreaped (its pid its own): guarded by
+    /// `lock`, under which the reaper reaps, so no signal reaches a reused pid.
+    private let lock = NSLock()
+    private var spawned: Spawned?
+    private var running = false
     private let exit = OneShot<Int32>()
 
     /// How long after the deadline the child's thread waits for the killed child and its pipes.
     private static let afterKill: Duration = .seconds(30)
 
-    private init(name: String, deadline: Duration) {
+    private init(name: String, deadline: Duration, plan: (executable: String, arguments: [String], directory: String?, environment: [String: String]?)) {
         self.name = name
         self.deadline = deadline
+        self.launchPlan = plan
     }
 
     /// Starts `executable` and returns once it runs.
     /// - Parameter onStdout: run on the reading thread, the moment stdout first contains the
     ///   text: for a reaction (a signal) that must not wait for a busy cooperative pool.
     static func launch(_ name: String, executable: URL, arguments: [String], directory: URL? = nil, environment: [String: String]? = nil, deadline: Duration = HangBound.standard, onStdout: (text: String, action: @Sendable (ChildProcess) -> Void)? = nil) async throws -> ChildProcess {
-        let child = ChildProcess(name: name, deadline: deadline)
-        if let onStdout { child.stdout.when(onStdout.text) { [weak child] in if let child { onStdout.action(child) } } }
-        let process = child.process
+        let plan: (executable: String, arguments: [String], directory: String?, environment: [String: String]?)
         if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: FileManager.default.isExecutableFile(atPath:)) {
-            process.executableURL = URL(fileURLWithPath: setpriv)
-            process.arguments = ["--pdeathsig", "KILL", "--", executable.path] + arguments
+            plan = (setpriv, ["--pdeathsig", "KILL", "--", executable.path] + arguments, directory?.path, environment)
         } else {
-            process.executableURL = executable
-            process.arguments = arguments
+            plan = (executable.path, arguments, directory?.path, environment)
         }
-        process.currentDirectoryURL = directory
-        process.environment = environment
+        let child = ChildProcess(name: name, deadline: deadline, plan: plan)
+        if let onStdout { child.stdout.when(onStdout.text) { [weak child] in if let child { onStdout.action(child) } } }
         let launched = OneShot<Void>()
         let thread = Thread { child.supervise(launched) }
         thread.name = "ChildProcess \(name)"
@@ -68,17 +71,16 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Sends SIGINT, as Ctrl-C would.
     func interrupt() {
-        if process.isRunning { process.interrupt() }
+        signal(SIGINT)
     }
 
-    /// Sends `number` (SIGTERM, SIGINT...) if the child still runs.
+    /// Sends `number` (SIGTERM, SIGINT...) if the child still runs (not yet reaped, so its pid
+    /// is still its own).
     func signal(_ number: Int32) {
-        guard process.isRunning else { return }
-        #if canImport(Glibc)
-        _ = Glibc.kill(process.processIdentifier, number)
-        #else
-        _ = Darwin.kill(process.processIdentifier, number)
-        #endif
+        lock.withLock {
+            guard running else { return }
+            spawned?.signal(number)
+        }
     }
 
     /// Kills the child if it still runs; safe to call at any time, any number of times.
@@ -90,27 +92,50 @@ final class ChildProcess: @unchecked Sendable {
     /// At the deadline it kills the child; its waits after that are bounded too, and if they
     /// still time out the thread ends, and with it, through the parent-death signal, the child.
     private func supervise(_ launched: OneShot<Void>) {
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
+        let child: Spawned
         do {
-            try process.run()
+            child = try Spawned(executable: launchPlan.executable, arguments: launchPlan.arguments, environment: launchPlan.environment, directory: launchPlan.directory)
         } catch {
             launched.fulfil(.failure(error))
             return
         }
+        lock.withLock {
+            spawned = child
+            running = true
+        }
         launched.fulfil(.success(()))
         let readers = DispatchGroup()
-        for (pipe, log) in [(out, stdout), (err, stderr)] {
+        for (fd, log) in [(child.stdout, stdout), (child.stderr, stderr)] {
             readers.enter()
             Thread {
-                log.read(pipe.fileHandleForReading)
+                log.read(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
                 readers.leave()
             }.start()
         }
+        // The reaper: the exit status the moment the child ends. The pid is reaped under
+        // `running`'s lock, so no signal can reach a pid reused after it.
+        let exited = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var status: Int32 = -1
+        Thread {
+            var raw: Int32 = 0
+            while true {
+                let reaped = self.lock.withLock { () -> Bool in
+                    let result = waitpid(child.pid, &raw, WNOHANG)
+                    if result == child.pid || (result < 0 && errno != EINTR) {
+                        self.running = false
+                        return true
+                    }
+                    return false
+                }
+                if reaped { break }
+                // Blocks until the child changes state, without reaping it (WNOWAIT).
+                var info = siginfo_t()
+                _ = waitid(P_PID, id_t(child.pid), &info, WEXITED | WNOWAIT)
+            }
+            let low = raw & 0x7f
+            status = low == 0 ? (raw >> 8) & 0xff : low
+            exited.signal()
+        }.start()
         let killAt = DispatchTime.now() + Self.interval(deadline)
         let bound = killAt + Self.interval(Self.afterKill)
         var hasExited = exited.wait(timeout: killAt) == .success
@@ -123,7 +148,8 @@ final class ChildProcess: @unchecked Sendable {
             exit.fulfil(.failure(WaitTimedOut("\(name): not finished even after it was killed", limit: deadline + Self.afterKill)))
             return
         }
-        exit.fulfil(.success(process.terminationStatus))
+        // Written before `exited` was signalled, which this thread waited for.
+        exit.fulfil(.success(status))
     }
 
     private static func interval(_ duration: Duration) -> DispatchTimeInterval {

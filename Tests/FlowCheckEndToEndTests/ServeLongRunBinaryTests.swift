@@ -14,11 +14,12 @@ import Darwin
 struct ServeLongRunBinaryTests {
     /// A launched `flowcheck serve` whose stdout the test reads only as far as it chooses.
     final class Serve: @unchecked Sendable {
-        let process = Process()
-        /// Kept: its read end closes when the pipe is released.
-        private let pipe = Pipe()
+        let child: Spawned
         let stdout: PausedReader
         private let exited = OneShot<Int32>()
+        /// Whether the child is still unreaped (its pid its own), under `lock`.
+        private let lock = NSLock()
+        private var running = true
 
         /// - Parameter descriptorLimit: a lower `ulimit -n` for serve (through /bin/sh).
         init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
@@ -29,18 +30,22 @@ struct ServeLongRunBinaryTests {
             }
             // As ChildProcess does: the server dies with the test process.
             if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: FileManager.default.isExecutableFile(atPath:)) {
-                process.executableURL = URL(fileURLWithPath: setpriv)
-                process.arguments = ["--pdeathsig", "KILL", "--"] + command
-            } else {
-                process.executableURL = URL(fileURLWithPath: command[0])
-                process.arguments = Array(command.dropFirst())
+                command = [setpriv, "--pdeathsig", "KILL", "--"] + command
             }
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            process.terminationHandler = { [exited] process in exited.fulfil(.success(process.terminationStatus)) }
-            stdout = PausedReader(fd: pipe.fileHandleForReading.fileDescriptor, pauseAfter: "Ctrl-C stops.")
-            try process.run()
+            child = try Spawned(executable: command[0], arguments: Array(command.dropFirst()))
+            stdout = PausedReader(fd: child.stdout, pauseAfter: "Ctrl-C stops.")
+            let (child, exited, lock) = (child, exited, lock)
+            // stderr is not looked at, but read, so serve never blocks on it.
+            Thread {
+                var scratch = [UInt8](repeating: 0, count: 4096)
+                while scratch.withUnsafeMutableBytes({ read(child.stderr, $0.baseAddress, $0.count) }) > 0 {}
+                close(child.stderr)
+            }.start()
+            Thread { [weak self] in
+                let status = child.waitForExit()
+                lock.withLock { self?.running = false }
+                exited.fulfil(.success(status))
+            }.start()
         }
 
         /// The port of the provider whose ready line starts with `name`.
@@ -53,12 +58,17 @@ struct ServeLongRunBinaryTests {
         /// SIGINT, then the exit status.
         /// - Throws: ``WaitTimedOut`` if serve has not exited within the hang bound.
         func interrupt() async throws -> Int32 {
-            kill(process.processIdentifier, SIGINT)
+            signal(SIGINT)
             return try await exited.value("flowcheck serve: no exit after SIGINT")
         }
 
+        /// Sends `number` while serve is still unreaped.
+        func signal(_ number: Int32) {
+            lock.withLock { if running { child.signal(number) } }
+        }
+
         deinit {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            signal(SIGKILL)
         }
     }
 
