@@ -207,8 +207,10 @@ public struct FlowCheckCommand: Sendable {
         switch await resolve(options.drivers.first) {
         case .success(let chosen): driver = chosen
         case .failure(let problem):
+            // Still a run: every selected flow is a harness error naming the cause, in every
+            // report and the JSON document, so CI shows why nothing was checked (exit 3).
             console.err("flowcheck: " + ControlCharacters.escaped(problem.description))
-            return .harnessFailure
+            driver = UnstartableDriver(name: options.drivers.first?.name ?? options.drivers.first?.command ?? "driver", problem: problem.description)
         }
         var runnerOptions = FlowRunner.Options()
         if let jobs = options.jobs { runnerOptions.concurrency = jobs }
