@@ -214,6 +214,9 @@ public struct FlowCheckCommand: Sendable {
         }
         var runnerOptions = FlowRunner.Options()
         if let jobs = options.jobs { runnerOptions.concurrency = jobs }
+        if driver.sharesProcessState && runnerOptions.concurrency > 1 {
+            console.err("flowcheck: " + ControlCharacters.escaped("the driver \(driver.name) keeps process-wide state (sharesProcessState), so its flows run one at a time, not \(runnerOptions.concurrency) at once"))
+        }
         runnerOptions.issuedSecretsObserver = issuedSecretsObserver
         let total = specs.count
         let done = Locked(0)

@@ -20,11 +20,21 @@ public protocol FlowDriver: Sendable {
     /// clock it cannot be given), or nil (the default) when it can. The flow is then reported
     /// as skipped with the reason: never run, never passed.
     func unsupportedReason(for spec: FlowSpec) async -> String?
+
+    /// Whether the SDK keeps state for the whole process rather than per instance (a shared
+    /// singleton, a static URL handler, one redirect callback for the app): two flows' sessions
+    /// would then see each other's tokens and redirects. When true, the runner runs this
+    /// driver's flows one at a time, whatever its concurrency (`--jobs`) says. false (the
+    /// default): each session is its own SDK, and flows run at once.
+    var sharesProcessState: Bool { get }
 }
 
 extension FlowDriver {
     /// Runs every flow it is given; one it cannot run fails in its steps.
     public func unsupportedReason(for spec: FlowSpec) async -> String? { nil }
+
+    /// Each session is an SDK of its own: flows may run at once.
+    public var sharesProcessState: Bool { false }
 }
 
 /// What a driver needs to build an SDK for one flow.
