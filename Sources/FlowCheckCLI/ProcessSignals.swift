@@ -78,6 +78,14 @@ enum ProcessSignals {
     }
 
     private static func watch(_ readEnd: Int32) {
+        // This thread takes the signals whatever mask the process started with: a child
+        // spawned from a thread that blocks them (Dispatch's workers block every signal)
+        // inherits that mask, and a signal every thread blocks is never delivered.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         while true {
             var byte: UInt8 = 0
             let count = read(readEnd, &byte, 1)
