@@ -83,6 +83,7 @@ struct HarnessBlameTests {
             for words in blame.never { #expect(!error.text.contains(words), "\(words) in: \(error.text)") }
             // Nothing is blamed on the SDK: no failure stands beside the protocol error.
             #expect(result.failures.isEmpty, "\(result.failures.map(\.message))")
+            #expect(!result.steps.contains { $0.status == .failed }, "\(result.steps.map(\.status))")
         }
     }
 

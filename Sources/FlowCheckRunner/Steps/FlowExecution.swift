@@ -137,6 +137,8 @@ struct FlowExecution: Sendable {
                     if state.error == nil || state.error?.party == .sdk {
                         state.error = error
                         state.failures = []
+                        // Its checks are void: not judged, so not marked failed either.
+                        state.stepStatuses = state.stepStatuses.map { $0 == .failed ? .notRun : $0 }
                     }
                 } else if state.error == nil {
                     state.error = error

@@ -28,6 +28,7 @@ Modes that act before any flow is known:
   nofilestore  says hello without the fileStore capability
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -52,11 +53,17 @@ class Misbehaving(Driver):
         self.flow = None
         self.acted = False
 
-    def call(self, message):
-        super().call(message)
-        if MODE == "lateopen" and self.flow == TARGET and not self.acted:
+    def send(self, message):
+        # lateopen: the first answer in the target flow is followed by a browserOpen in the
+        # same write, so the event is always sent (the process cannot exit between the two).
+        if MODE == "lateopen" and self.flow == TARGET and not self.acted and message.get("type") in ("ok", "error"):
             self.acted = True
-            self.send({"type": "browserOpen", "url": self.base_url + "/oauth/authorize?late=1"})
+            late = {"type": "browserOpen", "url": self.base_url + "/oauth/authorize?late=1"}
+            with self.out_lock:
+                PROTOCOL_OUT.write(json.dumps(message, separators=(",", ":")) + "\n" + json.dumps(late, separators=(",", ":")) + "\n")
+                PROTOCOL_OUT.flush()
+            return
+        super().send(message)
 
     def hello(self):
         message = super().hello()
