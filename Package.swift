@@ -77,7 +77,10 @@ let package = Package(
         ),
         // Saves tokens until killed: for the end-to-end test of what a killed save leaves.
         .executableTarget(name: "store-churn", dependencies: ["FlowCheckSDK"], path: "Tests/StoreChurn"),
-        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["FlowCheckTestLanes", "flowcheck", "store-churn", "FlowCheckSDK", "FlowCheckTestSupport"]),
+        // A team's own flowcheck over a Swift driver that blocks the main thread and the task
+        // pool: for the end-to-end test that Ctrl-C and the run's end still end the process.
+        .executableTarget(name: "blocking-driver", dependencies: ["FlowCheckCLI", "FlowCheckRunner"], path: "Tests/BlockingDriver"),
+        .testTarget(name: "FlowCheckEndToEndTests", dependencies: ["FlowCheckTestLanes", "flowcheck", "store-churn", "blocking-driver", "FlowCheckSDK", "FlowCheckTestSupport"]),
         .testTarget(
             name: "FlowCheckExploreTests",
             dependencies: ["FlowCheckTestLanes", "FlowCheckExplore", "FlowCheckRunner", "FlowCheckCoreDriver", "FlowCheckSDK", "FlowCheckSpec", "FlowCheckProviders"]

@@ -91,6 +91,6 @@ struct UnstartableDriver: FlowDriver {
     let problem: String
 
     func makeSession(for context: DriverContext) async throws -> any FlowSession {
-        throw DriverError(problem)
+        throw DriverError(problem, party: .driverProtocol)
     }
 }

@@ -207,11 +207,16 @@ public struct FlowCheckCommand: Sendable {
         switch await resolve(options.drivers.first) {
         case .success(let chosen): driver = chosen
         case .failure(let problem):
+            // Still a run: every selected flow is a harness error naming the cause, in every
+            // report and the JSON document, so CI shows why nothing was checked (exit 3).
             console.err("flowcheck: " + ControlCharacters.escaped(problem.description))
-            return .harnessFailure
+            driver = UnstartableDriver(name: options.drivers.first?.name ?? options.drivers.first?.command ?? "driver", problem: problem.description)
         }
         var runnerOptions = FlowRunner.Options()
         if let jobs = options.jobs { runnerOptions.concurrency = jobs }
+        if driver.sharesProcessState && runnerOptions.concurrency > 1 {
+            console.err("flowcheck: " + ControlCharacters.escaped("the driver \(driver.name) keeps process-wide state (sharesProcessState), so its flows run one at a time, not \(runnerOptions.concurrency) at once"))
+        }
         runnerOptions.issuedSecretsObserver = issuedSecretsObserver
         let total = specs.count
         let done = Locked(0)
@@ -325,33 +330,68 @@ public struct FlowCheckCommand: Sendable {
         }
     }
 
+    /// How long an interrupted run waits for its cancelled flows to end (a driver process told
+    /// to stop has 5 s to exit) before it reports without them. A hang detector: a flow whose
+    /// driver blocks a thread for good (an in-process `perform` stuck on the main queue) never
+    /// ends, and must not keep the reports unwritten and the process alive.
+    static let windDown: Duration = .seconds(10)
+
     /// Runs `specs` until they finish or `interrupt` is delivered: then no flow starts, the
-    /// running ones are cancelled, and the finished ones come back with the signal.
-    static func runUntilInterrupted(_ runner: FlowRunner, _ specs: [FlowSpec], interrupt: InterruptSignal, onFinish: @escaping @Sendable (FlowResult) -> Void) async -> ([FlowResult], Int32?) {
+    /// running ones are cancelled, and the finished ones come back with the signal. Flows
+    /// still running ``windDown`` after the signal are left behind (their driver is blocked)
+    /// and count as not run; nothing they report later reaches `onFinish`.
+    static func runUntilInterrupted(_ runner: FlowRunner, _ specs: [FlowSpec], interrupt: InterruptSignal, windDown: Duration = windDown, onFinish: @escaping @Sendable (FlowResult) -> Void) async -> ([FlowResult], Int32?) {
+        // The finished flows as they finish, for a run that is left behind.
+        let finished = Locked<(results: [FlowResult], closed: Bool)>(([], false))
+        let report: @Sendable (FlowResult) -> Void = { result in
+            let open = finished.withLock { state -> Bool in
+                guard !state.closed else { return false }
+                state.results.append(result)
+                return true
+            }
+            if open { onFinish(result) }
+        }
+        let run = Task { await runner.run(specs, onFinish: report) }
         enum Ended: Sendable {
             case flows([FlowResult])
-            case signal(Int32?)
+            case signal(Int32)
+            case windDownPassed
         }
-        return await withTaskGroup(of: Ended.self) { group in
-            group.addTask { .flows(await runner.run(specs, onFinish: onFinish)) }
-            group.addTask { .signal(await interrupt.wait()) }
-            var flows: [FlowResult] = []
-            var signal: Int32?
-            while let ended = await group.next() {
-                switch ended {
-                case .flows(let finished):
-                    flows = finished
-                    // The run is over: the wait for a signal is no longer needed.
-                    group.cancelAll()
-                case .signal(let number):
-                    // A signal stops the run; a cancelled wait (the run ended) is not one.
-                    if let number {
-                        signal = number
-                        group.cancelAll()
-                    }
-                }
+        let first = FirstOf<Ended>()
+        let watch = Task {
+            // nil: the wait was cancelled because the run ended first.
+            if let number = await interrupt.wait() { first.settle(.signal(number)) }
+        }
+        Task { first.settle(.flows(await run.value)) }
+        switch await first.value() {
+        case .flows(let flows):
+            watch.cancel()
+            return (flows, nil)
+        case .windDownPassed:
+            return ([], nil)
+        case .signal(let number):
+            run.cancel()
+            let ending = FirstOf<Ended>()
+            Task { ending.settle(.flows(await run.value)) }
+            // On a thread of its own: a pool the blocked flows hold cannot delay it.
+            let seconds = Double(windDown.components.seconds) + Double(windDown.components.attoseconds) / 1e18
+            let timer = Thread {
+                Thread.sleep(forTimeInterval: seconds)
+                ending.settle(.windDownPassed)
             }
-            return (flows, signal)
+            timer.name = "flowcheck wind-down"
+            timer.start()
+            if case .flows(let flows) = await ending.value() {
+                finished.withLock { $0.closed = true }
+                return (flows, number)
+            }
+            // Left behind: the flows that finished, in the order of the specs.
+            let results = finished.withLock { state -> [FlowResult] in
+                state.closed = true
+                return state.results
+            }
+            let order = Dictionary(specs.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+            return (results.sorted { (order[$0.id] ?? 0) < (order[$1.id] ?? 0) }, number)
         }
     }
 
@@ -450,4 +490,31 @@ public struct FlowCheckCommand: Sendable {
 
     /// How long `serve` waits, once stopped, for its log to reach stdout.
     static let serveLogDrainSeconds: TimeInterval = 1
+}
+
+/// The first of several outcomes, awaited by one task: whichever source settles first wins,
+/// later ones are dropped. Settling needs no cooperative thread (a timer thread may do it).
+final class FirstOf<Value: Sendable>: Sendable {
+    private let state = Locked<(value: Value?, waiter: CheckedContinuation<Value, Never>?)>((nil, nil))
+
+    func settle(_ value: Value) {
+        let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
+            guard state.value == nil else { return nil }
+            state.value = value
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: value)
+    }
+
+    func value() async -> Value {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Value? in
+                if let value = state.value { return value }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
 }

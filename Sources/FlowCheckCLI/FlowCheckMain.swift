@@ -1,4 +1,3 @@
-import Dispatch
 import FlowCheckCoreDriver
 import FlowCheckFakeServer
 import FlowCheckProcessDriver
@@ -14,15 +13,23 @@ import Darwin
 ///
 /// ```swift
 /// import FlowCheckCLI
-/// exit(await FlowCheckMain.run(driver: MyDriver()))
+/// await FlowCheckMain.runAndExit(driver: MyDriver())
 /// ```
 ///
 /// with the same options, console, reports, signals and exit codes as `flowcheck`. This is the
 /// one place that touches the process: it reads the environment, wires stdout and stderr (written
-/// with write(2): a console that goes away never costs the run) and SIGINT/SIGTERM, and returns
-/// the exit status for the caller to exit with.
+/// with write(2): a console that goes away never costs the run) and SIGINT/SIGTERM (on a thread
+/// of its own: a driver that blocks the main thread or the task pool cannot make the process
+/// deaf to Ctrl-C), and ends the process or returns the exit status for the caller to exit with.
 public enum FlowCheckMain {
-    /// Runs `arguments` (the process's, without the program name, by default) through `driver`.
+    /// Runs `arguments` (the process's, without the program name, by default) through `driver`,
+    /// and returns the exit status for the caller to exit with.
+    ///
+    /// A run a signal interrupted does not return: once its reports are written it ends the
+    /// process itself, with 130 or 143, because the signal asked for that and the caller's code
+    /// may resume on a thread the driver blocks (top-level code resumes on the main thread).
+    /// For the same reason prefer ``runAndExit(driver:arguments:)``, which also ends an
+    /// uninterrupted run from the task that finished it.
     /// - Returns: the exit status (see ``FlowCheckCommand/ExitCode``).
     public static func run(driver: any FlowDriver = CoreSDKDriver(), arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
         ConsoleStream.ignoreBrokenPipes()
@@ -44,33 +51,19 @@ public enum FlowCheckMain {
             now: { Date() },
             interrupt: interrupt
         )
-        let sources = installSignalHandlers(interrupt)
-        defer { sources.forEach { $0.cancel() } }
-        return await FlowCheckCommand(driver: driver).run(arguments, console: console, environment: settings).rawValue
+        ProcessSignals.route(to: interrupt)
+        let status = await FlowCheckCommand(driver: driver).run(arguments, console: console, environment: settings).rawValue
+        if interrupt.signal != nil { ProcessSignals.end(status) }
+        ProcessSignals.unroute()
+        return status
     }
 
-    /// The first SIGINT or SIGTERM interrupts a command that handles it (a run stops starting
-    /// flows, cancels the running ones and writes its reports; `serve` stops); a second one, or
-    /// one that the command does not handle (`validate`, `explore`, `--list`, a run still
-    /// loading its specs), exits at once with 128 + the signal.
-    private static func installSignalHandlers(_ interrupt: InterruptSignal) -> [DispatchSourceSignal] {
-        // Signals received so far, counted across the handlers' queue.
-        let received = Locked(0)
-        return [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if received.withLock({ count in count += 1; return count }) == 1, interrupt.isHandled {
-                    interrupt.deliver(number)
-                } else {
-                    // Driver processes lead groups of their own: the terminal's signal never
-                    // reached them, and nothing else would end them.
-                    ProcessDriver.killEveryDriverProcess()
-                    _exit(InterruptSignal.exitStatus(for: number))
-                }
-            }
-            source.resume()
-            return source
-        }
+    /// Runs `arguments` through `driver`, as ``run(driver:arguments:)`` does, and ends the process
+    /// with the exit status from the task that finished the run: never from the main thread,
+    /// which a driver may block (an SDK that waits on the main queue), so the process ends
+    /// when the run does, whatever the driver left blocked.
+    public static func runAndExit(driver: any FlowDriver = CoreSDKDriver(), arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        let status = await run(driver: driver, arguments: arguments)
+        ProcessSignals.end(status)
     }
 }

@@ -12,18 +12,28 @@ final class DriverConnection: Sendable {
     let label: String
     private let command: String
     private let deadlines: ProcessDriver.Deadlines
+    /// The flow's masking (``DriverContext/mask``): applied to what the driver wrote before
+    /// any of it is quoted, cut or kept, so no secret is ever cut in half and left showing.
+    private let mask: @Sendable (String) -> String
 
     /// Everything the flow's tasks, the reader threads and the deadlines share.
     private struct State {
         var child: DriverChild?
         var nextID = 1
-        var pending: [Int: (what: String, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)] = [:]
-        /// Waiting for `hello` or `ready`.
-        var greeting: (@Sendable (Result<DriverMessage, DriverError>) -> Void)?
-        var early: [DriverMessage] = []
-        /// What the runner waits for before the flow starts (`hello`, then `ready`), for errors;
-        /// `hello` from the start, since a driver may die before anyone waits.
-        var awaiting: String? = "hello"
+        /// Questions awaiting their answers, by id: what was asked (`call products (id 3)`),
+        /// whether it is an app call (events belong to calls in flight), and its waiter.
+        var pending: [Int: (what: String, isCall: Bool, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)] = [:]
+        /// The last call answered, for an event that comes after its call's answer.
+        var lastAnswered: String?
+        /// Waiting for `hello` or `ready`: its serial (so a deadline fires for its own wait
+        /// only, never for the next one), the message awaited, and the waiter.
+        var greeting: (serial: Int, what: String, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)?
+        var greetings = 0
+        /// A `hello` that came before anyone waited for it.
+        var early: DriverMessage?
+        /// The greeting the protocol allows next: `hello` from the start (a driver may send it,
+        /// or die, before anyone waits), `ready` once `start` is on its way, then none.
+        var expected: String? = "hello"
         var broken: DriverError?
         /// A break is being recorded (its process killed, its stderr read to the end).
         var breaking = false
@@ -52,10 +62,11 @@ final class DriverConnection: Sendable {
     static let logLimit = 200
     static let errorTail = 10
 
-    init(command: String, label: String, deadlines: ProcessDriver.Deadlines, trace: URL?) throws {
+    init(command: String, label: String, deadlines: ProcessDriver.Deadlines, trace: URL?, mask: @escaping @Sendable (String) -> String = { $0 }) throws {
         self.command = command
         self.label = label
         self.deadlines = deadlines
+        self.mask = mask
         self.trace = trace.map(TraceFile.init)
         var environment = ProcessInfo.processInfo.environment
         environment["FLOWCHECK_DRIVER_PROTOCOL"] = String(DriverMessage.protocolVersion)
@@ -72,7 +83,7 @@ final class DriverConnection: Sendable {
             state.withLock { $0.child = child }
         } catch {
             childSet.signal()
-            throw DriverError("driver \(label) (\(command)): \(error)")
+            throw DriverError("driver \(label) (\(command)) could not be started: \(error)", party: .driverProtocol)
         }
         childSet.signal()
     }
@@ -85,7 +96,7 @@ final class DriverConnection: Sendable {
     /// Waits for the driver's `hello`.
     func awaitHello() async throws -> DriverHello {
         let message = try await greet(what: "hello", send: nil)
-        guard case .hello(let hello) = message else { throw failure("sent \(message.typeName) before hello") }
+        guard case .hello(let hello) = message else { throw failure("sent \(message.typeName) before hello", voids: true) }
         return hello
     }
 
@@ -98,7 +109,7 @@ final class DriverConnection: Sendable {
         let message = try await greet(what: "ready", send: .start(
             flow: context.flowID, provider: context.provider.rawValue, baseURL: context.baseURL.absoluteString,
             baseURLs: context.baseURLs.mapValues(\.absoluteString), storageDirectory: context.storageDirectory.path, now: clock.now))
-        guard case .ready = message else { throw failure("answered start with \(message.typeName), not ready") }
+        guard case .ready = message else { throw failure("answered start with \(message.typeName), not ready", voids: true) }
         // Sent under the write lock with the time read then: two moves racing each other still
         // leave the driver at the clock's latest time.
         // Weak both ways: the clock keeps its observers, and must not keep itself alive.
@@ -109,7 +120,8 @@ final class DriverConnection: Sendable {
     }
 
     /// Sends the message `make` builds with a fresh id, and waits for the answer with that id.
-    func ask(what: String, _ make: (Int) -> RunnerMessage) async throws -> DriverMessage {
+    /// - Parameter isCall: an app call: the driver's browser events belong to calls in flight.
+    func ask(what: String, isCall: Bool = false, _ make: (Int) -> RunnerMessage) async throws -> DriverMessage {
         let limit = deadlines.answer
         let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
             let once = Once(continuation)
@@ -117,7 +129,7 @@ final class DriverConnection: Sendable {
                 if let broken = state.broken { return (0, broken) }
                 let id = state.nextID
                 state.nextID += 1
-                state.pending[id] = (what, { once.resume($0) })
+                state.pending[id] = ("\(what) (id \(id))", isCall, { once.resume($0) })
                 return (id, nil)
             }
             if let refused { once.resume(.failure(refused)); return }
@@ -128,7 +140,7 @@ final class DriverConnection: Sendable {
                 let late = self.state.withLock { $0.pending[id] != nil }
                 // The break kills and waits: on a thread of its own, never on Dispatch's
                 // global pool, which Swift's tasks share on Linux.
-                if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not answer \(what) within \(Self.written(limit))") } }
+                if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not answer \(what) (id \(id)) within \(Self.written(limit))") } }
             }
             write(make(id))
         }
@@ -167,19 +179,37 @@ final class DriverConnection: Sendable {
     /// Stops the driver and says what went wrong in the flow's life that no answer carried: a
     /// break after the flow's last question (an answer nobody asked for, an exit), or a stop it
     /// did not keep to. nil when all was well.
-    func finish() -> String? {
+    func finish() -> DriverError? {
         stop()
         let (real, problem) = state.withLock { ($0.realBreak, $0.stopProblem) }
-        if let real { return real.description }
-        return problem.map { failure($0).description }
+        if let real { return real }
+        return problem.map { failure($0) }
     }
 
-    /// The error for a driver that broke: its label, command, what happened and its stderr.
-    func failure(_ what: String) -> DriverError {
+    /// The error for a driver that broke: its label, command, what happened and its stderr,
+    /// the driver protocol's to answer for.
+    /// - Parameter voids: it broke while the flow ran, so nothing the flow found since counts
+    ///   (``DriverError/voidsTheFlow``); false for a stop not kept to, after the verdict.
+    func failure(_ what: String, voids: Bool = false) -> DriverError {
         let tail = state.withLock { $0.stderrLines.suffix(Self.errorTail) }
         let stderr = tail.isEmpty ? "; it wrote nothing to stderr" : "; its last stderr lines:\n" + tail.map { "    " + $0 }.joined(separator: "\n")
         let named = label == command ? "driver (\(command))" : "driver \(label) (\(command))"
-        return DriverError("\(named) \(what)\(stderr)")
+        return DriverError("\(named) \(mask(what))\(stderr)", party: .driverProtocol, voidsTheFlow: voids)
+    }
+
+    /// Text the driver wrote, as errors quote it: masked first, then cut (``SpecText/quoted(_:limit:)``),
+    /// so a secret near the cut is masked whole rather than half shown.
+    func quoted(_ text: String, limit: Int = SpecText.quoteLimit) -> String {
+        SpecText.quoted(mask(text), limit: limit)
+    }
+
+    /// What the runner was waiting for from the driver just now, for an error: `before it sent
+    /// ready`, `while the runner awaited its answer to call products (id 3)`.
+    private static func awaited(_ state: State) -> String {
+        if let greeting = state.greeting { return "before it sent \(greeting.what)" }
+        if let expected = state.expected { return "before it sent \(expected)" }
+        if let (_, first) = state.pending.min(by: { $0.key < $1.key }) { return "while the runner awaited its answer to \(first.what)" }
+        return "between questions, before the flow ended"
     }
 
     // MARK: - Receiving
@@ -198,7 +228,7 @@ final class DriverConnection: Sendable {
             if expected { return }
             // An exit usually follows at once; the reaper's word on it is the better cause.
             let ending = startedChild()?.wait(upTo: .seconds(5))
-            let when = state.withLock { $0.awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
+            let when = state.withLock { Self.awaited($0) }
             breakDown(ending.map { "\($0.description) \(when)" } ?? "closed its stdout \(when)")
             return
         }
@@ -207,36 +237,77 @@ final class DriverConnection: Sendable {
         do {
             message = try DriverMessage.parse(line)
         } catch {
-            breakDown("wrote a line that is not a protocol message (\(error.reason)): \(SpecText.quoted(line))")
+            breakDown("wrote a line that is not a protocol message (\(mask(error.reason))): \(quoted(line))")
             return
         }
         switch message {
         case .hello, .ready:
-            let waiter = state.withLock { state -> (@Sendable (Result<DriverMessage, DriverError>) -> Void)? in
-                defer { state.greeting = nil }
-                if state.greeting == nil { state.early.append(message) }
-                return state.greeting
+            // Each greeting once, in its place: hello first, ready only as start's answer.
+            let outcome = state.withLock { state -> (waiter: (@Sendable (Result<DriverMessage, DriverError>) -> Void)?, problem: String?) in
+                let type = message.typeName
+                guard type == state.expected else {
+                    switch (type, state.expected) {
+                    case ("hello", _): return (nil, "sent hello a second time (a driver greets once, first)")
+                    case (_, "hello"?): return (nil, "sent ready before hello (a driver says hello first, and ready only as its answer to start)")
+                    default: return (nil, "sent ready when no start awaited it (ready is the one answer to start)")
+                    }
+                }
+                state.expected = nil
+                if let greeting = state.greeting {
+                    state.greeting = nil
+                    return (greeting.resume, nil)
+                }
+                state.early = message
+                return (nil, nil)
             }
-            state.withLock { $0.awaiting = nil }
-            waiter?(.success(message))
+            if let problem = outcome.problem {
+                breakDown(problem)
+                return
+            }
+            outcome.waiter?(.success(message))
         case .browserOpen(let text):
+            if let late = lateEvent("browserOpen") {
+                breakDown(late)
+                return
+            }
             guard let url = URL(string: text), url.scheme != nil else {
-                breakDown("sent browserOpen with \(SpecText.quoted(text)), which is not a URL")
+                breakDown("sent browserOpen with \(quoted(text)), which is not a URL")
                 return
             }
             state.withLock { $0.window }?.open(url)
         case .browserDismiss:
+            if let late = lateEvent("browserDismiss") {
+                breakDown(late)
+                return
+            }
             state.withLock { $0.window }?.dismiss()
         case .fatal(let text):
-            breakDown("gave up: \(SpecText.quoted(text))")
+            breakDown("gave up: \(quoted(text))")
         case .ok, .error, .crashed, .unsupported, .store, .storeLocation, .crashStore:
             let id = message.answers ?? 0
-            let waiter = state.withLock { $0.pending.removeValue(forKey: id) }
+            let waiter = state.withLock { state -> (what: String, isCall: Bool, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)? in
+                guard let waiter = state.pending.removeValue(forKey: id) else { return nil }
+                if waiter.isCall { state.lastAnswered = waiter.what }
+                return waiter
+            }
             guard let waiter else {
                 breakDown("answered id \(id), which no question is waiting for")
                 return
             }
             waiter.resume(.success(message))
+        }
+    }
+
+    /// Why an event cannot be played now, or nil when it can: an event (a page opened or
+    /// dismissed) is the SDK's doing during an app call, so it belongs before that call's
+    /// answer. One that comes while no call is in flight (after its call's answer, say) cannot
+    /// be told apart from one the SDK never made: it is the driver protocol's error, never a
+    /// page "the SDK did not open".
+    private func lateEvent(_ type: String) -> String? {
+        state.withLock { state -> String? in
+            guard !state.pending.values.contains(where: \.isCall) else { return nil }
+            let after = state.lastAnswered.map { " after its answer to \($0)" } ?? (state.expected != nil ? " before the flow started" : "")
+            return "sent \(type)\(after), while no call was in flight: an event belongs before the answer to the call that caused it (Tests/Drivers/PROTOCOL.md, \"Events\")"
         }
     }
 
@@ -251,12 +322,13 @@ final class DriverConnection: Sendable {
         if state.withLock({ $0.stopping }) { return }
         // What it wrote last (a fatal message, an answer) is read first, briefly.
         if outputEnded.wait(timeout: .now() + .milliseconds(500)) == .success { outputEnded.signal() }
-        let when = state.withLock { $0.awaiting.map { "before it sent \($0)" } ?? "before the flow ended" }
+        let when = state.withLock { Self.awaited($0) }
         breakDown("\(ending.description) \(when)")
     }
 
     private func logged(_ line: String) {
-        let kept = SpecText.oneLine(Self.kept(Self.maskingBasicCredentials(line)))
+        // Masked before it is cut: a secret across the cut is masked whole, not half shown.
+        let kept = SpecText.oneLine(Self.kept(Self.maskingBasicCredentials(mask(line))))
         state.withLock { state in
             state.stderrLines.append(kept)
             if state.stderrLines.count > Self.logLimit {
@@ -271,22 +343,30 @@ final class DriverConnection: Sendable {
     /// Waits for `hello` or `ready` (after sending `send`), within the hello deadline.
     private func greet(what: String, send message: RunnerMessage?) async throws -> DriverMessage {
         let limit = deadlines.hello
+        let since = message == nil ? "of starting" : "of start"
         let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
             let once = Once(continuation)
-            let (ready, refused) = state.withLock { state -> (DriverMessage?, DriverError?) in
-                if let broken = state.broken { return (nil, broken) }
-                if !state.early.isEmpty { return (state.early.removeFirst(), nil) }
-                state.greeting = { once.resume($0) }
-                state.awaiting = what
-                return (nil, nil)
+            let (ready, refused, serial) = state.withLock { state -> (DriverMessage?, DriverError?, Int) in
+                if let broken = state.broken { return (nil, broken, 0) }
+                if message == nil, let early = state.early {
+                    state.early = nil
+                    return (early, nil, 0)
+                }
+                state.greetings += 1
+                state.greeting = (state.greetings, what, { once.resume($0) })
+                // `ready` is the answer to the start about to be written.
+                if message != nil { state.expected = what }
+                return (nil, nil, state.greetings)
             }
             if let refused { once.resume(.failure(refused)); return }
             if let ready { once.resume(.success(ready)); return }
             if let message, !write(message) { return }
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
                 guard let self else { return }
-                let late = self.state.withLock { $0.greeting != nil }
-                if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not send \(what) within \(Self.written(limit))") } }
+                // This wait's own deadline: the hello deadline must never fire on the wait
+                // for ready that follows it.
+                let late = self.state.withLock { $0.greeting?.serial == serial }
+                if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not send \(what) within \(Self.written(limit)) \(since)") } }
             }
         }
         return try result.get()
@@ -332,12 +412,12 @@ final class DriverConnection: Sendable {
             child.kill()
             child.waitForLogEnd(upTo: .seconds(1))
         }
-        let error = what.map(failure) ?? DriverError("driver \(label) was stopped")
+        let error = what.map { failure($0, voids: true) } ?? DriverError("driver \(label) was stopped", party: .driverProtocol)
         let waiters = state.withLock { state -> [@Sendable (Result<DriverMessage, DriverError>) -> Void] in
             guard state.broken == nil else { return [] }
             state.broken = error
             if what != nil { state.realBreak = error }
-            let all = state.pending.values.map(\.resume) + (state.greeting.map { [$0] } ?? [])
+            let all = state.pending.values.map(\.resume) + (state.greeting.map { [$0.resume] } ?? [])
             state.pending = [:]
             state.greeting = nil
             return all

@@ -101,7 +101,7 @@ public struct ProcessDriver: FlowDriver {
 
     public func makeSession(for context: DriverContext) async throws -> any FlowSession {
         let trace = traceDirectory.map { $0.appendingPathComponent(context.flowID + ".jsonl") }
-        let connection = try DriverConnection(command: command, label: name, deadlines: deadlines, trace: trace)
+        let connection = try DriverConnection(command: command, label: name, deadlines: deadlines, trace: trace, mask: context.mask)
         do {
             _ = try await connection.awaitHello()
             try await connection.start(context)
@@ -142,27 +142,27 @@ final class ProcessSession: FlowSession {
     }
 
     func perform(_ call: AppCall) async throws -> CallOutcome {
-        let answer = try await connection.ask(what: "call \(call.name)") { .call(id: $0, action: call.name, arguments: call.arguments) }
+        let answer = try await connection.ask(what: "call \(call.name)", isCall: true) { .call(id: $0, action: call.name, arguments: call.arguments) }
         switch answer {
         case .ok(_, let result): return .ok(result)
         case .error(_, let kind, let message): return .error(kind: kind, message: message)
         case .crashed(_, let message): return .crashed(message)
-        case .unsupported(_, let message): throw connection.failure("cannot perform \"\(call.name)\": \(message)")
+        case .unsupported(_, let message): throw connection.failure("cannot perform \"\(call.name)\": \(connection.quoted(message, limit: 500))")
         case .hello, .ready, .store, .storeLocation, .crashStore, .browserOpen, .browserDismiss, .fatal:
-            throw connection.failure("answered call \(call.name) with \(answer.typeName)")
+            throw connection.failure("answered call \(call.name) with \(answer.typeName)", voids: true)
         }
     }
 
     func storeContents() async throws -> [String: String] {
-        let answer = try await connection.ask(what: "store") { .store(id: $0) }
-        guard case .store(_, let fields) = answer else { throw connection.failure("answered store with \(answer.typeName)") }
+        let answer = try await connection.ask(what: "question store") { .store(id: $0) }
+        guard case .store(_, let fields) = answer else { throw connection.failure("answered store with \(answer.typeName)", voids: true) }
         return fields
     }
 
     func storeLocation() async throws -> StoreLocation? {
         guard hello.capabilities.contains(.fileStore) else { return nil }
-        let answer = try await connection.ask(what: "storeLocation") { .storeLocation(id: $0) }
-        guard case .storeLocation(_, let directory, let files) = answer else { throw connection.failure("answered storeLocation with \(answer.typeName)") }
+        let answer = try await connection.ask(what: "question storeLocation") { .storeLocation(id: $0) }
+        guard case .storeLocation(_, let directory, let files) = answer else { throw connection.failure("answered storeLocation with \(answer.typeName)", voids: true) }
         // The harness measures the folder the driver names: it must be the one it was given
         // (or inside it), every symlink resolved by the kernel (realpath(3); Foundation's
         // resolver gives up quietly on long chains), or a tidy decoy could stand in for the
@@ -171,10 +171,10 @@ final class ProcessSession: FlowSession {
             throw connection.failure("left no storageDirectory to measure (\(storageDirectory.path) is gone)")
         }
         guard let named = Self.realPath(directory), named == given || named.hasPrefix(given + "/") else {
-            throw connection.failure("named its store folder \(SpecText.quoted(directory, limit: 200)), which is not the storageDirectory it was given (\(given)) nor a folder inside it")
+            throw connection.failure("named its store folder \(connection.quoted(directory, limit: 200)), which is not the storageDirectory it was given (\(given)) nor a folder inside it")
         }
         guard files.allSatisfy({ !$0.isEmpty && !$0.contains("/") && $0 != "." && $0 != ".." }) else {
-            throw connection.failure("named store files \(files.map { SpecText.quoted($0) }.joined(separator: ", ")): each must be a file name in the folder")
+            throw connection.failure("named store files \(files.map { connection.quoted($0) }.joined(separator: ", ")): each must be a file name in the folder")
         }
         return StoreLocation(directory: URL(fileURLWithPath: named), files: files)
     }
@@ -183,8 +183,8 @@ final class ProcessSession: FlowSession {
         guard hello.capabilities.contains(.storeCrash) else {
             return .unsupported("the driver \(connection.label) cannot interrupt its token store's writes (no storeCrash capability)")
         }
-        let answer = try await connection.ask(what: "crashStore") { .crashStore(id: $0, point: point.rawValue) }
-        guard case .crashStore(_, let armed, let reason) = answer else { throw connection.failure("answered crashStore with \(answer.typeName)") }
+        let answer = try await connection.ask(what: "question crashStore") { .crashStore(id: $0, point: point.rawValue) }
+        guard case .crashStore(_, let armed, let reason) = answer else { throw connection.failure("answered crashStore with \(answer.typeName)", voids: true) }
         return armed ? .armed : .unsupported(reason ?? "the driver did not arm the crash")
     }
 
@@ -195,7 +195,7 @@ final class ProcessSession: FlowSession {
         return String(cString: resolved)
     }
 
-    func finish() async -> String? {
+    func finish() async -> DriverError? {
         await offThePool { self.connection.finish() }
     }
 

@@ -35,7 +35,7 @@ public enum GitHubAnnotations {
                 let message = "\(flow.id) failed: " + flow.failures.map { ValueCut.cut($0.message, limit: ValueCut.line) }.joined(separator: "\n")
                 errors.append(Annotation(name: flow.id, file: flow.file, line: line, title: "\(flow.id) does not conform", message: message))
             case .error:
-                errors.append(Annotation(name: flow.id, file: flow.file, line: 1, title: "\(flow.id): harness error", message: ValueCut.cut(flow.errorMessage ?? "harness error", limit: ValueCut.line)))
+                errors.append(Annotation(name: flow.id, file: flow.file, line: flow.harnessError?.line ?? 1, title: "\(flow.id): harness error", message: ValueCut.cut(flow.errorMessage ?? "harness error", limit: ValueCut.line)))
             case .skipped:
                 // The driver cannot run it: visible, never a silent pass.
                 warnings.append(Annotation(name: flow.id, file: flow.file, line: 1, title: "\(flow.id): not run", message: ValueCut.cut("not run: " + (flow.skips.first?.reason ?? "the driver cannot run it"), limit: ValueCut.line)))

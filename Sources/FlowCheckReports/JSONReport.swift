@@ -61,7 +61,21 @@ public enum JSONReport {
             "durationSeconds": (flow.duration * 1000).rounded() / 1000,
             "failures": flow.failures.map(failure),
         ]
-        if let error = flow.errorMessage { object["error"] = error }
+        if let error = flow.harnessError {
+            object["error"] = error.text
+            // Who broke, where, and what, as data.
+            var detail: [String: Any] = ["party": error.party.rawValue, "message": error.message]
+            if let place = error.place {
+                detail["step"] = place.step
+                switch place {
+                case .before: detail["when"] = "before"
+                case .during: detail["when"] = "during"
+                case .after: detail["when"] = "after"
+                }
+            }
+            if let line = error.line { detail["line"] = line }
+            object["harnessError"] = detail
+        }
         if let baselined { object["baselined"] = baselined }
         if !flow.skips.isEmpty { object["skipped"] = flow.skips.map { ["step": $0.step, "line": $0.line, "check": $0.check, "reason": $0.reason] as [String: Any] } }
         return object

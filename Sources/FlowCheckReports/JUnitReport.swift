@@ -7,7 +7,8 @@ import FlowCheckRunner
 /// One `testsuite` per spec file (the schema allows `file` there; it allows neither `file` nor
 /// `line` on `testcase`, so the line travels in the text: see ``located(_:line:_:)``), one
 /// `testcase` per flow named after its id; `<failure>` when the SDK did not conform, `<error>`
-/// when the harness broke or the spec is invalid; the redacted HTTP transcript in `<system-out>`;
+/// when the flow could not be judged (its `type` the party that broke: `sdk`, `driver`,
+/// `driver-protocol`, `spec`, `harness`) or the spec is invalid; the redacted HTTP transcript in `<system-out>`;
 /// the requirement ids the flow cites as `<property name="requirement">` in the suite's `<properties>`.
 public enum JUnitReport {
     public static func render(_ run: RunResult) -> String {
@@ -49,8 +50,12 @@ public enum JUnitReport {
                     out += "      <failure type=\"conformance\" message=\"\(attr(first))\">\(text(detail.joined(separator: "\n")))</failure>\n"
                 }
             case .error:
-                let message = flow.errorMessage ?? "harness error"
-                out += "      <error type=\"harness\" message=\"\(attr(message))\">\(text(message))</error>\n"
+                // Located as a failure is: `spec-file:line:` of the step it happened in leads the
+                // message and the text, and the text ends with the frame; the type names who broke.
+                let line = flow.harnessError?.line ?? 1
+                let message = located(flow.file, line: line, flow.errorMessage ?? "harness error")
+                let party = flow.harnessError?.party ?? .harness
+                out += "      <error type=\"\(attr(party.rawValue))\" message=\"\(attr(firstLine(message)))\">\(text(message + "\n" + frame(flow.file, line: line)))</error>\n"
             case .skipped:
                 let message = "not run: " + (flow.skips.first?.reason ?? "the driver cannot run it")
                 out += "      <skipped type=\"unsupported\" message=\"\(attr(message))\"/>\n"

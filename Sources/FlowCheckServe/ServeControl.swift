@@ -137,7 +137,7 @@ public final class ServeControl: Sendable {
             for target in targets {
                 let redactor = Redactor(secrets: target.fixtureSecrets + target.world.server.issuedSecrets)
                 for exchange in target.world.server.exchanges where exchange.index + 1 > since {
-                    let transcript = redactor.scrub(Transcript.render(exchange))
+                    let transcript = redactor.scrub(Transcript.render(exchange, mask: redactor.scrub))
                     exchanges.append([
                         "provider": target.provider.rawValue,
                         "number": exchange.index + 1,

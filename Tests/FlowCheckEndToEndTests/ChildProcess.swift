@@ -166,11 +166,15 @@ final class OutputLog: @unchecked Sendable {
     private var waiters: [(text: String, what: String, found: OneShot<Void>)] = []
     private var triggers: [(text: String, action: @Sendable () -> Void)] = []
 
-    /// Runs `action` on the reading thread as soon as the output contains `text` (once).
+    /// Runs `action` on the reading thread as soon as the output contains `text` (once); at
+    /// once, on the calling thread, when it already does (the child may have written it before
+    /// the trigger was set).
     func when(_ text: String, _ action: @escaping @Sendable () -> Void) {
         lock.lock()
-        triggers.append((text, action))
+        let already = String(decoding: data, as: UTF8.self).contains(text)
+        if !already { triggers.append((text, action)) }
         lock.unlock()
+        if already { action() }
     }
 
     /// Everything read so far, as text.

@@ -17,7 +17,7 @@ struct EveryTestHasATimeLimitTests {
 
     /// Folders under `Tests/` that hold a helper executable for tests, or the driver processes
     /// of other languages (`Tests/Drivers`), not Swift tests.
-    static let helperExecutables: Set<String> = ["StoreChurn", "Drivers"]
+    static let helperExecutables: Set<String> = ["StoreChurn", "BlockingDriver", "Drivers"]
 
     /// Every folder under `Tests/` but the helper executables: one per test target.
     static let testTargets: [String] = {

@@ -49,7 +49,8 @@ struct ReportGoldenTests {
             id: "MLT-NETFAIL", title: "Network failures", summary: nil, file: "specs/moltin/netfail.json", provider: "moltin",
             seed: "003_d427daaf6ba0e8e7.txt", passage: "getProducts", decisions: [],
             steps: [StepResult(number: 1, line: 8, action: "The app calls \(NarrativeMarkup.value("products")).", checks: ["The call succeeds."], note: nil, status: .notRun)],
-            status: .error, failures: [], errorMessage: "harness: the server could not listen", transcript: [], duration: 0
+            status: .error, failures: [], errorMessage: nil, transcript: [], duration: 0,
+            harnessError: HarnessError(party: .harness, message: "the fake server could not listen", place: .before(step: 1), line: 8)
         )
         let invalid = InvalidSpec(file: "specs/bad.json", messages: ["specs/bad.json:3:5: error: unknown key \"tite\" at $.tite\n  fix: did you mean \"title\"?"], line: 3)
         return RunResult(flows: [passed, failed, broken], invalidSpecs: [invalid], driverName: "FlowCheck SDK core")

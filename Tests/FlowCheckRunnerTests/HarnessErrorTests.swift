@@ -88,7 +88,10 @@ struct HarnessErrorTests {
         let runner = FlowRunner(driver: HangingDriver(signal: signal), options: .init(timeLimit: .seconds(30), watchdog: signal.watchdog()))
         let result = await runner.run(try Self.spec(#"[{"app": "deleteToken"}, {"app": "products"}]"#))
         #expect(result.status == .error)
-        #expect(result.errorMessage?.contains("made no progress for 30 s of real time (it hung in step 2)") == true, "\(result.errorMessage ?? "")")
+        #expect(result.errorMessage?.contains("made no progress for 30 s of real time (it hung in step 2); the SDK's call products never returned") == true, "\(result.errorMessage ?? "")")
+        // The SDK's call never came back: the SDK's to answer for, at step 2.
+        #expect(result.errorMessage?.hasPrefix("step 2: SDK: ") == true, "\(result.errorMessage ?? "")")
+        #expect(result.harnessError?.party == .sdk)
         #expect(result.steps.map(\.status) == [.passed, .notRun])
     }
 
@@ -158,14 +161,18 @@ struct HarnessErrorTests {
     @Test func aDriverThatCannotStartIsAnError() async throws {
         let result = await FlowRunner(driver: RefusingDriver()).run(try Self.spec(#"[{"app": "products"}]"#))
         #expect(result.status == .error)
-        #expect(result.errorMessage == "no SDK for T-HARNESS")
+        // The driver's, before the first step could begin, at that step's line.
+        #expect(result.errorMessage == "before step 1: driver: starting the flow's session (makeSession): no SDK for T-HARNESS")
+        #expect(result.harnessError?.party == .driver)
+        #expect(result.harnessError?.place == .before(step: 1) && result.harnessError?.line == 2)
     }
 
     @Test func anUnsupportedActionIsAnErrorNotAFailure() async throws {
         let driver = BrokenVariants.overriding("unsupported") { call, _, _ in throw DriverError.unsupported(call, provider: .moltin) }
         let result = await FlowRunner(driver: driver).run(try Self.spec(#"[{"app": "relaunch"}]"#))
         #expect(result.status == .error)
-        #expect(result.errorMessage == "step 1: the driver does not support the moltin action \"relaunch\"")
+        #expect(result.errorMessage == "step 1: driver: the driver does not support the moltin action \"relaunch\"")
+        #expect(result.harnessError?.party == .driver && result.harnessError?.place == .during(step: 1))
     }
 
     @Test func theFirstFailingStepStopsTheFlowAndNamesEveryFailedCheck() async throws {

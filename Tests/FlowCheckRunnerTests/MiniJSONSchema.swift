@@ -7,7 +7,7 @@ import Foundation
 /// `additionalProperties`, `minProperties`, `items`, `uniqueItems`, `minLength` (counted in
 /// Unicode scalars, as the specification counts code points), `minimum`, `pattern` (an
 /// unanchored `NSRegularExpression` search) and `if`/`then`. The annotations `$schema`, `$id`,
-/// `title`, `description` and `$defs` are ignored (but every schema under `$defs` is checked).
+/// `title`, `description`, `format` and `$defs` are ignored (but every schema under `$defs` is checked).
 /// Any other keyword anywhere in the schema makes `init` throw, naming it and where it is: a
 /// schema change this validator does not understand fails loudly rather than passing silently.
 ///
@@ -103,7 +103,9 @@ struct MiniJSONSchema: Sendable {
         let description: String
     }
 
-    static let annotationKeywords: Set<String> = ["$schema", "$id", "title", "description", "$defs"]
+    /// `format` is an annotation in 2020-12 unless a vocabulary asserts it (the report schema's
+    /// `date-time` is also held by its `pattern`).
+    static let annotationKeywords: Set<String> = ["$schema", "$id", "title", "description", "$defs", "format"]
     static let supportedKeywords: Set<String> = [
         "$ref", "oneOf", "type", "const", "enum", "required", "properties", "additionalProperties",
         "minProperties", "items", "uniqueItems", "minLength", "minimum", "pattern", "if", "then",

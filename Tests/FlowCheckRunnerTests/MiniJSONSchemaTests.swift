@@ -204,19 +204,21 @@ struct MiniJSONSchemaTests {
     @Test func annotationsAreIgnored() throws {
         try Self.expect(#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "x", "title": "t", "description": "d", "$defs": {}}"#,
                         passes: ["1", "{}"], fails: [])
+        // `format` annotates only (2020-12's default): the report schema's date-time.
+        try Self.expect(#"{"type": "string", "format": "date-time"}"#, passes: [#""not a date""#], fails: ["1"])
     }
 
     // MARK: - Unknown keywords and broken schemas fail loudly
 
     @Test func anUnknownKeywordStopsTheSchemaLoadingAndIsNamed() {
-        for keyword in ["maxLength", "else", "patternProperties", "prefixItems", "anyOf", "format", "exclusiveMinimum", "$anchor", "unevaluatedProperties"] {
+        for keyword in ["maxLength", "else", "patternProperties", "prefixItems", "anyOf", "exclusiveMinimum", "$anchor", "unevaluatedProperties"] {
             let problem = Self.loadProblem(#"{"\#(keyword)": 1}"#)
             #expect(problem?.contains("unsupported keyword \"\(keyword)\"") == true, "\(keyword): \(problem ?? "loaded")")
         }
         // Wherever it hides: under $defs, properties, items, additionalProperties, oneOf, if, then.
         let hidden = [
             #"{"$defs": {"a": {"maxLength": 1}}}"#: #"#/$defs/a: unsupported keyword "maxLength""#,
-            #"{"properties": {"p": {"type": "string", "format": "uri"}}}"#: #"#/properties/p: unsupported keyword "format""#,
+            #"{"properties": {"p": {"type": "string", "maxLength": 3}}}"#: #"#/properties/p: unsupported keyword "maxLength""#,
             #"{"items": {"maximum": 3}}"#: #"#/items: unsupported keyword "maximum""#,
             #"{"additionalProperties": {"anyOf": [{}]}}"#: #"#/additionalProperties: unsupported keyword "anyOf""#,
             #"{"oneOf": [{}, {"not": {}}]}"#: #"#/oneOf/1: unsupported keyword "not""#,

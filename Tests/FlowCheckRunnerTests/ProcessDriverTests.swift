@@ -80,14 +80,14 @@ struct ProcessDriverTests {
     /// Hanging, dying and writing garbage in one flow: that flow is a harness error naming the
     /// driver and its command, with its last stderr lines; the flow before it passes.
     @Test(arguments: [
-        ("hang", "did not answer call auth within 2 s"),
-        ("exit", "exited with status 3 before the flow ended"),
+        ("hang", "did not answer call auth (id 1) within 2 s"),
+        ("exit", "exited with status 3 while the runner awaited its answer to call auth (id 1)"),
         ("garbage", "wrote a line that is not a protocol message"),
         ("huge", "wrote a line longer than 1 MiB"),
         ("dupkey", "the key \"result\" appears twice in one object"),
         // It exits while a grandchild of another session holds its stdout open: the exit is
         // seen when it happens, not when the pipe closes.
-        ("holdout", "exited with status 0 before the flow ended"),
+        ("holdout", "exited with status 0 while the runner awaited its answer to call auth (id 1)"),
     ])
     func aMisbehavingDriverIsANamedHarnessError(_ mode: String, _ what: String) async throws {
         let command = "python3 \(Self.drivers)/misbehaving/misbehaving.py \(mode) MLT-PRODUCTS"
@@ -97,6 +97,9 @@ struct ProcessDriverTests {
         #expect(results["MLT-REFRESH"]?.status == .passed)
         let broken = try #require(results["MLT-PRODUCTS"])
         #expect(broken.status == .error)
+        // The driver protocol's, in the step it broke in.
+        #expect(broken.harnessError?.party == .driverProtocol)
+        #expect(broken.harnessError?.place?.step == 1, "\(broken.errorMessage ?? "")")
         let message = broken.errorMessage ?? ""
         #expect(message.contains("driver misbehaving-\(mode) 1.0.0 (\(command))"), "\(message)")
         #expect(message.contains(what), "\(message)")

@@ -26,4 +26,17 @@ struct TranscriptRuleTests {
         let text = Transcript.render(exchange(.json(200, ["ok": true])))
         #expect(text.split(separator: "\n").first == "#1 POST /oauth/v2/token → 200")
     }
+
+    /// A body is masked before it is cut: a token across the cut is masked whole, never half
+    /// shown (the redactor masks whole secrets, and half of one is not one).
+    @Test(arguments: [2000, 2020, 2030, 2040, 2047])
+    func aTokenAcrossTheBodyCutIsMaskedWhole(_ offset: Int) {
+        let token = "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e"
+        let body = String(repeating: "x", count: offset) + token + String(repeating: " and more", count: 20)
+        let text = Transcript.render(exchange(HTTPResponse.text(502, body)), mask: Redactor(secrets: [token]).scrub)
+        #expect(text.contains("more characters)"), "the body was cut: \(text.suffix(200))")
+        for start in 0...(token.count - 8) {
+            #expect(!text.contains(String(token.dropFirst(start).prefix(8))), "offset \(offset): \(text.suffix(200))")
+        }
+    }
 }

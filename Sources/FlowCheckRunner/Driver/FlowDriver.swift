@@ -20,11 +20,21 @@ public protocol FlowDriver: Sendable {
     /// clock it cannot be given), or nil (the default) when it can. The flow is then reported
     /// as skipped with the reason: never run, never passed.
     func unsupportedReason(for spec: FlowSpec) async -> String?
+
+    /// Whether the SDK keeps state for the whole process rather than per instance (a shared
+    /// singleton, a static URL handler, one redirect callback for the app): two flows' sessions
+    /// would then see each other's tokens and redirects. When true, the runner runs this
+    /// driver's flows one at a time, whatever its concurrency (`--jobs`) says. false (the
+    /// default): each session is its own SDK, and flows run at once.
+    var sharesProcessState: Bool { get }
 }
 
 extension FlowDriver {
     /// Runs every flow it is given; one it cannot run fails in its steps.
     public func unsupportedReason(for spec: FlowSpec) async -> String? { nil }
+
+    /// Each session is an SDK of its own: flows may run at once.
+    public var sharesProcessState: Bool { false }
 }
 
 /// What a driver needs to build an SDK for one flow.
@@ -50,9 +60,16 @@ public struct DriverContext: Sendable {
     /// process's every line does): the flow's watchdog reads it, with the fake server's own
     /// activity and the steps taken, as progress, so a flow that is merely slow is never hung.
     public var activity: ActivityMeter
+    /// Masks every secret the flow knows so far (its fixture's, every token and code its fake
+    /// issued, the values its steps captured): a driver that quotes what its SDK or its process
+    /// said in an error masks the text with it *before* cutting it short, since a secret cut in
+    /// half is no longer one the report's own masking can find.
+    public var mask: @Sendable (String) -> String
 
     /// - Parameter baseURLs: every origin by name; by default `baseURL` alone, as `main`.
-    public init(flowID: String, provider: Provider, baseURL: URL, baseURLs: [String: URL]? = nil, clock: ManualClock, storageDirectory: URL, browser: BrowserWindow = BrowserWindow(), activity: ActivityMeter = ActivityMeter()) {
+    /// - Parameter mask: the flow's masking; by default none (a context made by hand).
+    public init(flowID: String, provider: Provider, baseURL: URL, baseURLs: [String: URL]? = nil, clock: ManualClock, storageDirectory: URL, browser: BrowserWindow = BrowserWindow(), activity: ActivityMeter = ActivityMeter(), mask: @escaping @Sendable (String) -> String = { $0 }) {
+        self.mask = mask
         self.flowID = flowID
         self.provider = provider
         self.baseURL = baseURL
@@ -103,8 +120,9 @@ public protocol FlowSession: AnyObject, Sendable {
     /// Ends the SDK's part of the flow once its last step has run, before ``log()`` and
     /// ``close()``, and says what went wrong that no answer carried (a driver process that
     /// broke the protocol after the last question, or did not stop as asked): the flow is then
-    /// a harness error with that message. nil (the default) when all was well.
-    func finish() async -> String?
+    /// a harness error naming the error's ``DriverError/party``. nil (the default) when all
+    /// was well.
+    func finish() async -> DriverError?
 
     /// The driver's own log for this flow (an out-of-process driver's stderr), kept in the
     /// flow's transcript; empty (the default) when there is none. Asked once, before `close`.
@@ -134,7 +152,7 @@ extension FlowSession {
     public func log() async -> [String] { [] }
 
     /// Nothing to report at the end.
-    public func finish() async -> String? { nil }
+    public func finish() async -> DriverError? { nil }
 
     /// Cannot see the SDK's outgoing requests: INV-ORIGIN judges what reached the fakes.
     public func sentRequests() async -> [SentRequest]? { nil }
@@ -192,12 +210,23 @@ public enum CallOutcome: Sendable, Equatable {
     case crashed(String)
 }
 
-/// A driver that cannot do what a spec asks.
+/// Something that stopped a flow before it could be judged: a driver that cannot do what a
+/// spec asks, a driver process that broke the protocol, or the harness's own trouble. Its
+/// ``party`` says whose it is, and the flow's harness error names that party.
 public struct DriverError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// Who broke: ``HarnessParty/driver`` (the default) for what a driver in process throws.
+    public var party: HarnessParty
+    /// A driver process broke the protocol while the flow ran (a message out of order, a line
+    /// that is not a message): what the flow found after that cannot be trusted, so the flow's
+    /// verdict is this error, and it replaces what was blamed on the SDK meanwhile.
+    public var voidsTheFlow: Bool
 
-    public init(_ description: String) {
+    /// - Parameter party: whose fault it is; a Swift driver's own errors are ``HarnessParty/driver``.
+    public init(_ description: String, party: HarnessParty = .driver, voidsTheFlow: Bool = false) {
         self.description = description
+        self.party = party
+        self.voidsTheFlow = voidsTheFlow
     }
 
     /// The driver has no such app action.

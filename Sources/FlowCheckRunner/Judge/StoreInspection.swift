@@ -55,13 +55,13 @@ struct StoreDirectoryFacts: Sendable, Equatable {
         let path = location.directory.path
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            throw DriverError("storeFiles: the store directory the driver named cannot be inspected (errno \(errno))")
+            throw DriverError("storeFiles: the store directory the driver named cannot be inspected (errno \(errno))", party: .driver)
         }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
         } catch {
-            throw DriverError("storeFiles: the store directory the driver named cannot be listed")
+            throw DriverError("storeFiles: the store directory the driver named cannot be listed", party: .driver)
         }
         let user = geteuid()
         var entries: [Entry] = []

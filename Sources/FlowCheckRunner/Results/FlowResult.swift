@@ -127,7 +127,9 @@ public struct FlowResult: Sendable {
         case passedWithSkips
         /// An expectation did not hold: the SDK does not conform.
         case failed
-        /// The harness itself broke (server would not start, driver gave up, time limit hit).
+        /// The flow could not be judged (``FlowResult/harnessError`` says who broke: the SDK
+        /// hung, a driver gave up or broke its protocol, the spec asks the impossible, the
+        /// harness's server would not start).
         case error
         /// Not run: the driver cannot run it at all (``FlowDriver/unsupportedReason(for:)``);
         /// ``FlowResult/skips`` holds the one reason. Never counted as passed.
@@ -150,8 +152,14 @@ public struct FlowResult: Sendable {
     public var status: Status
     /// The expectations that did not hold (empty unless failed).
     public var failures: [CheckFailure]
-    /// Why the harness broke (nil unless status is error).
-    public var errorMessage: String?
+    /// Why the flow could not be judged: who broke, where and what (nil unless status is error).
+    public var harnessError: HarnessError?
+    /// The harness error as one line (``HarnessError/text``): `step 2: driver protocol: ...`.
+    /// Setting it makes a harness error of FlowCheck's own (``HarnessParty/harness``).
+    public var errorMessage: String? {
+        get { harnessError?.text }
+        set { harnessError = newValue.map { HarnessError(party: .harness, message: $0) } }
+    }
     /// The checks that could not be made with this driver, and why.
     public var skips: [CheckSkip] = []
     /// Every HTTP exchange the fake server saw, redacted.
@@ -170,7 +178,7 @@ public struct FlowResult: Sendable {
         id: String, title: String, summary: String?, file: String, provider: String, seed: String, passage: String,
         decisions: [String], steps: [StepResult], status: Status, failures: [CheckFailure], errorMessage: String?,
         transcript: [String], duration: Double, events: [FlowEvent] = [], providerTitle: String? = nil, skips: [CheckSkip] = [],
-        optOuts: [InvariantOptOut] = [], invariantsNotChecked: [String] = []
+        optOuts: [InvariantOptOut] = [], invariantsNotChecked: [String] = [], harnessError: HarnessError? = nil
     ) {
         self.optOuts = optOuts
         self.invariantsNotChecked = invariantsNotChecked
@@ -188,7 +196,8 @@ public struct FlowResult: Sendable {
         self.steps = steps
         self.status = status
         self.failures = failures
-        self.errorMessage = errorMessage
+        // The structured error when given; a bare message is the harness's own.
+        self.harnessError = harnessError ?? errorMessage.map { HarnessError(party: .harness, message: $0) }
         self.transcript = transcript
         self.duration = duration
     }

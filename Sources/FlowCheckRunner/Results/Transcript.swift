@@ -2,12 +2,14 @@ import Foundation
 import FlowCheckFakeServer
 
 /// Renders recorded exchanges as text with secrets removed by structure: sensitive form and
-/// JSON fields and `Authorization` values are masked before anything becomes a string.
+/// JSON fields and `Authorization` values are masked before anything becomes a string, and
+/// each body is masked (`mask`: every secret the caller knows) before it is cut, so a secret
+/// across the cut is masked whole rather than half shown.
 package enum Transcript {
     /// Bodies longer than this are cut in transcripts.
     static let bodyLimit = 2048
 
-    package static func render(_ exchange: RecordedExchange) -> String {
+    package static func render(_ exchange: RecordedExchange, mask: (String) -> String = { $0 }) -> String {
         let request = exchange.request
         let response = exchange.response
         var lines: [String] = []
@@ -21,11 +23,11 @@ package enum Transcript {
         for (name, value) in request.headers.pairs {
             lines.append("> \(name): \(maskHeader(name, value))")
         }
-        if !request.body.isEmpty { lines.append("> " + body(request.body, contentType: request.headers["Content-Type"])) }
+        if !request.body.isEmpty { lines.append("> " + body(request.body, contentType: request.headers["Content-Type"], mask: mask)) }
         for (name, value) in response.headers.pairs where name.lowercased() != FlowCheckRule.header.lowercased() {
             lines.append("< \(name): \(maskHeader(name, value))")
         }
-        if !response.body.isEmpty { lines.append("< " + body(response.body, contentType: response.headers["Content-Type"])) }
+        if !response.body.isEmpty { lines.append("< " + body(response.body, contentType: response.headers["Content-Type"], mask: mask)) }
         return lines.joined(separator: "\n")
     }
 
@@ -52,12 +54,12 @@ package enum Transcript {
         return String(target[..<mark]) + "?" + masked.joined(separator: "&")
     }
 
-    private static func body(_ data: Data, contentType: String?) -> String {
+    private static func body(_ data: Data, contentType: String?, mask: (String) -> String) -> String {
         let type = contentType?.lowercased() ?? ""
         // The fake's own JSON tree, not JSONSerialization: bridging every body through
         // NSDictionary and back, sorted, was half the cost of building a flow's result.
         if type.hasPrefix("application/json") || type.isEmpty, let value = FakeJSON.parse(data) {
-            return cut(maskJSON(value).compactText)
+            return cut(mask(maskJSON(value).compactText))
         }
         if type.hasPrefix("application/x-www-form-urlencoded") || type.isEmpty, let text = String(data: data, encoding: .utf8),
            !text.contains(" "), !text.contains("\n"), text.contains("=") {
@@ -68,10 +70,10 @@ package enum Transcript {
                 guard parts.count == 2, Redactor.isSensitive(field: name) else { return String(pair) }
                 return "\(parts[0])=\(Redactor.mask)"
             }
-            return "form: " + cut(pairs.joined(separator: "&"))
+            return "form: " + cut(mask(pairs.joined(separator: "&")))
         }
         guard let text = String(data: data, encoding: .utf8) else { return "(\(data.count) bytes, not UTF-8)" }
-        return cut(text.replacingOccurrences(of: "\n", with: "\\n"))
+        return cut(mask(text.replacingOccurrences(of: "\n", with: "\\n")))
     }
 
     private static func maskJSON(_ value: FakeJSON) -> FakeJSON {

@@ -63,7 +63,7 @@ package final class FakeWorld: Sendable {
     }
     /// Tells the server to misbehave as a spec asks.
     package func inject(_ fault: FaultSpec) throws {
-        guard let kind = FaultKind(rawValue: fault.kind) else { throw DriverError("unknown fault \(fault.kind)") }
+        guard let kind = FaultKind(rawValue: fault.kind) else { throw DriverError("unknown fault \(fault.kind)", party: .spec) }
         if let seconds = fault.clockAdvance { stallAdvance.withLock { $0 = TimeInterval(seconds) } }
         server.inject(Fault(kind: kind, path: fault.path, times: fault.times))
     }
@@ -73,7 +73,7 @@ package final class FakeWorld: Sendable {
         stallAdvance.withLock { $0 = nil }
         server.clearFaults()
         if let error = server.listenerError {
-            throw DriverError("the fake server could not listen again after its faults were cleared: \(error)")
+            throw DriverError("the fake server could not listen again after its faults were cleared: \(error)", party: .harness)
         }
     }
 
@@ -85,7 +85,7 @@ package final class FakeWorld: Sendable {
 extension Array where Element == any ProviderKit {
     /// The kit for `id`, or a harness error naming the unregistered provider.
     package func registeredKit(for id: Provider) throws -> any ProviderKit {
-        guard let kit = kit(for: id) else { throw DriverError("no provider \"\(id.rawValue)\" is registered") }
+        guard let kit = kit(for: id) else { throw DriverError("no provider \"\(id.rawValue)\" is registered (the spec names it; the run's providers do not have it)", party: .spec) }
         return kit
     }
 }

@@ -23,7 +23,9 @@ struct FlowExecution: Sendable {
         struct State {
             var stepStatuses: [StepResult.Status] = []
             var failures: [CheckFailure] = []
-            var errorMessage: String?
+            /// Why the flow could not be judged; the first one recorded stands, except that a
+            /// driver's protocol break replaces what was blamed on the SDK meanwhile.
+            var error: HarnessError?
             var secrets: [String] = []
             var current = 0
             var skips: [CheckSkip] = []
@@ -54,8 +56,15 @@ struct FlowExecution: Sendable {
             world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() }, onHoldEnd: { background.holdEnded() })
             storage = try Self.makeStorageDirectory()
             let activity = ActivityMeter()
-            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, baseURLs: world!.server.baseURLs, clock: clock, storageDirectory: storage!, browser: window, activity: activity)
-            session = try await driver.makeSession(for: context)
+            let mask = FlowMask(fixture: masking ? spec.fixture.secrets : [], server: masking ? world!.server : nil, progress: progress)
+            let context = DriverContext(flowID: spec.id, provider: spec.provider, baseURL: world!.server.baseURL, baseURLs: world!.server.baseURLs, clock: clock, storageDirectory: storage!, browser: window, activity: activity, mask: { mask.apply($0) })
+            let firstStep = spec.steps.first?.number ?? 1
+            do {
+                session = try await driver.makeSession(for: context)
+            } catch {
+                // The driver's part, whatever it threw: a process's protocol break names itself.
+                throw Self.located(error, at: .before(step: firstStep), starting: true)
+            }
             let limit = timeLimit
             let kit = try providers.registeredKit(for: spec.provider)
             let persona = world!.server.provider
@@ -69,32 +78,71 @@ struct FlowExecution: Sendable {
             let moved: @Sendable () -> Int = { progress.state.withLock { $0.current } &+ server.activity &+ activity.value &+ window.opened.count }
             let ending = await Self.withTimeLimit(limit, watchdog: watchdog, progress: moved) { [spec, world, session] in
                 await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
-            } onTimeout: {
+            } onTimeout: { [spec] in
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
-                    state.errorMessage = "the flow made no progress for \(limit.components.seconds) s of real time (it hung in step \(state.current)): no step began, the fake server read and wrote nothing, the driver said nothing and the browser opened nothing, while the harness itself kept running; the virtual clock never needs real waiting, so an SDK call or the server is stuck"
+                    let step = spec.steps.first { $0.number == state.current }
+                    // An app call or an await that never came back is the SDK's (through its
+                    // driver); a browser or send step waits on the harness's own client.
+                    let waitsOnTheSDK: Bool
+                    let awaited: String
+                    switch step?.action {
+                    case .app(let name, _)?:
+                        waitsOnTheSDK = step?.background == nil
+                        awaited = waitsOnTheSDK ? "the SDK's call \(name) never returned" : "the SDK's call \(name) never got under way"
+                    case .await(let label)?:
+                        waitsOnTheSDK = true
+                        awaited = "the background call \"\(label)\" never ended"
+                    case .browser?, .send?, .advanceClock?, .fault?, .clearFaults?, .crashStore?, .server?, nil:
+                        waitsOnTheSDK = false
+                        awaited = "the step never finished"
+                    }
+                    state.error = HarnessError(
+                        party: waitsOnTheSDK ? .sdk : .harness,
+                        message: "the flow made no progress for \(limit.components.seconds) s of real time (it hung in step \(state.current)); \(awaited): no step began, the fake server read and wrote nothing, the driver said nothing and the browser opened nothing, while the harness itself kept running; the virtual clock never needs real waiting, so an SDK call or the server is stuck",
+                        place: .during(step: state.current))
                 }
             }
             if case .cancelled = ending {
                 interrupted = true
-                progress.state.withLock { $0.errorMessage = "the run was interrupted before this flow finished (it was in step \($0.current))" }
+                progress.state.withLock { state in
+                    if state.error == nil { state.error = HarnessError(party: .harness, message: "the run was interrupted before this flow finished (it was in step \(state.current))", place: .during(step: state.current)) }
+                }
             }
+        } catch let stop as FlowStop {
+            progress.state.withLock { $0.error = stop.error }
         } catch {
-            progress.state.withLock { $0.errorMessage = "\(error)" }
+            // Setting up the world: the harness's own trouble, unless the error names a party.
+            let party = (error as? DriverError)?.party ?? .harness
+            progress.state.withLock { $0.error = HarnessError(party: party, message: "\(error)", place: .before(step: spec.steps.first?.number ?? 1)) }
         }
         // A background call still running now was never joined (the flow stopped early, or
         // hung): cancelled, never waited for; the server's stop below ends any request it holds.
         let unjoined = background.cancelAll()
         if !unjoined.isEmpty {
             progress.state.withLock { state in
-                if state.errorMessage == nil, state.failures.isEmpty {
-                    state.errorMessage = "the background call\(unjoined.count == 1 ? "" : "s") \(unjoined.map { "\"\($0)\"" }.joined(separator: ", ")) had not ended when the flow ended, and \(unjoined.count == 1 ? "was" : "were") cancelled"
+                if state.error == nil, state.failures.isEmpty {
+                    state.error = HarnessError(party: .sdk, message: "the background call\(unjoined.count == 1 ? "" : "s") \(unjoined.map { "\"\($0)\"" }.joined(separator: ", ")) had not ended when the flow ended, and \(unjoined.count == 1 ? "was" : "were") cancelled", place: .after(step: state.current))
                 }
             }
         }
         if let problem = await session?.finish() {
             progress.state.withLock { state in
-                if state.errorMessage == nil { state.errorMessage = problem }
+                let error = HarnessError(party: problem.party, message: problem.description, place: .after(step: max(state.current, spec.steps.first?.number ?? 1)))
+                if problem.voidsTheFlow {
+                    // A driver that broke the protocol: what the flow found since (a page "the
+                    // SDK never opened", a check that saw nothing) is not the SDK's to answer
+                    // for. The protocol error is the verdict; a harness error of another party
+                    // (the spec, the harness) stands.
+                    if state.error == nil || state.error?.party == .sdk {
+                        state.error = error
+                        state.failures = []
+                        // Its checks are void: not judged, so not marked failed either.
+                        state.stepStatuses = state.stepStatuses.map { $0 == .failed ? .notRun : $0 }
+                    }
+                } else if state.error == nil {
+                    state.error = error
+                }
             }
         }
         let log = await session?.log() ?? []
@@ -220,20 +268,74 @@ struct FlowExecution: Sendable {
         let failures = state.failures.map { failure in
             CheckFailure(step: failure.step, line: failure.line, check: redactor.scrub(failure.check), expected: redactor.scrub(failure.expected), actual: redactor.scrub(failure.actual), values: failure.values?.scrubbed(redactor.scrub))
         }
-        let status: FlowResult.Status = state.errorMessage != nil ? .error : !failures.isEmpty ? .failed : state.skips.isEmpty ? .passed : .passedWithSkips
+        let status: FlowResult.Status = state.error != nil ? .error : !failures.isEmpty ? .failed : state.skips.isEmpty ? .passed : .passedWithSkips
+        let harnessError = state.error.map { error in
+            HarnessError(party: error.party, message: redactor.scrub(error.message), place: error.place, line: error.line ?? error.place.flatMap { place in spec.steps.first { $0.number == place.step }?.location.line })
+        }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return FlowResult(
             id: spec.id, title: redactor.scrub(spec.title), summary: spec.summary.map(redactor.scrub), file: spec.file,
             provider: spec.provider.rawValue, seed: spec.source.seed, passage: redactor.scrub(spec.source.passage),
             decisions: spec.decisions.map(redactor.scrub), steps: steps, status: status, failures: failures,
-            errorMessage: state.errorMessage.map(redactor.scrub),
+            errorMessage: nil,
             // The driver's own log (an out-of-process driver's stderr) closes the transcript.
-            transcript: exchanges.map { redactor.scrub(Transcript.render($0)) } + (log.isEmpty ? [] : [redactor.scrub("driver log (stderr):\n" + log.map { "  " + $0 }.joined(separator: "\n"))]),
+            transcript: exchanges.map { redactor.scrub(Transcript.render($0, mask: redactor.scrub)) } + (log.isEmpty ? [] : [redactor.scrub("driver log (stderr):\n" + log.map { "  " + $0 }.joined(separator: "\n"))]),
             duration: seconds,
             events: state.events.map { $0.scrubbed(redactor) }, providerTitle: kit?.title,
             skips: state.skips.map { CheckSkip(step: $0.step, line: $0.line, check: redactor.scrub($0.check), reason: redactor.scrub($0.reason)) },
             optOuts: state.optOuts.map { InvariantOptOut(step: $0.step, line: $0.line, invariant: $0.invariant, why: redactor.scrub($0.why), used: $0.used) },
-            invariantsNotChecked: state.invariantsNotChecked
+            invariantsNotChecked: state.invariantsNotChecked, harnessError: harnessError
         )
+    }
+}
+
+/// A harness error with its party and place, thrown to end the flow's set-up.
+struct FlowStop: Error {
+    var error: HarnessError
+
+    init(party: HarnessParty, message: String, place: HarnessError.Place) {
+        error = HarnessError(party: party, message: message, place: place)
+    }
+}
+
+extension FlowExecution {
+    /// `error` as the flow's harness error at `place`: a ``DriverError`` names its own party;
+    /// anything else a driver throws is the driver's.
+    static func located(_ error: any Error, at place: HarnessError.Place, starting: Bool = false) -> FlowStop {
+        if let stop = error as? FlowStop { return stop }
+        if let driver = error as? DriverError {
+            return FlowStop(party: driver.party, message: starting && driver.party == .driver ? "starting the flow's session (makeSession): \(driver.description)" : driver.description, place: place)
+        }
+        return FlowStop(party: .driver, message: (starting ? "starting the flow's session (makeSession): " : "") + "\(error)", place: place)
+    }
+}
+
+/// The flow's masking for drivers (``DriverContext/mask``): every secret it knows at the
+/// moment of the call, the fixture's, the fake's issued ones and the steps' captured ones.
+/// Secrets are added to one redactor as they appear, so masking stays cheap as they grow.
+final class FlowMask: Sendable {
+    private let fixture: [String]
+    private let server: FakeProviderServer?
+    private let progress: FlowExecution.Progress
+    /// The redactor and how many of the issued and captured secrets it holds.
+    private let state: Locked<(redactor: Redactor, issued: Int, captured: Int)>
+
+    init(fixture: [String], server: FakeProviderServer?, progress: FlowExecution.Progress) {
+        self.fixture = fixture
+        self.server = server
+        self.progress = progress
+        state = Locked((Redactor(secrets: fixture), 0, 0))
+    }
+
+    func apply(_ text: String) -> String {
+        // Masking off (a test of verdicts with plain reports) masks nothing here either.
+        guard let server else { return text }
+        let issued = server.issuedSecrets
+        let captured = progress.state.withLock { $0.secrets }
+        return state.withLock { state in
+            if issued.count > state.issued { state.redactor.add(Array(issued[state.issued...])); state.issued = issued.count }
+            if captured.count > state.captured { state.redactor.add(Array(captured[state.captured...])); state.captured = captured.count }
+            return state.redactor.scrub(text)
+        }
     }
 }

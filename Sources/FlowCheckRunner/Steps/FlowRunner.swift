@@ -5,7 +5,8 @@ import FlowCheckSpec
 /// Runs specs through a driver, each flow against its own fake server, several at once.
 public struct FlowRunner: Sendable {
     public struct Options: Sendable {
-        /// How many flows run at once; defaults to the machine's core count.
+        /// How many flows run at once; defaults to the machine's core count. One, whatever it
+        /// says, for a driver whose SDK keeps process-wide state (``FlowDriver/sharesProcessState``).
         public var concurrency: Int
         /// Real time a flow may take before it is reported as hung. The clock in flows is
         /// virtual, so a healthy flow never comes near it.
@@ -76,6 +77,8 @@ public struct FlowRunner: Sendable {
     /// Keeps `concurrency` flows running until the sequence runs out; `finished` gets each
     /// result with the position of its spec in the sequence.
     private func drive<Specs: Sequence<FlowSpec>>(_ specs: Specs, finished: (Int, FlowResult) -> Void) async {
+        // An SDK with process-wide state would hand one flow's tokens and redirects to another.
+        let width = driver.sharesProcessState ? 1 : options.concurrency
         await withTaskGroup(of: (Int, FlowResult)?.self) { group in
             var pending = specs.makeIterator()
             var next = 0
@@ -91,7 +94,7 @@ public struct FlowRunner: Sendable {
                 next += 1
                 return true
             }
-            while next < options.concurrency, launch() {}
+            while next < width, launch() {}
             while let ended = await group.next() {
                 if let (index, result) = ended { finished(index, result) }
                 _ = launch()

@@ -9,7 +9,7 @@ enum HarnessRequest {
     /// Builds the request with variables substituted.
     static func make(_ spec: SendSpec, baseURL: URL, variables: [String: String]) throws -> HarnessHTTPRequest {
         let path = spec.path.render(variables)
-        guard let url = URL(string: baseURL.absoluteString + path) else { throw DriverError("send: \(path) does not make a URL") }
+        guard let url = URL(string: baseURL.absoluteString + path) else { throw DriverError("send: \(path) does not make a URL", party: .spec) }
         var headers = spec.headers.map { ($0.name, $0.value.render(variables)) }
         var body: [UInt8] = []
         if !spec.json.isEmpty {

@@ -99,7 +99,7 @@ final class ScriptedBrowser: Sendable {
         switch operation {
         case .open:
             guard let url = URL(string: arguments["url"] ?? ""), url.scheme != nil else {
-                throw DriverError("browser open: \"\(arguments["url"] ?? "")\" is not a URL")
+                throw DriverError("browser open: \"\(arguments["url"] ?? "")\" is not a URL", party: .spec)
             }
             state.withLock { state in
                 state.current = url
@@ -107,7 +107,7 @@ final class ScriptedBrowser: Sendable {
             }
             try await load(url)
         case .login, .deny:
-            guard let url = state.withLock({ $0.current }) else { throw DriverError("browser \(operation): the SDK opened no page") }
+            guard let url = state.withLock({ $0.current }) else { throw DriverError("browser \(operation): the SDK opened no page for the user to \(operation == .login ? "log in on" : "deny")", party: .sdk) }
             state.withLock { $0.redirect = nil }
             try await load(url)
             guard let page, page.status == 200, let form = HTMLForm.first(in: page.body) else { return }
@@ -118,13 +118,13 @@ final class ScriptedBrowser: Sendable {
             }
             if let button = form.buttons.first(where: { $0.value == operation.rawValue }) { fields.append((button.name, button.value)) }
             guard let target = URL(string: form.action, relativeTo: page.url)?.absoluteURL else {
-                throw DriverError("browser \(operation): the form's action \(form.action) is not a URL")
+                throw DriverError("browser \(operation): the form's action \(form.action) is not a URL", party: .harness)
             }
             let body = Array(HarnessFormEncoding.encode(fields).utf8)
             try await send(HarnessHTTPRequest(method: form.method, url: target, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body))
         case .tamper:
             guard let redirect, var components = URLComponents(string: redirect) else {
-                throw DriverError("browser tamper: there is no captured redirect to tamper with")
+                throw DriverError("browser tamper: there is no captured redirect to tamper with", party: .spec)
             }
             var items = components.queryItems ?? []
             let removed = Set((arguments["remove"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
@@ -136,10 +136,10 @@ final class ScriptedBrowser: Sendable {
                 let place = "line \(rewrite.location.line), column \(rewrite.location.column)"
                 guard let index = items.firstIndex(where: { $0.name == rewrite.parameter }) else {
                     let present = items.map { "\"\($0.name)\"" }.joined(separator: ", ")
-                    throw DriverError("browser tamper (\(place)): the captured redirect has no \"\(rewrite.parameter)\" to \(rewrite.kind.rawValue); it carries \(present.isEmpty ? "no parameters" : present). Fix: set it with \"\(rewrite.parameter)\": \"...\", or transform one it carries")
+                    throw DriverError("browser tamper (\(place)): the captured redirect has no \"\(rewrite.parameter)\" to \(rewrite.kind.rawValue); it carries \(present.isEmpty ? "no parameters" : present). Fix: set it with \"\(rewrite.parameter)\": \"...\", or transform one it carries", party: .spec)
                 }
                 guard let rewritten = rewrite.apply(to: items[index].value ?? "") else {
-                    throw DriverError("browser tamper (\(place)): \(rewrite.kind.rawValue) leaves \"\(rewrite.parameter)\" as it was (it has no letters, or is empty), so the step would test nothing. Fix: use another transform")
+                    throw DriverError("browser tamper (\(place)): \(rewrite.kind.rawValue) leaves \"\(rewrite.parameter)\" as it was (it has no letters, or is empty), so the step would test nothing. Fix: use another transform", party: .spec)
                 }
                 items[index].value = rewritten
             }
@@ -160,12 +160,12 @@ final class ScriptedBrowser: Sendable {
     private func send(_ request: HarnessHTTPRequest) async throws {
         var request = request
         for _ in 0...Self.maximumHops {
-            guard !state.withLock({ $0.closed }) else { throw DriverError("the browser was closed") }
+            guard !state.withLock({ $0.closed }) else { throw DriverError("the browser was closed", party: .harness) }
             let response: HarnessHTTPResponse
             do {
                 response = try await client.send(request)
             } catch {
-                throw DriverError("the browser could not load \(request.url.path): \(error)")
+                throw DriverError("the browser could not load \(request.url.path): \(error)", party: .harness)
             }
             let page = Page(url: request.url, status: response.status, body: response.text)
             state.withLock { $0.page = page }
@@ -179,7 +179,7 @@ final class ScriptedBrowser: Sendable {
             }
             request = HarnessHTTPRequest(method: "GET", url: target, headers: [("Accept", "text/html")])
         }
-        throw DriverError("the browser gave up after \(Self.maximumHops) redirects within the fake")
+        throw DriverError("the browser gave up after \(Self.maximumHops) redirects within the fake", party: .harness)
     }
 
     /// Later loads fail; one under way ends within the client's deadline (or at once, when the

@@ -61,8 +61,10 @@ struct StepLoop {
                 let verdict = try await check(step, observed)
                 guard record(verdict, at: index) else { return }
             } catch {
+                // Whose it is: a DriverError names its party; anything else came from the driver.
+                let stop = FlowExecution.located(error, at: .during(step: step.number))
                 progress.state.withLock { state in
-                    if state.errorMessage == nil { state.errorMessage = "step \(step.number): \(error)" }
+                    if state.error == nil { state.error = stop.error }
                 }
                 return
             }
@@ -136,7 +138,7 @@ struct StepLoop {
                 let skip = CheckSkip(step: step.number, line: step.location.line, check: "crashStore.\(point.rawValue)",
                                      reason: reason + (rest.count > 1 ? "; steps \(step.number + 1)–\(rest.last!.number), which judge what the crash left, were not run" : ""))
                 progress.state.withLock { state in
-                    guard state.errorMessage == nil else { return }
+                    guard state.error == nil else { return }
                     state.stepStatuses[index] = .skipped
                     state.skips.append(skip)
                 }
@@ -159,7 +161,7 @@ struct StepLoop {
             } catch let error as DriverError {
                 throw error
             } catch {
-                throw DriverError("send: \(error)")
+                throw DriverError("send: \(error)", party: .harness)
             }
         case nil:
             break
@@ -307,7 +309,7 @@ struct StepLoop {
             state.secrets += verdict.capturedSecrets
             // A flow past its time limit is already reported as hung: a late answer
             // must not turn it into a pass.
-            guard state.errorMessage == nil else { return true }
+            guard state.error == nil else { return true }
             state.events += verdict.events
             state.stepStatuses[index] = !verdict.failures.isEmpty ? .failed : verdict.skips.isEmpty ? .passed : .skipped
             state.failures += verdict.failures

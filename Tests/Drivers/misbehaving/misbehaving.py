@@ -15,6 +15,10 @@ It is moltin-python in every flow but FLOW-ID. In FLOW-ID, at the first call, it
            of 30 symlinks, to a tidy folder elsewhere
   lastwords  on stop, writes a line that is not a message, then exits 0
   early    answers id 1 with ok right after ready, before any call
+  lateopen answers its first call, then sends browserOpen (an event after its call's answer)
+  noready  says hello, then never answers start with ready
+  leak     at its first products call, writes to stdout a line that is not a message and holds
+           the issued access token after OFFSET characters (the third argument) of filler
 In every flow:
   ignorestop  never exits on stop (nor on SIGTERM)
 Modes that act before any flow is known:
@@ -24,6 +28,7 @@ Modes that act before any flow is known:
   nofilestore  says hello without the fileStore capability
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -37,6 +42,7 @@ from moltin_driver import Driver, MoltinClient, PROTOCOL_OUT  # noqa: E402
 MODE = sys.argv[1] if len(sys.argv) > 1 else "hang"
 LEFTOVERS = []  # folders this driver made outside its storage directory, removed at exit
 TARGET = sys.argv[2] if len(sys.argv) > 2 else ""
+OFFSET = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 
 
 class Misbehaving(Driver):
@@ -45,6 +51,19 @@ class Misbehaving(Driver):
     def __init__(self, client_class):
         super().__init__(client_class)
         self.flow = None
+        self.acted = False
+
+    def send(self, message):
+        # lateopen: the first answer in the target flow is followed by a browserOpen in the
+        # same write, so the event is always sent (the process cannot exit between the two).
+        if MODE == "lateopen" and self.flow == TARGET and not self.acted and message.get("type") in ("ok", "error"):
+            self.acted = True
+            late = {"type": "browserOpen", "url": self.base_url + "/oauth/authorize?late=1"}
+            with self.out_lock:
+                PROTOCOL_OUT.write(json.dumps(message, separators=(",", ":")) + "\n" + json.dumps(late, separators=(",", ":")) + "\n")
+                PROTOCOL_OUT.flush()
+            return
+        super().send(message)
 
     def hello(self):
         message = super().hello()
@@ -59,6 +78,10 @@ class Misbehaving(Driver):
     def handle(self, kind, message):
         if kind == "start":
             self.flow = message.get("flow")
+            if MODE == "noready" and self.flow == TARGET:
+                sys.stderr.write("misbehaving: noready in %s, never sending ready\n" % self.flow)
+                sys.stderr.flush()
+                return
             if MODE == "early" and self.flow == TARGET:
                 super().handle(kind, message)
                 self.send({"type": "ok", "id": 1, "result": {}})
@@ -105,6 +128,12 @@ class Misbehaving(Driver):
                 sys.stderr.write("misbehaving: leaving a grandchild with stdout\n")
                 sys.stderr.flush()
                 os._exit(0)
+            if MODE == "leak" and message.get("action") == "products":
+                token = (self.store.load() or {}).get("accessToken", "")
+                with self.out_lock:
+                    PROTOCOL_OUT.write("x" * OFFSET + token + " <- the access token, then more text after it\n")
+                    PROTOCOL_OUT.flush()
+                return
             if MODE == "garbage":
                 with self.out_lock:
                     PROTOCOL_OUT.write("Traceback (most recent call last):\n  File \"sdk.py\", line 1\n")
