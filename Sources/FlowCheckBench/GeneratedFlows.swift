@@ -21,7 +21,7 @@ enum GeneratedFlows {
                                       "headers": {"Content-Type": {"regex": "^application/x-www-form-urlencoded(;.*)?$"}},
                                       "form": {"grant_type": "client_credentials", "client_id": "client-#",
                                                "client_secret": "bench-secret-#"},
-                                      "strict": true, "status": 200}]}},
+                                      "forbid": ["access_token"], "status": 200}]}},
             {"expect": {"store": {"accessToken": {"present": true, "capture": "token"}, "tokenType": "Bearer"}}},
             {"app": "products",
              "expect": {"result": {"productCount": "2"},

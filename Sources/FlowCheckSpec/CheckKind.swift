@@ -76,9 +76,11 @@ public enum Check: Sendable, Equatable {
 /// The keys of an `expect.storeFiles` object: each one a property of the token store's files
 /// after the step, written `true` (`false` would check nothing and is refused).
 public enum StoreFilesCheckKind: String, SpecKeySet {
-    /// The store's directory is mode 0700 and every file in it 0600, all owned by the user.
+    /// The store's directory and every file in it are the user's and closed to the group and
+    /// others (0700 and 0600, or stricter).
     case ownerOnly
-    /// The directory holds only the files of the stored items: no temporary file or backup left.
+    /// Nothing in the directory but the stored items' files holds a token or secret: no
+    /// temporary copy or backup left behind (a lock file or an empty folder is layout).
     case noTemporaryFiles
     /// Each store file is a new file (a new inode) since the previous `storeFiles` check of the
     /// flow: replaced by a rename, not rewritten in place, where a crash would tear the token.
@@ -87,8 +89,8 @@ public enum StoreFilesCheckKind: String, SpecKeySet {
     /// What the check demands, in words (narrative and schema).
     public var summary: String {
         switch self {
-        case .ownerOnly: return "the store's directory is mode 0700 and each of its files 0600, owned by the user"
-        case .noTemporaryFiles: return "the store's directory holds only the stored items' files: no temporary file or backup is left behind"
+        case .ownerOnly: return "the store's directory and each of its files are the user's and closed to the group and others (0700 and 0600, or stricter)"
+        case .noTemporaryFiles: return "nothing in the store's directory but the stored items' files holds a token or secret: no temporary copy or backup is left behind"
         case .replacedByRename: return "each store file is a new file (a new inode) since the previous storeFiles check: replaced by a rename, not rewritten in place"
         }
     }

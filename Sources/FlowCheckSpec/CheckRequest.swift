@@ -12,12 +12,16 @@ public enum RequestCheckKind: String, SpecKeySet {
     case headers
     /// Fields of a form body and of a JSON object body, by name.
     case form, json
-    /// Query, form and JSON fields not listed must not be there.
-    case strict
+    /// Fields of the body, whichever of a form or a JSON object the request sent.
+    case body
+    /// Query, form and JSON fields that must not be there, whatever their value.
+    case forbid
     /// The status the server answered with.
     case status
     /// Fields of the server's JSON answer.
     case responseJson
+    /// The request may be missing from the list (a renewal the documents leave to the SDK).
+    case optional
 }
 
 /// One check on a request the server saw (and on its answer).
@@ -36,12 +40,20 @@ public enum RequestCheck: Sendable, Equatable {
     case form([FieldMatcher])
     /// Top-level fields of a JSON object body.
     case json([FieldMatcher])
-    /// No query, form or JSON field beyond those listed (`"strict": false`, the default, decodes to nothing).
-    case strict
+    /// Fields of the body, read as a form or as a JSON object by its Content-Type: for an
+    /// endpoint that takes either (Clever's token endpoint).
+    case body([FieldMatcher])
+    /// No query, form or JSON field of these names, whatever its value: the fields a
+    /// requirement makes wrong (`client_secret` from a public client, RFC 6749 §2.3 and §10.1),
+    /// and no others, since servers ignore parameters they do not know (RFC 6749 §3.1, §3.2).
+    case forbid([String])
     /// The server answered with this status.
     case status(Int)
     /// Fields of the server's JSON answer (e.g. to capture a token a `send` step obtained).
     case responseJson([FieldMatcher])
+    /// The request may be missing: when the request in its place is not of its method and path,
+    /// the list goes on without it (`"optional": false`, the default, decodes to nothing).
+    case optional
 
     /// The key this check was written under.
     public var key: RequestCheckKind {
@@ -53,9 +65,11 @@ public enum RequestCheck: Sendable, Equatable {
         case .headers: return .headers
         case .form: return .form
         case .json: return .json
-        case .strict: return .strict
+        case .body: return .body
+        case .forbid: return .forbid
         case .status: return .status
         case .responseJson: return .responseJson
+        case .optional: return .optional
         }
     }
 }
@@ -70,4 +84,7 @@ public struct RequestExpectation: Sendable, Equatable {
         self.location = location
         self.checks = checks
     }
+
+    /// Whether the request may be missing from its list.
+    public var isOptional: Bool { checks.contains(.optional) }
 }

@@ -6,8 +6,8 @@ public enum URLCheckKind: String, SpecKeySet {
     case scheme, host, path
     /// Query parameters, by name.
     case query
-    /// Query parameters not listed must not be there.
-    case strict
+    /// Query parameters that must not be there, whatever their value.
+    case forbid
 }
 
 /// One check on a URL and its query.
@@ -22,8 +22,10 @@ public enum URLCheck: Sendable, Equatable {
     case path(Matcher)
     /// Query parameters, by name.
     case query([FieldMatcher])
-    /// No query parameter beyond those listed (`"strict": false`, the default, decodes to nothing).
-    case strict
+    /// No query parameter of these names, whatever its value: the ones a requirement makes
+    /// wrong (a `client_secret` or `code_verifier` in an authorize URL), and no others, since an
+    /// authorization server ignores parameters it does not know (RFC 6749 §3.1).
+    case forbid([String])
 
     /// The key this check was written under.
     public var key: URLCheckKind {
@@ -33,7 +35,7 @@ public enum URLCheck: Sendable, Equatable {
         case .host: return .host
         case .path: return .path
         case .query: return .query
-        case .strict: return .strict
+        case .forbid: return .forbid
         }
     }
 }

@@ -52,7 +52,7 @@ public enum Invariant: String, CaseIterable, Sendable, Comparable {
         case .origin: return "Bearer tokens, codes and client credentials go only to the origin that serves the path they are meant for, and never in clear-text http:// to a host that is not loopback"
         case .keep: return "a transient failure (transport error, timeout, 5xx, 429, an answer that is not the provider's JSON) never deletes or replaces the stored token; only the provider's refusal of the token itself may"
         case .dismiss: return "every login that ends (success, error, denial, cancellation) has dismissed the browser it opened"
-        case .store: return "a file-backed token store keeps owner-only files in an owner-only folder, replaces them atomically, and leaves no temporary file behind"
+        case .store: return "a file-backed token store keeps owner-only files in an owner-only folder, replaces them atomically, and leaves no copy of a token behind"
         case .random: return "every login's state and PKCE verifier differ from every other one of the run, share no long common prefix, and are not timestamps or counters"
         }
     }

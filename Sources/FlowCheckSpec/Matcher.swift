@@ -26,23 +26,27 @@ public struct Matcher: Sendable, Equatable {
     /// The verdict on an actual value (nil: the field is not there), or no verdict: a regex
     /// search that passed `regexStepBudget` steps gives up rather than run on (see
     /// ``LinearRegex``). `s256` computes a PKCE challenge from a verifier (the runner passes the
-    /// fake server's own SHA-256).
+    /// fake server's own SHA-256). `ignoringCase`: the value's grammar makes case meaningless (a
+    /// URL's scheme and host, a token type), so `equals`, `notEquals`, `contains` and `regex`
+    /// compare without case.
     public func evaluate(
         _ actual: String?, variables: [String: String], s256: (String) -> String = { _ in "" },
-        regexStepBudget: Int = LinearRegex.defaultStepBudget
+        regexStepBudget: Int = LinearRegex.defaultStepBudget, ignoringCase: Bool = false
     ) -> MatchOutcome {
+        func folded(_ text: String) -> String { ignoringCase ? text.lowercased() : text }
+        let actualFolded = actual.map(folded)
         switch kind {
         case .pkceS256(let template): return MatchOutcome(actual.map { s256($0) == template.render(variables) } ?? false)
         case .present: return MatchOutcome(actual != nil)
         case .absent: return MatchOutcome(actual == nil)
-        case .equals(let template): return MatchOutcome(actual == template.render(variables))
-        case .notEquals(let template): return MatchOutcome(actual != template.render(variables))
-        case .contains(let template): return MatchOutcome(actual.map { $0.contains(template.render(variables)) } ?? false)
+        case .equals(let template): return MatchOutcome(actualFolded == folded(template.render(variables)))
+        case .notEquals(let template): return MatchOutcome(actualFolded != folded(template.render(variables)))
+        case .contains(let template): return MatchOutcome(actualFolded.map { $0.contains(folded(template.render(variables))) } ?? false)
         case .regex(let pattern):
             guard let actual else { return .notMatched }
             let regex: LinearRegex
             do {
-                regex = try LinearRegex(pattern)
+                regex = try LinearRegex(ignoringCase && !pattern.hasPrefix("(?i)") ? "(?i)" + pattern : pattern)
             } catch {
                 // Only a hand-made matcher gets here: the loader refuses such a pattern.
                 return .gaveUp(reason: "the pattern does not compile: \(error.message)")

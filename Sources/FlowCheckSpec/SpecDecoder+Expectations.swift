@@ -140,7 +140,7 @@ extension SpecDecoder {
     }
 
     mutating func decodeRequest(_ node: JSONNode, _ path: String, provider: (any ProviderDescription)?) -> RequestExpectation? {
-        guard let members = object(node, path, allowed: RequestCheckKind.keys, example: "{\"method\": \"GET\", \"path\": \"/v1/products\"}") else { return nil }
+        guard let members = object(node, path, allowed: RequestCheckKind.keys, example: "{\"method\": \"GET\", \"path\": \"/v1/products\"}", retired: Self.retiredStrict(fields: "query, form or JSON")) else { return nil }
         var request = RequestExpectation(location: node.location)
         for kind in RequestCheckKind.allCases {
             guard let member = members[kind.rawValue] else { continue }
@@ -159,14 +159,71 @@ extension SpecDecoder {
             case .headers: request.checks.append(.headers(decodeFields(member.value, memberPath)))
             case .form: request.checks.append(.form(decodeFields(member.value, memberPath)))
             case .json: request.checks.append(.json(decodeFields(member.value, memberPath)))
-            // `false` is the default, written out: nothing to check.
-            case .strict: if strictIsTrue(member, memberPath) { request.checks.append(.strict) }
+            case .body:
+                if members["form"] != nil || members["json"] != nil {
+                    report(at: member.keyLocation, memberPath, "\"body\" reads the body as a form or as JSON, whichever it is, and this request also demands one of them", fix: "keep \"body\" for an endpoint that takes either, or \"form\" / \"json\" for one that takes only that")
+                }
+                request.checks.append(.body(decodeFields(member.value, memberPath)))
+            case .forbid:
+                let listed = ["query", "form", "json", "body"].flatMap { key in members[key]?.value.members?.map(\.key) ?? [] }
+                if let names = decodeForbid(member, memberPath, listed: listed, where: "query, form or JSON") { request.checks.append(.forbid(names)) }
             case .status:
                 if let status = integer(member, memberPath, range: 100...599, example: "200") { request.checks.append(.status(status)) }
             case .responseJson: request.checks.append(.responseJson(decodeFields(member.value, memberPath)))
+            case .optional:
+                guard let value = bool(member, memberPath) else { continue }
+                guard value else {
+                    // The default, written out: it would read as a check and check nothing.
+                    report(member.value, memberPath, "\"optional\": false checks nothing", fix: "remove the key: a request is required unless it says \"optional\": true")
+                    continue
+                }
+                if members["method"] == nil && members["path"] == nil {
+                    report(at: member.keyLocation, memberPath, "an optional request is recognised by its method and path, and this one names neither", fix: "add the \"method\" and \"path\" of the request that may be missing")
+                    continue
+                }
+                request.checks.append(.optional)
             }
         }
         return request
+    }
+
+    /// `strict` refused every field it did not list; a server ignores fields it does not know.
+    static func retiredStrict(fields: String) -> [String: RetiredKey] {
+        ["strict": RetiredKey(
+            why: "it refused every \(fields) field not listed, and servers ignore fields they do not know (RFC 6749 §3.1, §3.2), so it failed SDKs that send standard ones",
+            fix: "name the fields a requirement makes wrong, e.g. \"forbid\": [\"client_secret\"], and cite the requirement in the step's \"requirements\""
+        )]
+    }
+
+    /// `"forbid": ["client_secret"]`: at least one name, none twice, none also checked by the
+    /// same expectation (a field cannot be both demanded and forbidden).
+    mutating func decodeForbid(_ member: JSONNode.Member, _ path: String, listed: [String], where place: String) -> [String]? {
+        guard let items = array(member, path, example: "[\"client_secret\"]") else { return nil }
+        if items.isEmpty {
+            report(member.value, path, "an empty list forbids nothing", fix: "name the \(place) fields a requirement makes wrong, e.g. [\"client_secret\"], or remove the key")
+        }
+        var names: [String] = []
+        for (i, item) in items.enumerated() {
+            let itemPath = path + "[\(i)]"
+            guard case .string(let name) = item.value else {
+                typeMismatch(item, itemPath, expected: "a field name", example: "\"client_secret\"")
+                continue
+            }
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                report(item, itemPath, "an empty name forbids nothing", fix: "write the field's name, e.g. \"client_secret\"")
+                continue
+            }
+            if names.contains(name) {
+                report(item, itemPath, "\(quoted(name)) is forbidden twice", fix: "keep one")
+                continue
+            }
+            if listed.contains(name) {
+                report(item, itemPath, "\(quoted(name)) is both checked and forbidden", fix: "remove it from \"forbid\", or drop its matcher")
+                continue
+            }
+            names.append(name)
+        }
+        return names
     }
 
     /// One of the provider's origins; refused when the provider has only one (it would check
@@ -231,7 +288,7 @@ extension SpecDecoder {
     }
 
     mutating func decodeURL(_ node: JSONNode, _ path: String) -> URLExpectation? {
-        guard let members = object(node, path, allowed: URLCheckKind.keys, example: "{\"path\": \"/oauth/v2/authorize\", \"query\": {\"client_id\": \"app-1\"}}") else { return nil }
+        guard let members = object(node, path, allowed: URLCheckKind.keys, example: "{\"path\": \"/oauth/v2/authorize\", \"query\": {\"client_id\": \"app-1\"}}", retired: Self.retiredStrict(fields: "query")) else { return nil }
         var url = URLExpectation(location: node.location)
         for kind in URLCheckKind.allCases {
             guard let member = members[kind.rawValue] else { continue }
@@ -242,18 +299,12 @@ extension SpecDecoder {
             case .host: if let matcher = decodeMatcher(member.value, memberPath) { url.checks.append(.host(matcher)) }
             case .path: if let matcher = decodeMatcher(member.value, memberPath) { url.checks.append(.path(matcher)) }
             case .query: url.checks.append(.query(decodeFields(member.value, memberPath)))
-            // `false` is the default, written out: nothing to check.
-            case .strict: if strictIsTrue(member, memberPath) { url.checks.append(.strict) }
+            case .forbid:
+                let listed = members["query"]?.value.members?.map(\.key) ?? []
+                if let names = decodeForbid(member, memberPath, listed: listed, where: "query") { url.checks.append(.forbid(names)) }
             }
         }
         return url
-    }
-
-    /// `"strict": true`; `false` (the default, written out) checks nothing and is refused.
-    func strictIsTrue(_ member: JSONNode.Member, _ path: String) -> Bool {
-        guard let value = bool(member, path) else { return false }
-        if !value { report(member.value, path, "\"strict\": false checks nothing", fix: "write \"strict\": true, or remove the key") }
-        return value
     }
 
     mutating func decodeFields(_ node: JSONNode, _ path: String) -> [FieldMatcher] {

@@ -6,7 +6,9 @@ extension SpecDecoder {
     func report(_ node: JSONNode, _ path: String, _ title: String, fix: String) { reader.report(node, path, title, fix: fix) }
     func report(at location: SourceLocation, _ path: String, _ title: String, fix: String) { reader.report(at: location, path, title, fix: fix) }
     func typeMismatch(_ node: JSONNode, _ path: String, expected: String, example: String) { reader.typeMismatch(node, path, expected: expected, example: example) }
-    func object(_ node: JSONNode, _ path: String, allowed: [String], example: String = "{ ... }") -> [String: JSONNode.Member]? { reader.object(node, path, allowed: allowed, example: example) }
+    func object(_ node: JSONNode, _ path: String, allowed: [String], example: String = "{ ... }", retired: [String: RetiredKey] = [:]) -> [String: JSONNode.Member]? {
+        reader.object(node, path, allowed: allowed, example: example, retired: retired)
+    }
     func missing(_ key: String, in node: JSONNode, _ path: String, example: String) { reader.missing(key, in: node, path, example: example) }
     func string(_ members: [String: JSONNode.Member], _ key: String, in node: JSONNode, _ path: String, required: Bool, example: String = "\"...\"") -> String? {
         reader.string(members, key, in: node, path, required: required, example: example)

@@ -88,7 +88,9 @@ public final class SpecReader {
     }
 
     /// The members of an object, after reporting any key not in `allowed`. Nil if not an object.
-    public func object(_ node: JSONNode, _ path: String, allowed: [String], example: String = "{ ... }") -> [String: JSONNode.Member]? {
+    /// - Parameter retired: keys the format no longer has, each with why and what to write
+    ///   instead: reported with that fix rather than as an unknown key.
+    public func object(_ node: JSONNode, _ path: String, allowed: [String], example: String = "{ ... }", retired: [String: RetiredKey] = [:]) -> [String: JSONNode.Member]? {
         guard let members = node.members else {
             typeMismatch(node, path, expected: "an object", example: example)
             return nil
@@ -96,6 +98,10 @@ public final class SpecReader {
         var byKey: [String: JSONNode.Member] = [:]
         for member in members {
             let memberPath = path + JSONPath.key(member.key)
+            if let retired = retired[member.key] {
+                report(at: member.keyLocation, memberPath, "\(quoted(member.key)) was retired: \(retired.why)", fix: retired.fix)
+                continue
+            }
             if !allowed.contains(member.key) {
                 // A misspelt "secret" or "password" still holds one: masked like the fixture's.
                 if case .string(let value) = member.value.value, Self.looksSensitive(member.key) || Suggestion.closest(to: member.key, in: allowed).map(Self.looksSensitive) == true {
@@ -207,5 +213,16 @@ public final class SpecReader {
     static func integral(_ text: String) -> Int? {
         guard let double = Double(text), double.isFinite, double == double.rounded(), abs(double) < 9e15 else { return nil }
         return Int(double)
+    }
+}
+
+/// A key the spec format no longer has: why it went, and what to write instead.
+public struct RetiredKey: Sendable {
+    public var why: String
+    public var fix: String
+
+    public init(why: String, fix: String) {
+        self.why = why
+        self.fix = fix
     }
 }

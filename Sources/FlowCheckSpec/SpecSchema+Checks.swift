@@ -9,6 +9,7 @@ extension SpecSchema {
             M("matcher", matcher),
             M("fields", .object([M("type", .string("object")), M("minProperties", .integer(1)), M("additionalProperties", .ref("matcher"))])),
             M("stringFields", .object([M("type", .string("object")), M("additionalProperties", scalar)])),
+            M("forbid", forbid),
             M("error", error),
             M("request", request),
             M("url", url),
@@ -80,6 +81,12 @@ extension SpecSchema {
         }, minProperties: 1)
     }
 
+    /// `"forbid": ["client_secret"]`: the names of fields that must not be there.
+    static let forbid = SchemaNode.object([
+        M("type", .string("array")), M("items", .nonEmptyString), M("minItems", .integer(1)), M("uniqueItems", .bool(true)),
+        M("description", .string("Fields that must not be there, whatever their value: the ones a requirement makes wrong.")),
+    ])
+
     static let boolean = SchemaNode.object([M("type", .string("boolean"))])
     static let status = SchemaNode.integer(in: 100...599)
     static let justTrue = SchemaNode.object([M("const", .bool(true))])
@@ -100,9 +107,11 @@ extension SpecSchema {
             case .path: return (kind.rawValue, .ref("matcher"))
             // Which names a provider has is its `expect` object's business (see `expect(_:)`).
             case .origin: return (kind.rawValue, .nonEmptyString)
-            case .query, .headers, .form, .json, .responseJson: return (kind.rawValue, .ref("fields"))
-            case .strict: return (kind.rawValue, justTrue)
+            case .query, .headers, .form, .json, .body, .responseJson: return (kind.rawValue, .ref("fields"))
+            case .forbid: return (kind.rawValue, .ref("forbid"))
             case .status: return (kind.rawValue, status)
+            // `false` would check nothing; the loader refuses it.
+            case .optional: return (kind.rawValue, justTrue)
             }
         })
     }
@@ -112,7 +121,7 @@ extension SpecSchema {
             switch kind {
             case .url, .scheme, .host, .path: return (kind.rawValue, .ref("matcher"))
             case .query: return (kind.rawValue, .ref("fields"))
-            case .strict: return (kind.rawValue, justTrue)
+            case .forbid: return (kind.rawValue, .ref("forbid"))
             }
         })
     }

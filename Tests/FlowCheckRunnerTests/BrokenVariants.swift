@@ -76,13 +76,6 @@ enum BrokenVariants {
         OverridingDriver(name: name, base: base, override: override)
     }
 
-    /// Asks for `implicit` where the tutorial's code sends `client_credentials`.
-    static let wrongGrant = tampering("grant_type implicit") { request in
-        var request = request
-        request.body = formRewrite(request.body) { $0.map { $0.0 == "grant_type" && $0.1 == "client_credentials" ? ($0.0, "implicit") : $0 } }
-        return request
-    }
-
     /// Answers a refresh by authenticating again, never sending the refresh grant.
     static let refreshIsReauth = tampering("refresh sent as client_credentials") { request in
         var request = request

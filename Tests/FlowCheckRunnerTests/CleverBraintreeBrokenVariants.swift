@@ -42,8 +42,15 @@ enum CleverBraintreeBrokenVariants {
     static let basicWithoutColon = basic("Basic header without the colon") { _ in
         "Basic " + Data("ios-cle1%40district".utf8).base64EncodedString()
     }
-    static let basicNotFormEncoded = basic("client id not form-encoded") { _ in
-        "Basic " + Data("ios-cle1@district:".utf8).base64EncodedString()
+    /// Skips RFC 6749 §2.3.1's form-encoding before base64 (the SDK's own header decoded and
+    /// sent raw), as Base64.encode(ios_client_id + ":") reads literally. For an id of letters,
+    /// digits, `-._*` and `@` Clever reads the same client either way; for one holding a `+`
+    /// (CLE-CLIENT-AUTH's) it reads a space, another client.
+    static let basicNotFormEncoded = basic("client id not form-encoded") { header in
+        guard let encoded = header.split(separator: " ").last, let data = Data(base64Encoded: String(encoded)),
+              let text = String(data: data, encoding: .utf8) else { return header }
+        let raw = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
+        return "Basic " + Data(raw.utf8).base64EncodedString()
     }
 
     /// Sends the client secret to the merchant's server, as a device holding it would.

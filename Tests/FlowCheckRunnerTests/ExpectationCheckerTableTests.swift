@@ -104,6 +104,13 @@ struct ExpectationCheckerTableTests {
         StoreDirectoryFacts.Entry(name: name, mode: mode, inode: inode, isRegularFile: true, ownedByUser: true)
     }
 
+    /// `entry`, found to hold a secret of the flow.
+    static func holding(_ entry: StoreDirectoryFacts.Entry) -> StoreDirectoryFacts.Entry {
+        var entry = entry
+        entry.holdsSecret = true
+        return entry
+    }
+
     /// A store folder holding `entries`; its store files are those ending in `.token`.
     static func storeDir(_ entries: [StoreDirectoryFacts.Entry], mode: UInt32 = 0o700) -> StoreDirectoryFacts {
         StoreDirectoryFacts(directoryMode: mode, directoryIsDirectory: true, directoryOwnedByUser: true, entries: entries, storeFiles: entries.map(\.name).filter { $0.hasSuffix(".token") })
@@ -204,6 +211,15 @@ struct ExpectationCheckerTableTests {
             Case(target: .request(.headers), name: "a secret header: neither value is shown", expect: T.expect(.requests([T.request(.headers([T.field("Authorization", "Bearer tok-1")]))])), observed: saw(T.products), failures: [
                 Failure("\(productsLabel).headers.Authorization", "equals \"‹redacted›\"", "\"‹redacted›\" (12 characters)"),
             ]),
+            Case(target: .request(.headers), name: "the authentication scheme in any case, one space after it", expect: T.expect(.requests([T.request(.headers([T.field("Authorization", "Bearer tok-2")]))])), observed: saw(T.exchange("GET", "/v1/products", headers: ["authorization": "bEARER   tok-2"])), failures: []),
+            Case(target: .request(.headers), name: "Basic credentials as the server reads them: a raw and an encoded id are the same client", expect: T.expect(.requests([T.request(.headers([T.field("Authorization", "Basic aW9zLWNsZTElNDBkaXN0cmljdDo=")]))])), observed: saw(T.exchange("POST", "/oauth/tokens", headers: ["Authorization": "basic aW9zLWNsZTFAZGlzdHJpY3Q6"])), failures: []),
+            Case(target: .request(.headers), name: "Basic credentials of another client: + read raw is a space", expect: T.expect(.requests([T.request(.headers([T.field("Authorization", "Basic aW9zJTJCY2xlMSU0MGRpc3RyaWN0Og==")]))])), observed: saw(T.exchange("POST", "/oauth/tokens", headers: ["Authorization": "Basic aW9zK2NsZTFAZGlzdHJpY3Q6"])), failures: [
+                Failure("requests[0] (POST /oauth/tokens).headers.Authorization", "equals \"‹redacted›\"", "\"‹redacted›\" (34 characters)"),
+            ]),
+            Case(target: .request(.headers), name: "a repeated field is all its values, joined", expect: T.expect(.requests([T.request(.headers([T.field("Authorization", "Basic aW9zLWNsZTElNDBkaXN0cmljdDo=")]))])), observed: saw(T.exchange("POST", "/oauth/tokens", headers: [("Authorization", "Basic aW9zLWNsZTElNDBkaXN0cmljdDo="), ("Authorization", "Basic aW9zLWNsZTElNDBkaXN0cmljdDo=")])), failures: [
+                Failure("requests[0] (POST /oauth/tokens).headers.Authorization", "equals \"‹redacted›\"", "\"‹redacted›\" (70 characters)"),
+            ]),
+            Case(target: .request(.headers), name: "a media type in any case, with a charset", expect: T.expect(.requests([T.request(.headers([T.field("Content-Type", T.m(.regex("^application/json(;|$)")))]))])), observed: saw(T.exchange("POST", "/v1/carts", headers: ["Content-Type": "Application/JSON;Charset=\"UTF-8\""])), failures: []),
             Case(target: .request(.form), name: "a form field", expect: T.expect(.requests([T.request(.form([T.field("grant_type", "client_credentials")]))])), observed: saw(T.tokenCall), failures: []),
             Case(target: .request(.form), name: "another value", expect: T.expect(.requests([T.request(.form([T.field("grant_type", "implicit")]))])), observed: saw(T.tokenCall), failures: [
                 Failure("\(tokenLabel).form.grant_type", "equals \"implicit\"", "\"client_credentials\""),
@@ -218,19 +234,30 @@ struct ExpectationCheckerTableTests {
             Case(target: .request(.json), name: "a body that is not JSON", expect: T.expect(.requests([T.request(.json([T.field("grant_type", "client_credentials")]))])), observed: saw(T.tokenCall), failures: [
                 Failure("\(tokenLabel).json", "a JSON object body", "a body that is not a JSON object"),
             ]),
-            Case(target: .request(.strict), name: "nothing unlisted", expect: T.expect(.requests([T.request(.query([T.field("page", "2")]), .strict)])), observed: saw(T.products), failures: []),
-            // A name outside the public OAuth vocabulary is not shown: it may be a fragment of a
-            // badly encoded secret.
-            Case(target: .request(.strict), name: "an unlisted query parameter", expect: T.expect(.requests([T.request(.strict)])), observed: saw(T.products), failures: [
-                Failure("\(productsLabel).query.‹an unexpected field›", "no such field (strict)", "present"),
+            Case(target: .request(.body), name: "a form body's field", expect: T.expect(.requests([T.request(.body([T.field("grant_type", "client_credentials")]))])), observed: saw(T.tokenCall), failures: []),
+            Case(target: .request(.body), name: "a JSON body's field", expect: T.expect(.requests([T.request(.body([T.field("qty", "2")]))])), observed: saw(T.cart), failures: []),
+            Case(target: .request(.body), name: "another value", expect: T.expect(.requests([T.request(.body([T.field("qty", "3")]))])), observed: saw(T.cart), failures: [
+                Failure("\(cartLabel).body.qty", "equals \"3\"", "\"2\""),
             ]),
-            Case(target: .request(.strict), name: "an unlisted form field", expect: T.expect(.requests([T.request(.form([T.field("grant_type", "client_credentials")]), .strict)])), observed: saw(T.tokenCall), failures: [
-                Failure("\(tokenLabel).form.client_id", "no such field (strict)", "present"),
+            Case(target: .request(.body), name: "a body that is neither", expect: T.expect(.requests([T.request(.body([T.field("qty", "2")]))])), observed: saw(T.exchange("POST", "/v1/carts", headers: ["Content-Type": "text/plain"], body: "qty=2")), failures: [
+                Failure("\(cartLabel).body", "a form or JSON object body", "a body of type \"text/plain\""),
             ]),
-            // The old checker looked for unlisted JSON fields only when some JSON field was listed.
-            Case(target: .request(.strict), name: "an unlisted JSON field, none listed", expect: T.expect(.requests([T.request(.strict)])), observed: saw(T.cart), failures: [
-                Failure("\(cartLabel).json.‹an unexpected field›", "no such field (strict)", "present"),
-                Failure("\(cartLabel).json.scope", "no such field (strict)", "present"),
+            Case(target: .request(.forbid), name: "none of the forbidden fields, whatever else is there", expect: T.expect(.requests([T.request(.forbid(["client_secret"]))])), observed: saw(T.tokenCall), failures: []),
+            Case(target: .request(.forbid), name: "a forbidden form field, and a query parameter", expect: T.expect(.requests([T.request(.forbid(["client_id", "page"]))])), observed: saw(T.exchange("POST", "/oauth/access_token?page=1", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "grant_type=client_credentials&client_id=store-1")), failures: [
+                Failure("requests[0] (POST /oauth/access_token).form.client_id", "no such field (forbidden)", "present"),
+                Failure("requests[0] (POST /oauth/access_token).query.page", "no such field (forbidden)", "present"),
+            ]),
+            // Whatever the Content-Type claims: a JSON body is read as JSON.
+            Case(target: .request(.forbid), name: "a forbidden JSON field, even empty", expect: T.expect(.requests([T.request(.forbid(["client_secret"]))])), observed: saw(T.exchange("POST", "/oauth/v2/token", headers: ["Content-Type": "text/plain"], body: #"{"client_id":"a","client_secret":""}"#)), failures: [
+                Failure("requests[0] (POST /oauth/v2/token).json.client_secret", "no such field (forbidden)", "present"),
+            ]),
+            Case(target: .request(.optional), name: "a missing optional request is passed over", expect: T.expect(.requests([T.request(.method("POST"), .path(T.eq("/oauth/access_token")), .optional), T.request(.method("GET"))])), observed: saw(T.products), failures: []),
+            Case(target: .request(.optional), name: "a present optional request is checked", expect: T.expect(.requests([T.request(.method("POST"), .path(T.eq("/oauth/access_token")), .status(201), .optional), T.request(.method("GET"))])), observed: saw(T.tokenCall, T.products), failures: [
+                Failure("requests[0] (POST /oauth/access_token).status", "201", "200"),
+            ]),
+            Case(target: .request(.optional), name: "at most once: a second one is one too many", expect: T.expect(.requests([T.request(.method("POST"), .optional), T.request(.method("GET"))])), observed: saw(T.tokenCall, T.tokenCall, T.products), failures: [
+                Failure("requests", "1 to 2 requests", "3: POST /oauth/access_token → 200, POST /oauth/access_token → 200, GET /v1/products → 200"),
+                Failure("requests[1] (POST /oauth/access_token).method", "\"GET\"", "\"POST\""),
             ]),
             Case(target: .request(.status), name: "the status", expect: T.expect(.requests([T.request(.status(201))])), observed: saw(T.cart), failures: []),
             Case(target: .request(.status), name: "another status", expect: T.expect(.requests([T.request(.status(200))])), observed: saw(T.cart), failures: [
@@ -291,10 +318,13 @@ struct ExpectationCheckerTableTests {
             Case(target: .url(.query), name: "another value", expect: T.expect(.browser([.opened([T.url(.query([T.field("client_id", "app-2")]))])])), observed: browserSaw, failures: [
                 Failure("browser.opened[0].query.client_id", "equals \"app-2\"", "\"app-1\""),
             ]),
-            Case(target: .url(.strict), name: "nothing unlisted", expect: T.expect(.browser([.opened([T.url(.query([T.field("client_id", "app-1"), T.field("state", T.m(.present))]), .strict)])])), observed: browserSaw, failures: []),
-            Case(target: .url(.strict), name: "an unlisted parameter", expect: T.expect(.browser([.opened([T.url(.query([T.field("client_id", "app-1")]), .strict)])])), observed: browserSaw, failures: [
-                Failure("browser.opened[0].query.state", "no such field (strict)", "present"),
+            Case(target: .url(.forbid), name: "no forbidden parameter, whatever else is there", expect: T.expect(.browser([.opened([T.url(.query([T.field("client_id", "app-1")]), .forbid(["client_secret", "code_verifier"]))])])), observed: browserSaw, failures: []),
+            Case(target: .url(.forbid), name: "a forbidden parameter", expect: T.expect(.browser([.opened([T.url(.forbid(["state"]))])])), observed: browserSaw, failures: [
+                Failure("browser.opened[0].query.state", "no such parameter (forbidden)", "present"),
             ]),
+            // Case-insensitive grammar: schemes and hosts (RFC 3986), token types (RFC 6749 §5.1),
+            // the authentication scheme and the media type (RFC 9110).
+            Case(target: .url(.scheme), name: "a scheme in capitals is the same scheme", expect: T.expect(.browser([.opened([T.url(.scheme(T.eq("http")), .host(T.eq("LOCALHOST")))])])), observed: StepObservation(opened: [URL(string: "HTTP://localhost:8080/oauth/authorize")!]), failures: []),
             // neverSent
             Case(target: .check(.neverSent), name: "not carried", expect: T.expect(.neverSent([Template("sk-secret-1")])), observed: saw(T.tokenCall), failures: []),
             Case(target: .check(.neverSent), name: "carried form-encoded in a body", expect: T.expect(.neverSent([Template("sk/secret+1")])), observed: saw(T.exchange("POST", "/oauth/access_token", body: "client_secret=sk%2Fsecret%2B1")), failures: [
@@ -316,8 +346,9 @@ struct ExpectationCheckerTableTests {
             ]),
             // store
             Case(target: .check(.store), name: "a stored field", expect: T.expect(.store([T.field("tokenType", "Bearer")])), observed: StepObservation(store: ["tokenType": "Bearer"]), failures: []),
-            Case(target: .check(.store), name: "another value", expect: T.expect(.store([T.field("tokenType", "Bearer")])), observed: StepObservation(store: ["tokenType": "bearer"]), failures: [
-                Failure("store.tokenType", "equals \"Bearer\"", "\"bearer\""),
+            Case(target: .check(.store), name: "a token type in any case (RFC 6749 §5.1)", expect: T.expect(.store([T.field("tokenType", "Bearer")])), observed: StepObservation(store: ["tokenType": "bearer"]), failures: []),
+            Case(target: .check(.store), name: "another value", expect: T.expect(.store([T.field("tokenType", "Bearer")])), observed: StepObservation(store: ["tokenType": "mac"]), failures: [
+                Failure("store.tokenType", "equals \"Bearer\"", "\"mac\""),
             ]),
             Case(target: .check(.store), name: "a secret field: neither value is shown", expect: T.expect(.store([T.field("accessToken", "tok-1")])), observed: StepObservation(store: ["accessToken": "tok-22"]), failures: [
                 Failure("store.accessToken", "equals \"‹redacted›\"", "\"‹redacted›\" (6 characters)"),
@@ -327,14 +358,16 @@ struct ExpectationCheckerTableTests {
             ]),
             // storeFiles
             Case(target: .check(.storeFiles), name: "owner-only, nothing left over", expect: T.expect(.storeFiles([.ownerOnly, .noTemporaryFiles])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 11)]))), failures: []),
+            Case(target: .check(.storeFiles), name: "owner-only is the guarantee: 0400 and 0500 hold it too", expect: T.expect(.storeFiles([.ownerOnly])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o400, 11)], mode: 0o500))), failures: []),
             Case(target: .check(.storeFiles), name: "a file others can read", expect: T.expect(.storeFiles([.ownerOnly])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o644, 11)]))), failures: [
-                Failure("storeFiles.ownerOnly (auth.token)", "a regular file of the user's, mode 0600", "mode 0644"),
+                Failure("storeFiles.ownerOnly (auth.token)", "a regular file of the user's, readable by its owner only (0600)", "mode 0644"),
             ]),
             Case(target: .check(.storeFiles), name: "a directory others can list", expect: T.expect(.storeFiles([.ownerOnly])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 11)], mode: 0o755))), failures: [
-                Failure("storeFiles.ownerOnly (directory)", "a directory of the user's, mode 0700", "mode 0755"),
+                Failure("storeFiles.ownerOnly (directory)", "a directory of the user's, closed to others (no group or other bits: 0700)", "mode 0755"),
             ]),
-            Case(target: .check(.storeFiles), name: "a temporary file left", expect: T.expect(.storeFiles([.noTemporaryFiles])), observed: StepObservation(storeFiles: .measured(storeDir([file(".tmp-1", 0o600, 12), file("auth.token", 0o600, 11)]))), failures: [
-                Failure("storeFiles.noTemporaryFiles", "only the stored items' files (\"auth.token\")", "also \".tmp-1\", left behind"),
+            Case(target: .check(.storeFiles), name: "a lock file that holds no token is layout", expect: T.expect(.storeFiles([.ownerOnly, .noTemporaryFiles])), observed: StepObservation(storeFiles: .measured(storeDir([file(".lock", 0o600, 12), file("auth.token", 0o600, 11)]))), failures: []),
+            Case(target: .check(.storeFiles), name: "a temporary copy of a token left", expect: T.expect(.storeFiles([.noTemporaryFiles])), observed: StepObservation(storeFiles: .measured(storeDir([holding(file(".tmp-1", 0o600, 12)), file("auth.token", 0o600, 11)]))), failures: [
+                Failure("storeFiles.noTemporaryFiles", "nothing but the stored items' files (\"auth.token\") holds a token", "\".tmp-1\" holds one too, left behind"),
             ]),
             Case(target: .check(.storeFiles), name: "replaced: a new inode", expect: T.expect(.storeFiles([.replacedByRename])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 12)]))), failures: [], storeInodes: ["auth.token": 11]),
             Case(target: .check(.storeFiles), name: "rewritten in place: the same inode", expect: T.expect(.storeFiles([.replacedByRename])), observed: StepObservation(storeFiles: .measured(storeDir([file("auth.token", 0o600, 11)]))), failures: [

@@ -25,7 +25,7 @@ struct InvariantsCatchTests {
 
     static let cases: [Case] = [
         Case(invariant: .leak, driver: InvariantBrokenVariants.errorQuotesRequest, flow: "MLT-BADAUTH", step: 1),
-        Case(invariant: .expired, driver: InvariantBrokenVariants.bearerOnEverything, flow: "MLT-EXPIRY-EDGE", step: 7),
+        Case(invariant: .expired, driver: InvariantBrokenVariants.bearerOnEverything, flow: "MLT-EXPIRY-EDGE", step: 4),
         Case(invariant: .secretWire, driver: InvariantBrokenVariants.appSecretAfterUpdate, flow: "CLV-NONE-2", step: 8),
         Case(invariant: .keep, driver: InvariantBrokenVariants.logoutOnMerchant5xx, flow: "keep-merchant-5xx", step: 5),
         Case(invariant: .dismiss, driver: InvariantBrokenVariants.noDismissOnRefusedCode, flow: "dismiss-refused-code", step: 4),

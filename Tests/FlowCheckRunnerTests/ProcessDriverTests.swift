@@ -77,6 +77,42 @@ struct ProcessDriverTests {
         }
     }
 
+    /// No false failure, in other languages: each conforming variant of a reference driver (one
+    /// edit a real client makes and the documents allow, the passage named in its own header)
+    /// passes every Moltin flow.
+    @Test(arguments: [
+        // Spaces in the form as %20 (WHATWG URL 5.1, RFC 3986 2.1).
+        "python3 \(drivers)/python/conforming_percent20.py",
+        // application/x-www-form-urlencoded; charset=UTF-8 (RFC 9110 8.3).
+        "python3 \(drivers)/python/conforming_charset.py",
+        // Connection: close on every request (RFC 9112 9.6).
+        "python3 \(drivers)/python/conforming_connection_close.py",
+        // Header names in lower case (RFC 9110 5.1).
+        "python3 \(drivers)/python/conforming_lowercase_headers.py",
+        // Renewal 5 minutes before expiry (seed 003 fixes no margin).
+        "python3 \(drivers)/python/conforming_margin_300.py",
+        // The token file 0400 (RFC 6819 5.3.3: owner-only).
+        "python3 \(drivers)/python/conforming_owner_read_only.py",
+        // Authorization: bearer <token> (RFC 9110 11.1).
+        "node \(drivers)/node/conforming-bearer-lowercase.mjs",
+        // Renewal at expiry, no margin (seed 003).
+        "node \(drivers)/node/conforming-margin-zero.mjs",
+        // The form's fields last to first (WHATWG URL 5.1).
+        "node \(drivers)/node/conforming-field-order.mjs",
+        // grant_type=implicit (seed 003: "the implicit value should be used").
+        "node \(drivers)/node/conforming-implicit-grant.mjs",
+        // An empty 0600 lock file beside the token file (the store's guarantees hold).
+        "node \(drivers)/node/conforming-lock-file.mjs",
+    ])
+    func aConformingReferenceDriverPassesEveryMoltinFlow(_ command: String) async throws {
+        let specs = try Self.moltinSpecs()
+        let results = try await Self.run(command, specs)
+        #expect(results.count == specs.count)
+        for result in results.values where result.status != .passed {
+            Issue.record("\(command): \(result.id) \(result.status) \(result.failures.map(\.message)) \(result.errorMessage ?? "") \(result.skips.map(\.reason))")
+        }
+    }
+
     /// Hanging, dying and writing garbage in one flow: that flow is a harness error naming the
     /// driver and its command, with its last stderr lines; the flow before it passes.
     @Test(arguments: [

@@ -12,12 +12,20 @@ enum RenewalBrokenVariants {
     /// The token endpoints of every provider these flows use.
     static let tokenPaths: Set<String> = ["/oauth/v2/refresh", "/oauth/v2/token", "/oauth/access_token"]
 
-    /// Refreshes only once the Clover access token has expired (a margin of 0): the token is
-    /// sent in its last seconds and may expire on its way to the server.
-    static let cloverNoMargin: any FlowDriver = CoreSDKDriver(name: "Clover refresh margin 0", cloverRefreshMargin: 0)
+    /// Lets a token run on past its expiry, as an SDK does whose check allows "clock skew"
+    /// after expiry (`now > expiresAt + 120`) instead of before it: its expiry decisions read a
+    /// clock two minutes behind, so a token 30 s past its end is still sent. (A margin of 0,
+    /// renewing at expiry, conforms: seed 003 asks for a new token once "the expiry time is
+    /// reached", and `ConformingVariants` runs every flow with it.)
+    struct LaggingClock: TimeSource {
+        let base: any TimeSource
+        static let lag: TimeInterval = 120
 
-    /// Renews only once the Moltin token has expired (a margin of 0).
-    static let moltinNoMargin: any FlowDriver = CoreSDKDriver(name: "Moltin renewal margin 0", moltinRefreshMargin: 0)
+        var now: Date { base.now.addingTimeInterval(-Self.lag) }
+        func sleep(until deadline: Date) async throws { try await base.sleep(until: deadline.addingTimeInterval(Self.lag)) }
+    }
+
+    static let graceAfterExpiry: any FlowDriver = CoreSDKDriver(name: "a token trusted 2 minutes past its expiry", clock: { LaggingClock(base: $0) })
 
     /// Reads every failed token call as a refused grant, as an SDK does whose refresh handler
     /// is `if response.status != 200 || error != nil { endSession() }`: a 429, a 5xx or a

@@ -54,7 +54,11 @@ struct StepNarrativeTableTests {
                 "The server sees exactly this request:", "  1. `POST` to any path: form `grant_type` equals `client_credentials`",
             ]),
             Case(target: .request(.json), name: "JSON", expect: request(.method("POST"), .json([T.field("qty", "2")])), lines: ["The server sees exactly this request:", "  1. `POST` to any path: JSON `qty` equals `2`"]),
-            Case(target: .request(.strict), name: "strict", expect: request(.method("GET"), .strict), lines: ["The server sees exactly this request:", "  1. `GET` to any path: no other fields"]),
+            Case(target: .request(.body), name: "body", expect: request(.method("POST"), .body([T.field("code", T.m(.present))])), lines: ["The server sees exactly this request:", "  1. `POST` to any path: body (a form or JSON) `code` is present"]),
+            Case(target: .request(.forbid), name: "forbid", expect: request(.method("POST"), .forbid(["client_secret", "password"])), lines: ["The server sees exactly this request:", "  1. `POST` to any path: no `client_secret`, `password` field"]),
+            Case(target: .request(.optional), name: "optional", expect: T.expect(.requests([T.request(.method("POST"), .path(T.eq("/oauth/v2/refresh")), .optional), T.request(.method("GET"))])), lines: [
+                "The server sees exactly these 2 requests, in order (those marked \"or none\" may be missing):", "  1. (or none) `POST /oauth/v2/refresh`", "  2. `GET` to any path",
+            ]),
             Case(target: .request(.origin), name: "origin follows the path", expect: request(.method("GET"), .path(T.eq("/oauth/v2/authorize")), .origin("web")), lines: ["The server sees exactly this request:", "  1. `GET /oauth/v2/authorize` on the web origin"]),
             Case(target: .request(.status), name: "status", expect: request(.method("GET"), .status(200)), lines: ["The server sees exactly this request:", "  1. `GET` to any path: answered 200"]),
             Case(target: .request(.responseJson), name: "the answer, with a capture", expect: request(.method("POST"), .responseJson([T.field("access_token", T.m(.present, capture: "token"))])), lines: [
@@ -62,10 +66,10 @@ struct StepNarrativeTableTests {
             ]),
             Case(target: .check(.requests), name: "every part, in order", expect: request(
                 .method("POST"), .path(T.eq("/oauth/access_token")), .query([T.field("a", "1")]), .headers([T.field("Accept", "x")]), .form([T.field("grant_type", "y")]),
-                .json([T.field("qty", "2")]), .strict, .status(200), .responseJson([T.field("expires_in", T.m(.present))])
+                .json([T.field("qty", "2")]), .forbid(["client_secret"]), .status(200), .responseJson([T.field("expires_in", T.m(.present))])
             ), lines: [
                 "The server sees exactly this request:",
-                "  1. `POST /oauth/access_token`: query `a` equals `1`; headers `Accept` equals `x`; form `grant_type` equals `y`; JSON `qty` equals `2`; no other fields; answered 200; answer `expires_in` is present",
+                "  1. `POST /oauth/access_token`: query `a` equals `1`; headers `Accept` equals `x`; form `grant_type` equals `y`; JSON `qty` equals `2`; no `client_secret` field; answered 200; answer `expires_in` is present",
             ]),
             // browser
             Case(target: .check(.browser), name: "in order: opened, the page, then where it went", expect: T.expect(.browser([.opened([]), .pageStatus(200), .pageContains(Template("Welcome")), .noRedirect, .dismissed(false)])), lines: [
@@ -87,7 +91,7 @@ struct StepNarrativeTableTests {
             Case(target: .url(.query), name: "query", expect: redirect(.query([T.field("merchant_id", "M-1"), T.field("code", T.m(.present))])), lines: [
                 "The browser is redirected to query `merchant_id` equals `M-1`, `code` is present.",
             ]),
-            Case(target: .url(.strict), name: "strict", expect: redirect(.query([T.field("state", "s")]), .strict), lines: ["The browser is redirected to query `state` equals `s`; no other parameters."]),
+            Case(target: .url(.forbid), name: "forbid", expect: redirect(.query([T.field("state", "s")]), .forbid(["access_token"])), lines: ["The browser is redirected to query `state` equals `s`; no `access_token` parameter."]),
             Case(target: .browser(.redirect), name: "any URL", expect: redirect(), lines: ["The browser is redirected to any URL."]),
             // neverSent
             Case(target: .check(.neverSent), name: "a literal is masked, a variable is named", expect: T.expect(.neverSent([Template("sk-secret-1"), Template("${appSecret}")])), lines: [
@@ -96,8 +100,8 @@ struct StepNarrativeTableTests {
             Case(target: .check(.neverSent), name: "none, nothing said", expect: T.expect(.neverSent([])), lines: []),
             // store
             Case(target: .check(.storeFiles), name: "every file check", expect: T.expect(.storeFiles([.ownerOnly, .noTemporaryFiles, .replacedByRename])), lines: [
-                "The token store's files are its owner's alone: the directory is mode 0700 and each file 0600.",
-                "The token store's directory holds only the stored items' files: no temporary file is left behind.",
+                "The token store's files are its owner's alone: the directory and each file are closed to the group and others (0700 and 0600, or stricter).",
+                "Nothing in the token store's directory but the stored items' files holds a token: no temporary copy or backup is left behind.",
                 "Each token store file is a new file (a new inode) since the previous file check: replaced by a rename, not rewritten in place.",
             ]),
             Case(target: .check(.storeEmpty), name: "empty", expect: T.expect(.storeEmpty(true)), lines: ["The token store is empty."]),

@@ -50,4 +50,59 @@ struct TamperTransformTests {
         ])
         #expect(StepNarrative.action(action, actions: []).map(NarrativeMarkup.plain)?.replacingOccurrences(of: "\"", with: "`") == "The browser: an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove with `state` as captured, with the case of every letter swapped, `code` as captured, with a suffix appended (`x`).")
     }
+
+    // MARK: - Only the named part changes, byte for byte
+
+    /// A redirect whose other parameters carry every kind of encoded byte a server writes: a
+    /// bare `+`, `%2B`, `%20`, `%2F`, lower-case hex, a two-byte UTF-8 escape, an empty value and
+    /// a parameter with no `=`.
+    static let redirect = "https://pos.example.com/oauth/callback?merchant_id=M%2B1&client_id=a+b&code=c%20d%2Fe%2bf&state=x%2By%2Fz%3D&note=caf%C3%A9&empty=&flag#frag%2B"
+
+    /// Every parameter of the redirect but `changed`, as written.
+    static func untouched(_ url: String, except changed: Set<String>) -> [Substring] {
+        RawQuery(url).pieces.filter { !changed.contains($0.name) }.map(\.raw)
+    }
+
+    @Test("a tamper changes only the parameter it names; every other byte stays as the server wrote it", arguments: [
+        ("set state", ["state": "forged"], [ParameterTransform]()),
+        ("set client_id", ["client_id": "SOMEONE-ELSE"], []),
+        ("remove state", ["remove": "state"], []),
+        ("flip code's case", [:], [ParameterTransform(parameter: "code", transform: .flipCase, location: here)]),
+        ("drop state's last character", [:], [ParameterTransform(parameter: "state", transform: .dropLast, location: here)]),
+        ("append to state", [:], [ParameterTransform(parameter: "state", transform: .append(Template("-x")), location: here)]),
+        ("empty code", [:], [ParameterTransform(parameter: "code", transform: .empty, location: here)]),
+    ])
+    func otherParametersSurvive(_ name: String, _ arguments: [String: String], _ transforms: [ParameterTransform]) throws {
+        let rewrites = transforms.map { ScriptedBrowser.Rewrite($0, variables: [:]) }
+        let tampered = try ScriptedBrowser.tamper(Self.redirect, arguments, transforms: rewrites)
+        let changed = Set(arguments.keys.filter { $0 != "remove" } + (arguments["remove"].map { [$0] } ?? []) + transforms.map(\.parameter))
+        #expect(Self.untouched(tampered, except: changed) == Self.untouched(Self.redirect, except: changed), "\(name): \(tampered)")
+        #expect(tampered.hasPrefix("https://pos.example.com/oauth/callback?"))
+        #expect(tampered.hasSuffix("#frag%2B"))
+    }
+
+    @Test("a transform keeps the bytes of the characters it does not change")
+    func transformsKeepTheirOwnBytes() throws {
+        func tampered(_ transform: TamperTransform) throws -> Substring? {
+            let url = try ScriptedBrowser.tamper(Self.redirect, [:], transforms: [ScriptedBrowser.Rewrite(ParameterTransform(parameter: "state", transform: transform, location: Self.here), variables: ["s": "+ /"])])
+            return RawQuery(url).pieces.first { $0.name == "state" }?.rawValue
+        }
+        // x%2By%2Fz%3D is "x+y/z=": only the letters change case, their neighbours' escapes stay.
+        #expect(try tampered(.flipCase) == "X%2BY%2FZ%3D")
+        #expect(try tampered(.dropLast) == "x%2By%2Fz")
+        #expect(try tampered(.append(Template("${s}"))) == "x%2By%2Fz%3D%2B%20%2F")
+        #expect(try tampered(.empty) == "")
+        // A two-byte escape is one character: dropLast removes all of it.
+        let note = try ScriptedBrowser.tamper(Self.redirect, [:], transforms: [ScriptedBrowser.Rewrite(ParameterTransform(parameter: "note", transform: .dropLast, location: Self.here), variables: [:])])
+        #expect(RawQuery(note).pieces.first { $0.name == "note" }?.rawValue == "caf")
+    }
+
+    @Test("a value set by a tamper is encoded so every reader gets it back: a + is %2B, a space %20")
+    func setValuesAreEncodedStrictly() throws {
+        let url = try ScriptedBrowser.tamper(Self.redirect, ["state": "a+b c/d"], transforms: [])
+        #expect(RawQuery(url).pieces.first { $0.name == "state" }?.rawValue == "a%2Bb%20c%2Fd")
+        let none = try ScriptedBrowser.tamper("myapp://cb?state=1", ["remove": "state"], transforms: [])
+        #expect(none == "myapp://cb")
+    }
 }
+

@@ -16,14 +16,14 @@ struct CheckKindDecodingTests {
     static let errorSamples: [ErrorCheckKind: String] = [.kind: #""transport""#, .message: #"{"contains": "down"}"#]
     static let requestSamples: [RequestCheckKind: String] = [
         .method: #""GET""#, .path: #""/v1/products""#, .query: #"{"page": "2"}"#, .headers: #"{"Accept": "application/json"}"#,
-        .form: #"{"grant_type": "client_credentials"}"#, .json: #"{"qty": "2"}"#, .strict: "true", .status: "200", .responseJson: #"{"expires_in": {"present": true}}"#,
-        .origin: #""web""#,
+        .form: #"{"grant_type": "client_credentials"}"#, .json: #"{"qty": "2"}"#, .body: #"{"code": {"present": true}}"#, .forbid: #"["client_secret"]"#, .status: "200", .responseJson: #"{"expires_in": {"present": true}}"#,
+        .origin: #""web""#, .optional: "true",
     ]
     static let browserSamples: [BrowserCheckKind: String] = [
         .opened: "[{}]", .pageStatus: "200", .pageContains: #""Welcome""#, .redirect: "{}", .noRedirect: "true", .dismissed: "false",
     ]
     static let urlSamples: [URLCheckKind: String] = [
-        .url: #"{"contains": "callback"}"#, .scheme: #""myapp""#, .host: #""callback""#, .path: #""/connected""#, .query: #"{"code": {"present": true}}"#, .strict: "true",
+        .url: #"{"contains": "callback"}"#, .scheme: #""myapp""#, .host: #""callback""#, .path: #""/connected""#, .query: #"{"code": {"present": true}}"#, .forbid: #"["client_secret"]"#,
     ]
     static let matcherSamples: [MatcherKind: String] = [
         .equals: #""2""#, .notEquals: #""3""#, .present: "true", .absent: "true", .regex: #""^[0-9]+$""#, .contains: #""1""#, .pkceS256: #""abc""#,
@@ -67,12 +67,14 @@ struct CheckKindDecodingTests {
     func aRequestKeyDecodesAsItsOwnKind(_ kind: RequestCheckKind) throws {
         let sample = try #require(Self.requestSamples[kind], "no sample for \(kind)")
         // An origin is only a check for a provider with more than one: Clover's web and api.
-        let expectation = try Self.expectation(#"{"requests": [{"\#(kind.rawValue)": \#(sample)}]}"#, clover: kind == .origin)
+        // An optional request is recognised by its method and path: it needs one of them.
+        let method = kind == .optional ? #""method": "POST", "# : ""
+        let expectation = try Self.expectation(#"{"requests": [{\#(method)"\#(kind.rawValue)": \#(sample)}]}"#, clover: kind == .origin)
         guard case .requests(let requests)? = expectation.checks.first else {
             Issue.record("no requests check")
             return
         }
-        #expect(requests.map { $0.checks.map(\.key) } == [[kind]])
+        #expect(requests.map { $0.checks.map(\.key) } == [kind == .optional ? [.method, kind] : [kind]])
     }
 
     @Test(arguments: BrowserCheckKind.allCases)

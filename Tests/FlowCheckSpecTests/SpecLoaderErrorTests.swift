@@ -185,9 +185,29 @@ struct SpecLoaderErrorTests {
         Case(name: "an empty result object", json: spec(steps: #"[{"app": "products", "expect": {"result": {}}}]"#), expected: [
             "t.json:7:54: error: an empty object checks nothing at $.steps[0].expect.result\n  fix: name at least one field, e.g. {\"grant_type\": \"client_credentials\"}, or remove the key",
         ]),
-        Case(name: "empty headers and strict false", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"headers": {}, "strict": false}]}}]"#), expected: [
+        Case(name: "empty headers and optional false", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"headers": {}, "optional": false}]}}]"#), expected: [
             "t.json:7:69: error: an empty object checks nothing at $.steps[0].expect.requests[0].headers\n  fix: name at least one field, e.g. {\"grant_type\": \"client_credentials\"}, or remove the key",
-            "t.json:7:83: error: \"strict\": false checks nothing at $.steps[0].expect.requests[0].strict\n  fix: write \"strict\": true, or remove the key",
+            "t.json:7:85: error: \"optional\": false checks nothing at $.steps[0].expect.requests[0].optional\n  fix: remove the key: a request is required unless it says \"optional\": true",
+        ]),
+        Case(name: "strict is retired, with what to write instead", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"method": "GET", "strict": true}]}}]"#), expected: [
+            "t.json:7:75: error: \"strict\" was retired: it refused every query, form or JSON field not listed, and servers ignore fields they do not know (RFC 6749 §3.1, §3.2), so it failed SDKs that send standard ones at $.steps[0].expect.requests[0].strict\n  fix: name the fields a requirement makes wrong, e.g. \"forbid\": [\"client_secret\"], and cite the requirement in the step's \"requirements\"",
+        ]),
+        Case(name: "strict is retired on a URL too", json: spec(steps: #"[{"app": "products", "expect": {"browser": {"opened": [{"strict": true}]}}}]"#), expected: [
+            "t.json:7:68: error: \"strict\" was retired: it refused every query field not listed, and servers ignore fields they do not know (RFC 6749 §3.1, §3.2), so it failed SDKs that send standard ones at $.steps[0].expect.browser.opened[0].strict\n  fix: name the fields a requirement makes wrong, e.g. \"forbid\": [\"client_secret\"], and cite the requirement in the step's \"requirements\"",
+        ]),
+        Case(name: "forbid: empty, repeated, empty name, not a string, and also checked", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"forbid": []}, {"query": {"page": "2"}, "forbid": ["secret", "secret", "", 3, "page"]}]}}]"#), expected: [
+            "t.json:7:68: error: an empty list forbids nothing at $.steps[0].expect.requests[0].forbid\n  fix: name the query, form or JSON fields a requirement makes wrong, e.g. [\"client_secret\"], or remove the key",
+            "t.json:7:119: error: \"secret\" is forbidden twice at $.steps[0].expect.requests[1].forbid[1]\n  fix: keep one",
+            "t.json:7:129: error: an empty name forbids nothing at $.steps[0].expect.requests[1].forbid[2]\n  fix: write the field's name, e.g. \"client_secret\"",
+            "t.json:7:133: error: expected a field name, found a number at $.steps[0].expect.requests[1].forbid[3]\n  fix: write it as \"client_secret\"",
+            "t.json:7:136: error: \"page\" is both checked and forbidden at $.steps[0].expect.requests[1].forbid[4]\n  fix: remove it from \"forbid\", or drop its matcher",
+        ]),
+        Case(name: "a misspelt forbid", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"forbit": ["client_secret"]}]}}]"#), expected: [
+            "t.json:7:58: error: unknown key \"forbit\" at $.steps[0].expect.requests[0].forbit\n  fix: did you mean \"forbid\"? allowed keys here: method, path, origin, query, headers, form, json, body, forbid, status, responseJson, optional",
+        ]),
+        Case(name: "body beside form, and optional with no method or path", json: spec(steps: #"[{"app": "products", "expect": {"requests": [{"form": {"a": "1"}, "body": {"a": "1"}, "optional": true}]}}]"#), expected: [
+            "t.json:7:78: error: \"body\" reads the body as a form or as JSON, whichever it is, and this request also demands one of them at $.steps[0].expect.requests[0].body\n  fix: keep \"body\" for an endpoint that takes either, or \"form\" / \"json\" for one that takes only that",
+            "t.json:7:98: error: an optional request is recognised by its method and path, and this one names neither at $.steps[0].expect.requests[0].optional\n  fix: add the \"method\" and \"path\" of the request that may be missing",
         ]),
         Case(name: "an empty with", json: spec(steps: #"[{"app": "products", "with": {}}]"#), expected: [
             "t.json:7:41: error: an empty \"with\" passes nothing at $.steps[0].with\n  fix: remove it: \"products\" takes no arguments",

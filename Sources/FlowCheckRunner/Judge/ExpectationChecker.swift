@@ -108,9 +108,12 @@ struct ExpectationChecker {
 
     /// Applies one matcher; records a failure or a capture. A sensitive field's actual value is
     /// never shown, only its length: the scrubber knows issued tokens, not an SDK's verifier.
-    private mutating func apply(_ check: String, _ matcher: Matcher, _ actual: String?, field: String? = nil) {
+    /// `ignoringCase`: the value's grammar makes case meaningless (``CanonicalValues``); a
+    /// field named in ``CanonicalValues/caseInsensitiveFields`` is always compared so.
+    private mutating func apply(_ check: String, _ matcher: Matcher, _ actual: String?, field: String? = nil, ignoringCase: Bool = false) {
         let sensitive = field.map(Redactor.isSensitive(field:)) ?? false
-        let outcome = matcher.evaluate(actual, variables: variables, s256: FakeCrypto.s256Challenge(for:), regexStepBudget: regexStepBudget)
+        let folded = ignoringCase || field.map(CanonicalValues.caseInsensitiveFields.contains) == true
+        let outcome = matcher.evaluate(actual, variables: variables, s256: FakeCrypto.s256Challenge(for:), regexStepBudget: regexStepBudget, ignoringCase: folded)
         if case .gaveUp(let reason) = outcome {
             // No verdict on the SDK: the spec's own check could not be finished.
             let place = "\(specFile ?? "step"):\(step.location.line)"
@@ -224,15 +227,46 @@ struct ExpectationChecker {
         }
     }
 
-    /// The exact, ordered list of requests the server saw since the previous step.
+    /// The exact, ordered list of requests the server saw since the previous step. An
+    /// optional entry is passed over when the request in its place is not of its method and
+    /// path (and origin); a required one always takes the next request.
     private mutating func checkRequests(_ expected: [RequestExpectation], _ exchanges: [RecordedExchange]) {
-        if expected.count != exchanges.count {
-            let seen = exchanges.isEmpty ? "no request" : exchanges.map { "\($0.request.method) \($0.request.path) → \($0.response.status)" }.joined(separator: ", ")
-            fail("requests", expected: "\(expected.count) request\(expected.count == 1 ? "" : "s")", actual: "\(exchanges.count): \(seen)")
+        var pairs: [(RequestExpectation, RecordedExchange)] = []
+        var next = 0
+        var missing = 0
+        for wanted in expected {
+            if wanted.isOptional, !(next < exchanges.count && identifies(wanted, exchanges[next])) { continue }
+            guard next < exchanges.count else {
+                missing += 1
+                continue
+            }
+            pairs.append((wanted, exchanges[next]))
+            next += 1
         }
-        for (i, (wanted, exchange)) in zip(expected, exchanges).enumerated() {
+        if missing > 0 || next < exchanges.count {
+            let seen = exchanges.isEmpty ? "no request" : exchanges.map { "\($0.request.method) \($0.request.path) → \($0.response.status)" }.joined(separator: ", ")
+            let required = expected.filter { !$0.isOptional }.count
+            let count = required == expected.count ? "\(required)" : "\(required) to \(expected.count)"
+            fail("requests", expected: "\(count) request\(expected.count == 1 ? "" : "s")", actual: "\(exchanges.count): \(seen)")
+        }
+        for (i, (wanted, exchange)) in pairs.enumerated() {
             checkRequest(wanted, exchange, prefix: "requests[\(i)]")
         }
+    }
+
+    /// Whether `exchange` is the request `wanted` names: its method, path and origin (the
+    /// other checks judge it once it is taken).
+    private func identifies(_ wanted: RequestExpectation, _ exchange: RecordedExchange) -> Bool {
+        for check in wanted.checks {
+            switch check {
+            case .method(let method): if method != exchange.request.method { return false }
+            case .path(let matcher):
+                if matcher.evaluate(exchange.request.path, variables: variables, regexStepBudget: regexStepBudget) != .matched { return false }
+            case .origin(let origin): if origin != exchange.origin { return false }
+            case .query, .headers, .form, .json, .body, .forbid, .status, .responseJson, .optional: break
+            }
+        }
+        return true
     }
 
     private mutating func checkRequest(_ wanted: RequestExpectation, _ exchange: RecordedExchange, prefix: String) {
@@ -251,7 +285,8 @@ struct ExpectationChecker {
                 checkFields(fields, query, "\(label).query")
             case .headers(let fields):
                 for field in fields {
-                    apply("\(label).headers.\(field.field)", field.matcher, request.headers[field.field], field: field.field)
+                    let value = CanonicalValues.header(field.field, values: request.headers.values(for: field.field))
+                    apply("\(label).headers.\(field.field)", field.matcher, value, field: field.field)
                 }
             case .form(let fields):
                 guard !fields.isEmpty else { break }
@@ -267,8 +302,19 @@ struct ExpectationChecker {
                 } else {
                     fail("\(label).json", expected: "a JSON object body", actual: "a body that is not a JSON object")
                 }
-            case .strict:
-                checkStrict(wanted, request, query: query, label: label)
+            case .body(let fields):
+                guard !fields.isEmpty else { break }
+                switch Self.body(of: request) {
+                case .form(let form): checkFields(fields, Self.fields(form), "\(label).body")
+                case .json(let json): checkFields(fields, json.mapValues { [$0] }, "\(label).body")
+                case .other(let type):
+                    fail("\(label).body", expected: "a form or JSON object body", actual: type.map { "a body of type \(quote($0))" } ?? "a body with no Content-Type")
+                }
+            case .forbid(let names):
+                checkForbidden(names, in: request, query: query, label: label)
+            case .optional:
+                // How the request was matched to its place, not a check of it.
+                break
             case .status(let status):
                 if status != exchange.response.status { fail("\(label).status", expected: "\(status)", actual: "\(exchange.response.status)", values: (.integer(status), .integer(exchange.response.status))) }
             case .responseJson(let fields):
@@ -282,30 +328,35 @@ struct ExpectationChecker {
         }
     }
 
-    /// No query, form or JSON field the request lists not.
-    private mutating func checkStrict(_ wanted: RequestExpectation, _ request: HTTPRequest, query: [String: [String]], label: String) {
-        var listed: (query: [FieldMatcher], form: [FieldMatcher], json: [FieldMatcher]) = ([], [], [])
-        for check in wanted.checks {
-            switch check {
-            case .query(let fields): listed.query += fields
-            case .form(let fields): listed.form += fields
-            case .json(let fields): listed.json += fields
-            case .method, .path, .origin, .headers, .strict, .status, .responseJson: break
-            }
-        }
-        checkNoOthers(listed.query, query, "\(label).query")
-        let isForm = request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
-        if !listed.form.isEmpty || (isForm && !request.body.isEmpty) {
-            if let form = request.formFields {
-                checkNoOthers(listed.form, Self.fields(form), "\(label).form")
-            } else if listed.form.isEmpty {
-                // With form fields listed, their check has said so already.
-                fail("\(label).form", expected: "an application/x-www-form-urlencoded body", actual: "a body that is not form-encoded")
-            }
-        }
-        // Whether or not JSON fields are listed: "no other fields" holds for a JSON body too.
+    /// A request body as its Content-Type says to read it.
+    enum Body {
+        case form([(name: String, value: String)])
+        case json([String: String])
+        /// Neither a form nor a JSON object: the media type, if any.
+        case other(String?)
+    }
+
+    static func body(of request: HTTPRequest) -> Body {
+        let type = CanonicalValues.mediaType(request.headers["Content-Type"])
+        if type == "application/json", let json = request.jsonFields() { return .json(json) }
+        if type == "application/x-www-form-urlencoded", let form = request.formFields { return .form(form) }
+        return .other(type)
+    }
+
+    /// No query, form or JSON field of these names, whatever its value (an empty one too).
+    private mutating func checkForbidden(_ names: [String], in request: HTTPRequest, query: [String: [String]], label: String) {
+        var places: [(String, Set<String>)] = [("query", Set(query.keys))]
+        // A JSON object body, or a form body: read whatever the Content-Type claims, so a field
+        // cannot hide behind a wrong one.
         if let json = request.jsonFields() {
-            checkNoOthers(listed.json, json.mapValues { [$0] }, "\(label).json")
+            places.append(("json", Set(json.keys)))
+        } else if !request.body.isEmpty, let form = request.formFields {
+            places.append(("form", Set(form.map(\.name))))
+        }
+        for name in names {
+            for (place, present) in places where present.contains(name) {
+                fail("\(label).\(place).\(name)", expected: "no such field (forbidden)", actual: "present")
+            }
         }
     }
 
@@ -316,16 +367,6 @@ struct ExpectationChecker {
                 fail("\(prefix).\(field.field)", expected: "one value", actual: "\(values.count) values")
             }
             apply("\(prefix).\(field.field)", field.matcher, values.first, field: field.field)
-        }
-    }
-
-    /// Strict: no field but the listed ones.
-    private mutating func checkNoOthers(_ wanted: [FieldMatcher], _ actual: [String: [String]], _ prefix: String) {
-        let listed = Set(wanted.map(\.field))
-        for name in actual.keys.sorted() where !listed.contains(name) {
-            // An unexpected name may be a fragment of a badly encoded secret: not shown.
-            let shown = Redactor.isNameShowable(name) ? name : "‹an unexpected field›"
-            fail("\(prefix).\(shown)", expected: "no such field (strict)", actual: "present")
         }
     }
 
@@ -382,21 +423,24 @@ struct ExpectationChecker {
             // No default: a new file check must be checked here.
             switch kind {
             case .ownerOnly:
-                if !facts.directoryIsDirectory || !facts.directoryOwnedByUser || facts.directoryMode != 0o700 {
-                    fail("storeFiles.ownerOnly (directory)", expected: "a directory of the user's, mode 0700", actual: facts.directoryIsDirectory ? "mode \(Self.octal(facts.directoryMode))" + (facts.directoryOwnedByUser ? "" : ", owned by another user") : "not a directory")
+                // Owner-only is the guarantee (RFC 6819 §5.3.3): no bit for the group or others.
+                // Which of the owner's bits are set (0700 or 0500, 0600 or 0400) is the store's own
+                // business.
+                if !facts.directoryIsDirectory || !facts.directoryOwnedByUser || facts.directoryMode & 0o077 != 0 {
+                    fail("storeFiles.ownerOnly (directory)", expected: "a directory of the user's, closed to others (no group or other bits: 0700)", actual: facts.directoryIsDirectory ? "mode \(Self.octal(facts.directoryMode))" + (facts.directoryOwnedByUser ? "" : ", owned by another user") : "not a directory")
                 }
                 for entry in facts.entries {
                     let isStoreFile = facts.storeFiles.contains(entry.name)
-                    // The items' files exactly 0600; anything else at least closed to others.
-                    let modeHolds = isStoreFile ? entry.mode == 0o600 : entry.mode & 0o077 == 0
-                    if !modeHolds || !entry.ownedByUser || (isStoreFile && !entry.isRegularFile) {
-                        fail("storeFiles.ownerOnly (\(entry.name))", expected: isStoreFile ? "a regular file of the user's, mode 0600" : "readable by its owner only",
+                    if entry.mode & 0o077 != 0 || !entry.ownedByUser || (isStoreFile && !entry.isRegularFile) {
+                        fail("storeFiles.ownerOnly (\(entry.name))", expected: isStoreFile ? "a regular file of the user's, readable by its owner only (0600)" : "readable by its owner only",
                              actual: (entry.isRegularFile ? "" : "not a regular file, ") + "mode \(Self.octal(entry.mode))" + (entry.ownedByUser ? "" : ", owned by another user"))
                     }
                 }
             case .noTemporaryFiles:
-                for entry in facts.entries where !facts.storeFiles.contains(entry.name) {
-                    fail("storeFiles.noTemporaryFiles", expected: "only the stored items' files (\(facts.storeFiles.map(quote).joined(separator: ", ")))", actual: "also \(quote(entry.name)), left behind")
+                // The guarantee is that no copy of a token outlives its write or its delete; a
+                // lock file or an empty staging folder beside the items is layout.
+                for entry in facts.entries where !facts.storeFiles.contains(entry.name) && entry.holdsSecret {
+                    fail("storeFiles.noTemporaryFiles", expected: "nothing but the stored items' files (\(facts.storeFiles.map(quote).joined(separator: ", "))) holds a token", actual: "\(quote(entry.name)) holds one too, left behind")
                 }
             case .replacedByRename:
                 guard let previous else {
@@ -435,19 +479,17 @@ struct ExpectationChecker {
         let query = Self.fields((components?.queryItems ?? []).map { (name: $0.name, value: $0.value ?? "") })
         for check in wanted.checks {
             switch check {
-            case .url(let matcher): apply("\(label).url", matcher, url, field: "url")
-            case .scheme(let matcher): apply("\(label).scheme", matcher, components?.scheme)
-            case .host(let matcher): apply("\(label).host", matcher, components?.host)
+            // The URL as a browser reads it: scheme and host without case, the rest as written.
+            case .url(let matcher): apply("\(label).url", matcher, CanonicalValues.url(url), field: "url")
+            // Schemes and hosts are case-insensitive (RFC 3986 §3.1, §3.2.2).
+            case .scheme(let matcher): apply("\(label).scheme", matcher, components?.scheme, ignoringCase: true)
+            case .host(let matcher): apply("\(label).host", matcher, components?.host, ignoringCase: true)
             case .path(let matcher): apply("\(label).path", matcher, components?.path)
             case .query(let fields): checkFields(fields, query, "\(label).query")
-            case .strict:
-                let listed = wanted.checks.flatMap { check -> [FieldMatcher] in
-                    switch check {
-                    case .query(let fields): return fields
-                    case .url, .scheme, .host, .path, .strict: return []
-                    }
+            case .forbid(let names):
+                for name in names where query[name] != nil {
+                    fail("\(label).query.\(name)", expected: "no such parameter (forbidden)", actual: "present")
                 }
-                checkNoOthers(listed, query, "\(label).query")
             }
         }
     }

@@ -89,7 +89,8 @@ enum StepNarrative {
                 if requests.isEmpty {
                     lines.append("The server sees no request.")
                 } else {
-                    lines.append("The server sees exactly \(requests.count == 1 ? "this request" : "these \(requests.count) requests, in order"):")
+                    let optional = requests.contains(where: \.isOptional) ? " (those marked \"or none\" may be missing)" : ""
+                    lines.append("The server sees exactly \(requests.count == 1 ? "this request" : "these \(requests.count) requests, in order")\(optional):")
                     for (i, request) in requests.enumerated() {
                         lines.append("  \(i + 1). " + describe(request))
                     }
@@ -107,8 +108,8 @@ enum StepNarrative {
                 for kind in kinds {
                     // No default: a new file check must be narrated.
                     switch kind {
-                    case .ownerOnly: lines.append("The token store's files are its owner's alone: the directory is mode 0700 and each file 0600.")
-                    case .noTemporaryFiles: lines.append("The token store's directory holds only the stored items' files: no temporary file is left behind.")
+                    case .ownerOnly: lines.append("The token store's files are its owner's alone: the directory and each file are closed to the group and others (0700 and 0600, or stricter).")
+                    case .noTemporaryFiles: lines.append("Nothing in the token store's directory but the stored items' files holds a token: no temporary copy or backup is left behind.")
                     case .replacedByRename: lines.append("Each token store file is a new file (a new inode) since the previous file check: replaced by a rename, not rewritten in place.")
                     }
                 }
@@ -154,6 +155,7 @@ enum StepNarrative {
         var method: String?
         var path: Matcher?
         var origin: String?
+        var optional = false
         var parts: [String] = []
         func section(_ name: String, _ fields: [FieldMatcher]) {
             guard !fields.isEmpty else { return }
@@ -168,9 +170,11 @@ enum StepNarrative {
             case .headers(let fields): section("headers", fields)
             case .form(let fields): section("form", fields)
             case .json(let fields): section("JSON", fields)
-            case .strict: parts.append("no other fields")
+            case .body(let fields): section("body (a form or JSON)", fields)
+            case .forbid(let names): parts.append("no " + names.map(code).joined(separator: ", ") + " field")
             case .status(let status): parts.append("answered \(status)")
             case .responseJson(let fields): section("answer", fields)
+            case .optional: optional = true
             }
         }
         var head: String
@@ -180,6 +184,7 @@ enum StepNarrative {
             head = code(method ?? "any method") + " to any path"
         }
         if let origin { head += " on the \(origin) origin" }
+        if optional { head = "(or none) " + head }
         return parts.isEmpty ? head : head + ": " + parts.joined(separator: "; ")
     }
 
@@ -194,7 +199,7 @@ enum StepNarrative {
                 if case .equals(let template) = matcher.kind { parts.append("\(code(template.raw))") } else { parts.append("a path that \(expectation(matcher))") }
             case .query(let fields):
                 if !fields.isEmpty { parts.append("query " + fields.map { "\(code($0.field)) \(describe($0))" }.joined(separator: ", ")) }
-            case .strict: parts.append("no other parameters")
+            case .forbid(let names): parts.append("no " + names.map(code).joined(separator: ", ") + " parameter")
             }
         }
         return parts.isEmpty ? "any URL" : parts.joined(separator: "; ")

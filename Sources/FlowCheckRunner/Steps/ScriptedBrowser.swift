@@ -72,21 +72,35 @@ final class ScriptedBrowser: Sendable {
             }
         }
 
-        /// The value rewritten, or nil when the transform would leave it as it was (a tamper
-        /// that tests nothing is a mistake in the spec, never a silent pass).
+        /// The decoded value rewritten, or nil when the transform would leave it as it was (a
+        /// tamper that tests nothing is a mistake in the spec, never a silent pass).
         func apply(to value: String) -> String? {
-            let rewritten: String
+            apply(toRaw: Substring(RawQuery.encode(value))).map { RawQuery.decode(Substring($0)) }
+        }
+
+        /// The value as written in the redirect (percent-encoded) rewritten, changing only the
+        /// characters the transform changes: every other byte stays as the server wrote it. Nil
+        /// when the transform would leave the value as it was.
+        func apply(toRaw raw: Substring) -> String? {
+            let units = RawQuery.units(raw)
             switch kind {
             case .flipCase:
-                rewritten = String(value.map { $0.isUppercase ? Character($0.lowercased()) : Character($0.uppercased()) })
+                var changed = false
+                let rewritten = units.map { unit -> String in
+                    let character = Character(unit.scalar)
+                    let swapped = character.isUppercase ? character.lowercased() : character.uppercased()
+                    guard swapped != String(character) else { return String(unit.raw) }
+                    changed = true
+                    return RawQuery.encode(swapped)
+                }.joined()
+                return changed ? rewritten : nil
             case .dropLast:
-                rewritten = String(value.dropLast())
+                return units.isEmpty ? nil : units.dropLast().map { String($0.raw) }.joined()
             case .append:
-                rewritten = value + suffix
+                return suffix.isEmpty ? nil : String(raw) + RawQuery.encode(suffix)
             case .empty:
-                rewritten = ""
+                return raw.isEmpty ? nil : ""
             }
-            return rewritten == value ? nil : rewritten
         }
     }
 
@@ -123,30 +137,37 @@ final class ScriptedBrowser: Sendable {
             let body = Array(HarnessFormEncoding.encode(fields).utf8)
             try await send(HarnessHTTPRequest(method: form.method, url: target, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body))
         case .tamper:
-            guard let redirect, var components = URLComponents(string: redirect) else {
-                throw DriverError("browser tamper: there is no captured redirect to tamper with", party: .spec)
-            }
-            var items = components.queryItems ?? []
-            let removed = Set((arguments["remove"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            items.removeAll { removed.contains($0.name) }
-            for (name, value) in arguments.sorted(by: { $0.key < $1.key }) where name != "remove" {
-                if let index = items.firstIndex(where: { $0.name == name }) { items[index].value = value } else { items.append(URLQueryItem(name: name, value: value)) }
-            }
-            for rewrite in transforms {
-                let place = "line \(rewrite.location.line), column \(rewrite.location.column)"
-                guard let index = items.firstIndex(where: { $0.name == rewrite.parameter }) else {
-                    let present = items.map { "\"\($0.name)\"" }.joined(separator: ", ")
-                    throw DriverError("browser tamper (\(place)): the captured redirect has no \"\(rewrite.parameter)\" to \(rewrite.kind.rawValue); it carries \(present.isEmpty ? "no parameters" : present). Fix: set it with \"\(rewrite.parameter)\": \"...\", or transform one it carries", party: .spec)
-                }
-                guard let rewritten = rewrite.apply(to: items[index].value ?? "") else {
-                    throw DriverError("browser tamper (\(place)): \(rewrite.kind.rawValue) leaves \"\(rewrite.parameter)\" as it was (it has no letters, or is empty), so the step would test nothing. Fix: use another transform", party: .spec)
-                }
-                items[index].value = rewritten
-            }
-            components.queryItems = items.isEmpty ? nil : items
-            let tampered = components.string
+            let tampered = try Self.tamper(redirect, arguments, transforms: transforms)
             state.withLock { $0.redirect = tampered }
         }
+    }
+
+    /// The captured redirect as `tamper` rewrites it: the parameters named are set, removed or
+    /// transformed, and every other byte stays as the server wrote it (an unrelated `%2B` is
+    /// still `%2B`, a `+` still `+`), so the app reads every other parameter as it would have.
+    /// - Throws: ``DriverError`` when there is no redirect, or a transform names a parameter the
+    ///   redirect lacks or would change nothing.
+    static func tamper(_ redirect: String?, _ arguments: [String: String], transforms: [Rewrite]) throws -> String {
+        guard let redirect, URLComponents(string: redirect) != nil else {
+            throw DriverError("browser tamper: there is no captured redirect to tamper with", party: .spec)
+        }
+        var query = RawQuery(redirect)
+        query.remove(Set((arguments["remove"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }))
+        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) where name != "remove" {
+            query.set(name, to: value)
+        }
+        for rewrite in transforms {
+            let place = "line \(rewrite.location.line), column \(rewrite.location.column)"
+            guard let piece = query.pieces.first(where: { $0.name == rewrite.parameter }) else {
+                let present = query.names.map { "\"\($0)\"" }.joined(separator: ", ")
+                throw DriverError("browser tamper (\(place)): the captured redirect has no \"\(rewrite.parameter)\" to \(rewrite.kind.rawValue); it carries \(present.isEmpty ? "no parameters" : present). Fix: set it with \"\(rewrite.parameter)\": \"...\", or transform one it carries", party: .spec)
+            }
+            guard let rewritten = rewrite.apply(toRaw: piece.rawValue ?? "") else {
+                throw DriverError("browser tamper (\(place)): \(rewrite.kind.rawValue) leaves \"\(rewrite.parameter)\" as it was (it has no letters, or is empty), so the step would test nothing. Fix: use another transform", party: .spec)
+            }
+            _ = query.rewrite(rewrite.parameter) { _ in rewritten }
+        }
+        return query.url
     }
 
     private func load(_ url: URL) async throws {
@@ -173,7 +194,9 @@ final class ScriptedBrowser: Sendable {
                   let target = URL(string: location, relativeTo: request.url)?.absoluteURL else { return }
             // Same scheme, host and port as the page: a hop inside the fake, followed like a
             // browser would. Anything else is where the app takes over: captured, not followed.
-            guard target.scheme == request.url.scheme, target.host == request.url.host, target.port == request.url.port else {
+            // Schemes and hosts compare without case (RFC 3986 §3.1, §3.2.2).
+            guard target.scheme?.lowercased() == request.url.scheme?.lowercased(), target.host?.lowercased() == request.url.host?.lowercased(),
+                  target.port == request.url.port else {
                 state.withLock { $0.redirect = target.absoluteString }
                 return
             }

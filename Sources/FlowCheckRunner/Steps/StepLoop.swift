@@ -245,7 +245,7 @@ struct StepLoop {
         var storeFiles: StoreFilesObservation?
         if step.expect?.checks.contains(where: ExpectationChecker.readsStoreFiles) ?? false {
             // The driver says where; the harness measures.
-            storeFiles = try await session.storeLocation().map { .measured(try StoreDirectoryFacts.measure($0)) } ?? .notFileBacked
+            storeFiles = try await session.storeLocation().map { .measured(try StoreDirectoryFacts.measure($0, secrets: storeSecrets)) } ?? .notFileBacked
         }
         checker.check(step.expect, StepObservation(call: observed.action.outcome, exchanges: observed.window, opened: observed.opened, dismissed: observed.dismissed, page: browser.page, redirect: browser.redirect, store: store, storeFiles: storeFiles))
         variables = checker.variables
@@ -281,7 +281,7 @@ struct StepLoop {
         // is a write in progress, not a leftover. The store is judged at the next quiet step.
         if judge.inputs.contains(.storeFiles) && !callsInFlight {
             if let location = try await session.storeLocation() {
-                files = try StoreDirectoryFacts.measure(location)
+                files = try StoreDirectoryFacts.measure(location, secrets: storeSecrets)
             } else {
                 notChecked = "\(Invariant.store.rawValue): the driver's token store is not file-backed (a Keychain or memory), so there are no files to judge"
             }
@@ -298,6 +298,12 @@ struct StepLoop {
             InvariantOptOut(step: step.number, line: allowance.location.line, invariant: allowance.invariant.rawValue, why: allowance.why, used: violations.contains { $0.invariant == allowance.invariant })
         }
         return (failures, optOuts, notChecked)
+    }
+
+    /// What a copy of a token left beside the store's files would hold: the fixture's secrets
+    /// and every token and code the fake has issued so far.
+    private var storeSecrets: [String] {
+        spec.fixture.secrets + world.server.issuedSecrets
     }
 
     // MARK: - Recording

@@ -327,9 +327,11 @@ struct InvariantJudge {
                 found.append("the store file \(name) was rewritten in place (same inode \(entry.inode)); a crash mid-write would leave it torn")
             }
         }
-        let leftovers = facts.entries.map(\.name).filter { !facts.storeFiles.contains($0) }
+        // Beside the store's own files, layout (a lock file, an empty staging folder) is the
+        // store's business; a copy of a token is not.
+        let leftovers = facts.entries.filter { !facts.storeFiles.contains($0.name) && $0.holdsSecret }.map(\.name)
         if !leftovers.isEmpty {
-            found.append("the store's folder holds \(leftovers.joined(separator: ", ")) besides the store's own files: a leftover temporary or backup file")
+            found.append("the store's folder holds \(leftovers.joined(separator: ", ")) besides the store's own files, holding a token or secret: a leftover temporary or backup copy")
         }
         return found
     }
