@@ -330,11 +330,12 @@ public struct FlowCheckCommand: Sendable {
         }
     }
 
-    /// How long an interrupted run waits for its cancelled flows to end (a driver process told
-    /// to stop has 5 s to exit) before it reports without them. A hang detector: a flow whose
-    /// driver blocks a thread for good (an in-process `perform` stuck on the main queue) never
-    /// ends, and must not keep the reports unwritten and the process alive.
-    static let windDown: Duration = .seconds(10)
+    /// How long an interrupted run waits for its cancelled flows to end before it reports
+    /// without them: 3 s, so Ctrl-C ends `flowcheck` within seconds whatever a driver blocks.
+    /// A flow whose driver blocks a thread for good (an in-process `perform` stuck on the main
+    /// queue) never ends, and must not keep the reports unwritten and the process alive; a
+    /// driver process still stopping then is killed with its group as the process exits.
+    static let windDown: Duration = .seconds(3)
 
     /// Runs `specs` until they finish or `interrupt` is delivered: then no flow starts, the
     /// running ones are cancelled, and the finished ones come back with the signal. Flows

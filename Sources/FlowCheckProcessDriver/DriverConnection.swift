@@ -340,9 +340,9 @@ final class DriverConnection: Sendable {
 
     // MARK: - Sending and failing
 
-    /// Waits for `hello` or `ready` (after sending `send`), within the hello deadline.
+    /// Waits for `hello` or `ready` (after sending `send`), each within its own deadline.
     private func greet(what: String, send message: RunnerMessage?) async throws -> DriverMessage {
-        let limit = deadlines.hello
+        let limit = message == nil ? deadlines.hello : deadlines.ready
         let since = message == nil ? "of starting" : "of start"
         let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
             let once = Once(continuation)

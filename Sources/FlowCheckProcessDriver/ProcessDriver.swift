@@ -13,15 +13,19 @@ import Foundation
 public struct ProcessDriver: FlowDriver {
     /// Real-time deadlines: a broken driver becomes a named error, never a hung run.
     public struct Deadlines: Sendable {
-        /// From the start of the process to its `hello`, and from `start` to `ready`.
+        /// From the start of the process to its `hello`.
         public var hello: Duration
+        /// From `start` to `ready`: a timer of its own, naming what it awaits.
+        public var ready: Duration
         /// For every answer to a call or a question.
         public var answer: Duration
         /// From `stop` to the process's exit; then its process group is killed.
         public var exit: Duration
 
-        public init(hello: Duration = .seconds(15), answer: Duration = .seconds(20), exit: Duration = .seconds(5)) {
+        /// - Parameter ready: by default the same as `hello`.
+        public init(hello: Duration = .seconds(15), ready: Duration? = nil, answer: Duration = .seconds(20), exit: Duration = .seconds(5)) {
             self.hello = hello
+            self.ready = ready ?? hello
             self.answer = answer
             self.exit = exit
         }

@@ -11,6 +11,7 @@ import Foundation
 /// Deadlines are kept in a min-heap; a cancelled one stays in the heap, without its action,
 /// until its time comes, so scheduling and cancelling cost O(log n) and O(1) under the lock
 /// that callers on the pool take.
+// @unchecked: its heap and actions are guarded by `condition`, an NSCondition its thread waits on (Locked cannot wait).
 final class DeadlineTimer: @unchecked Sendable {
     static let shared = DeadlineTimer()
 
@@ -45,7 +46,11 @@ final class DeadlineTimer: @unchecked Sendable {
     /// Runs `action` on the timer's thread once `delay` of real time has passed, unless
     /// cancelled first.
     func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Token {
-        let deadline = ContinuousClock.now + min(max(delay, .zero), Self.longest)
+        schedule(at: ContinuousClock.now + min(max(delay, .zero), Self.longest), action)
+    }
+
+    /// Runs `action` on the timer's thread at `deadline`.
+    func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> Token {
         condition.lock()
         defer { condition.unlock() }
         nextID += 1

@@ -45,6 +45,7 @@ public func offThePool<Value: Sendable>(
 /// (blocking jobs waiting on each other would deadlock a test). A thread whose job is done
 /// waits a few seconds for the next one before it ends, so a test that makes thousands of
 /// blocking calls in turn does not start thousands of threads.
+// @unchecked: its jobs and idle count are guarded by `condition`, an NSCondition its threads wait on (Locked cannot wait).
 final class OwnThreads: @unchecked Sendable {
     static let shared = OwnThreads()
 

@@ -29,7 +29,7 @@ import Darwin
 /// #expect(response.status == 400)
 /// #expect(try await client.isReadable(within: .zero) == false)   // nothing more was sent
 /// ```
-public final class RawConnection: @unchecked Sendable {
+public final class RawConnection: Sendable {
     /// A response read off the wire, framed by its `Content-Length`.
     public struct Response: Sendable {
         /// The status code of the status line.

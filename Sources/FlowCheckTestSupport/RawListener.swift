@@ -23,7 +23,7 @@ import Darwin
 /// let response = try await client.send(URL(string: "http://127.0.0.1:\(listener.port)/")!)
 /// let request = try await boundedValue(of: served, waitingFor: "the served request")
 /// ```
-public final class RawListener: @unchecked Sendable {
+public final class RawListener: Sendable {
     /// The port it listens on.
     public let port: Int
 

@@ -93,6 +93,11 @@ struct EveryTestHasATimeLimitTests {
         #expect(suites > 0, "found no @Suite in Tests/\(target)")
     }
 
+    /// A mistyped `FLOWCHECK_LANE` (say `Fast`) runs every lane and fails here, by name.
+    @Test func theSelectedLaneIsKnown() {
+        #expect(Lane.selected != nil, "FLOWCHECK_LANE=\(Lane.requested) names no lane: use fast, integration, or leave it unset for both")
+    }
+
     /// Guards the test above against passing by finding nothing.
     @Test func theScanSeesEveryTargetIncludingThisOne() {
         #expect(Self.testTargets.contains("FlowCheckEndToEndTests"))

@@ -6,7 +6,7 @@ import FlowCheckCoreDriver
 
 /// The command's outputs under GitHub Actions: `--format json` leaves stdout to one document,
 /// and a hostile expected value never starts a line of its own on either output.
-@Suite(.fast, .timeLimit(.minutes(20)))
+@Suite(.integration, .timeLimit(.minutes(20)))
 struct MachineOutputTests {
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()

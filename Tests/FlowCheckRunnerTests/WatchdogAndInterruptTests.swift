@@ -28,7 +28,7 @@ struct WatchdogAndInterruptTests {
                     // The last blocker to start arms the watchdog: by then every blocker holds a thread.
                     if started.withLock({ count in count += 1; return count == blockers }) {
                         armed.withLock {
-                            $0 = Watchdog.realTime.arm(.milliseconds(20)) {
+                            $0 = Watchdog.realTime.arm(.milliseconds(20)) { _ in
                                 firedOn.withLock { $0 = pthread_self() }
                                 for _ in 0..<blockers { release.signal() }
                             }
@@ -57,19 +57,23 @@ struct WatchdogAndInterruptTests {
         let reads = Locked(0)
         let fired = DispatchSemaphore(value: 0)
         let readsAtFire = Locked(0)
+        let firing = Locked<Watchdog.Firing?>(nil)
         let armed = Watchdog.realTime.arm(.milliseconds(20), progress: {
             reads.withLock { count in
                 defer { count += 1 }
                 return min(count, moves)
             }
-        }) {
+        }) { why in
             readsAtFire.withLock { $0 = reads.withLock { $0 } }
+            firing.withLock { $0 = why }
             fired.signal()
         }
         defer { armed.disarm() }
         let didFire = try await offThePool("the real-time watchdog's firing") { fired.wait(timeout: .now() + 30) == .success }
         #expect(didFire, "WatchdogAndInterruptTests: the watchdog did not fire within 30 s")
         #expect(readsWhenFired.contains(readsAtFire.withLock { $0 }))
+        // Why it fired: a flow that never stops moving is not called still.
+        if moves == Int.max { #expect(firing.withLock { $0 } == .keptMoving) } else { #expect(firing.withLock { $0 } != .keptMoving) }
     }
 
     /// A run whose task is cancelled while flow 2 of 3 hangs returns promptly with flow 1 only:

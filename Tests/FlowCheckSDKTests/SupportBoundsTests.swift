@@ -108,13 +108,17 @@ struct SupportBoundsTests {
         let fired = Locked<[(name: String, onTimerThread: Bool)]>([])
         let done = OneShot<Void>()
         let timer = DeadlineTimer.shared
-        _ = timer.schedule(after: .milliseconds(60)) {
+        // Every deadline from one instant, half a second apart: however slowly this task is
+        // scheduled, the order is the deadlines' (only a pause of half a second between two
+        // lines could let one fire before the next is scheduled).
+        let now = ContinuousClock.now
+        _ = timer.schedule(at: now + .milliseconds(1500)) {
             fired.withLock { $0.append(("third", Thread.current === timer.thread)) }
             done.fulfil(.success(()))
         }
-        let cancelled = timer.schedule(after: .milliseconds(20)) { fired.withLock { $0.append(("cancelled", Thread.current === timer.thread)) } }
-        _ = timer.schedule(after: .milliseconds(10)) { fired.withLock { $0.append(("first", Thread.current === timer.thread)) } }
-        _ = timer.schedule(after: .milliseconds(30)) { fired.withLock { $0.append(("second", Thread.current === timer.thread)) } }
+        let cancelled = timer.schedule(at: now + .milliseconds(750)) { fired.withLock { $0.append(("cancelled", Thread.current === timer.thread)) } }
+        _ = timer.schedule(at: now + .milliseconds(500)) { fired.withLock { $0.append(("first", Thread.current === timer.thread)) } }
+        _ = timer.schedule(at: now + .milliseconds(1000)) { fired.withLock { $0.append(("second", Thread.current === timer.thread)) } }
         timer.cancel(cancelled)
         try await done.value("the last deadline: not fired")
         let record = fired.withLock { $0 }

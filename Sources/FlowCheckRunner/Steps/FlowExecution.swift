@@ -78,7 +78,7 @@ struct FlowExecution: Sendable {
             let moved: @Sendable () -> Int = { progress.state.withLock { $0.current } &+ server.activity &+ activity.value &+ window.opened.count }
             let ending = await Self.withTimeLimit(limit, watchdog: watchdog, progress: moved) { [spec, world, session] in
                 await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
-            } onTimeout: { [spec] in
+            } onTimeout: { [spec] why in
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
                     let step = spec.steps.first { $0.number == state.current }
@@ -99,7 +99,7 @@ struct FlowExecution: Sendable {
                     }
                     state.error = HarnessError(
                         party: waitsOnTheSDK ? .sdk : .harness,
-                        message: "the flow made no progress for \(limit.components.seconds) s of real time (it hung in step \(state.current)); \(awaited): no step began, the fake server read and wrote nothing, the driver said nothing and the browser opened nothing, while the harness itself kept running; the virtual clock never needs real waiting, so an SDK call or the server is stuck",
+                        message: Self.hungMessage(why, limit: limit, step: state.current, awaited: awaited),
                         place: .during(step: state.current))
                 }
             }
@@ -174,7 +174,7 @@ struct FlowExecution: Sendable {
     /// How a time-limited body ended.
     enum Ending: Sendable {
         case finished
-        case timedOut
+        case timedOut(Watchdog.Firing)
         /// The task running the flow was cancelled (the run was interrupted).
         case cancelled
     }
@@ -183,7 +183,20 @@ struct FlowExecution: Sendable {
     /// calling task is cancelled; either way `body` is cancelled and left behind (a hung call
     /// may never come back). The watchdog settles the wait from its own thread, so a body that
     /// holds every cooperative thread cannot keep the time limit from being recorded.
-    static func withTimeLimit(_ limit: Duration, watchdog: Watchdog, progress: @escaping @Sendable () -> Int = { 0 }, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable () -> Void) async -> Ending {
+    /// What a flow's watchdog saw, in words: stuck, moving for ever, or never able to run.
+    static func hungMessage(_ why: Watchdog.Firing, limit: Duration, step: Int, awaited: String) -> String {
+        let seconds = limit.components.seconds
+        switch why {
+        case .still:
+            return "the flow made no progress for \(seconds) s of real time (it hung in step \(step)); \(awaited): no step began, the fake server read and wrote nothing, the driver said nothing and the browser opened nothing, while the harness itself kept running; the virtual clock never needs real waiting, so an SDK call or the server is stuck"
+        case .keptMoving:
+            return "the flow kept the server or driver busy for \(Watchdog.progressLimits) limits of \(seconds) s of real time without finishing (it was in step \(step)); \(awaited): a loop of requests or messages that never ends"
+        case .starved:
+            return "the flow made no progress (it was in step \(step)) and the harness itself could not run either, \(Watchdog.starvedLimits + 1) times in a row over limits of \(seconds) s; \(awaited): something holds every thread of the task pool (a synchronous call that never returns)"
+        }
+    }
+
+    static func withTimeLimit(_ limit: Duration, watchdog: Watchdog, progress: @escaping @Sendable () -> Int = { 0 }, _ body: @escaping @Sendable () async -> Void, onTimeout: @escaping @Sendable (Watchdog.Firing) -> Void) async -> Ending {
         let ending = Locked<Ending?>(nil)
         let work = Locked<Task<Void, Never>?>(nil)
         let armed = Locked<Watchdog.Armed?>(nil)
@@ -191,7 +204,7 @@ struct FlowExecution: Sendable {
         /// The first ending wins; it cancels the others and resumes the waiter exactly once.
         @Sendable func settle(_ how: Ending) {
             guard ending.withLock({ current in defer { if current == nil { current = how } }; return current == nil }) else { return }
-            if case .timedOut = how { onTimeout() }
+            if case .timedOut(let why) = how { onTimeout(why) }
             armed.withLock { $0 }?.disarm()
             if case .finished = how {} else { work.withLock { $0 }?.cancel() }
             resume.withLock { continuation in defer { continuation = nil }; return continuation }?.resume()
@@ -205,7 +218,7 @@ struct FlowExecution: Sendable {
                     return
                 }
                 work.withLock { $0 = Task { await body(); settle(.finished) } }
-                armed.withLock { $0 = watchdog.arm(limit, progress: progress) { settle(.timedOut) } }
+                armed.withLock { $0 = watchdog.arm(limit, progress: progress) { why in settle(.timedOut(why)) } }
                 // Settled while starting: the new watch would otherwise run for the whole limit,
                 // and work started after a cancellation would go on uncancelled.
                 if ending.withLock({ $0 }) != nil {

@@ -44,7 +44,7 @@ public struct Watchdog: Sendable {
     /// However it moves, a flow gets at most ``progressLimits`` limits in all: a flow that
     /// keeps the server busy for ever (an SDK in a request loop) is stopped, as hung. And a
     /// starved harness excuses a still flow at most ``starvedLimits`` times.
-    func arm(_ limit: Duration, progress: @escaping @Sendable () -> Int = { 0 }, fire: @escaping @Sendable () -> Void) -> Armed {
+    func arm(_ limit: Duration, progress: @escaping @Sendable () -> Int = { 0 }, fire: @escaping @Sendable (Firing) -> Void) -> Armed {
         switch mode {
         case .realTime:
             // The probe runs at the flow's own priority (read here, in the flow's task), so it
@@ -55,6 +55,7 @@ public struct Watchdog: Sendable {
             let thread = Thread {
                 var seen = progress()
                 var starved = 0
+                var why = Firing.keptMoving
                 for _ in 0..<Self.progressLimits {
                     if disarmed.wait(timeout: .now() + seconds) == .success { return }
                     let now = progress()
@@ -72,11 +73,17 @@ public struct Watchdog: Sendable {
                         seen = after
                         continue
                     }
-                    if ran { break }
+                    if ran {
+                        why = .still
+                        break
+                    }
                     starved += 1
-                    if starved > Self.starvedLimits { break }
+                    if starved > Self.starvedLimits {
+                        why = .starved
+                        break
+                    }
                 }
-                fire()
+                fire(why)
             }
             thread.name = "flowcheck watchdog"
             thread.stackSize = 64 * 1024
@@ -85,10 +92,20 @@ public struct Watchdog: Sendable {
         case .waiting(let wait):
             let task = Task {
                 await wait(limit)
-                if !Task.isCancelled { fire() }
+                if !Task.isCancelled { fire(.still) }
             }
             return Armed { task.cancel() }
         }
+    }
+
+    /// Why the watch fired, so the flow's error says what was seen.
+    enum Firing: Sendable {
+        /// No progress for a limit while the probe ran: the flow is stuck.
+        case still
+        /// It kept moving, but for ``progressLimits`` limits in all: it never finishes.
+        case keptMoving
+        /// Nothing moved, and the probe never ran either, ``starvedLimits`` times over.
+        case starved
     }
 
     /// How many limits a flow that keeps moving may take in all: 20, ten minutes at the
