@@ -43,12 +43,14 @@ package final class FakeWorld: Sendable {
         let advance = Locked<TimeInterval?>(nil)
         stallAdvance = advance
         let overdue = Locked<[OverdueStall]>([])
+        // Read here, in the flow's task: the stall judge's probe runs at the flow's priority.
+        let priority = Task.currentPriority
         overdueStalls = overdue
         let stallStarted: @Sendable (StallHandle) -> Void = { handle in
             guard let seconds = advance.withLock({ $0 }) else { return }
             advanceClock?(seconds)
             guard judgeStalls else { return }
-            StallJudge.watch(handle) { waited in
+            StallJudge.watch(handle, priority: priority) { waited in
                 overdue.withLock { $0.append(OverdueStall(method: handle.request.method, path: handle.request.path, clockAdvance: seconds, waited: waited)) }
             }
         }

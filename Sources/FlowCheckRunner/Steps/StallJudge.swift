@@ -31,7 +31,7 @@ package enum StallJudge {
 
     /// Watches `handle` on a thread of its own; `overdue` gets the real seconds waited when
     /// the client is judged overdue, just before the stall is ended.
-    package static func watch(_ handle: StallHandle, overdue: @escaping @Sendable (TimeInterval) -> Void) {
+    package static func watch(_ handle: StallHandle, priority: TaskPriority, overdue: @escaping @Sendable (TimeInterval) -> Void) {
         let thread = Thread {
             let started = DispatchTime.now()
             let pause = DispatchSemaphore(value: 0)
@@ -41,9 +41,8 @@ package enum StallJudge {
                 guard handle.isWaiting else { return }
                 // Could the harness (and so the client's clock task) run meanwhile?
                 let probe = DispatchSemaphore(value: 0)
-                // The lowest priority: it runs only once the pool has nothing more urgent,
-                // the client's clock task included.
-                Task.detached(priority: .background) { probe.signal() }
+                // At the flow's own priority: it queues behind the client's clock task.
+                Task.detached(priority: priority) { probe.signal() }
                 let ran = probe.wait(timeout: .now() + grace) == .success
                 guard handle.isWaiting else { return }
                 if ran || starved >= starvedLimit { break }
