@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import Foundation
 import FlowCheckHarnessHTTP
 
@@ -80,37 +81,9 @@ enum CanonicalValues {
     }
 
     /// One `application/x-www-form-urlencoded` component decoded: `+` is a space, `%XX` a byte;
-    /// nil for a broken escape or bytes that are not UTF-8.
+    /// nil for a broken escape or bytes that are not UTF-8 (the fakes' own decoder).
     static func formDecode(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var index = text.utf8.startIndex
-        let utf8 = text.utf8
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "+") {
-                bytes.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%") {
-                let first = utf8.index(after: index)
-                guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
-                      let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)]) else { return nil }
-                bytes.append(high << 4 | low)
-                index = utf8.index(after: utf8.index(after: first))
-                continue
-            } else {
-                bytes.append(byte)
-            }
-            index = utf8.index(after: index)
-        }
-        return String(bytes: bytes, encoding: .utf8)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        HarnessPercentEncoding.decodeFormComponent(text)
     }
 
     // MARK: - URLs

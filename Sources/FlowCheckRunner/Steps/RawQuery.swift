@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import Foundation
 
 /// A URL's query as the bytes it was written with, edited one parameter at a time.
@@ -87,20 +88,9 @@ struct RawQuery {
 
     // MARK: - Encoding
 
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
-
-    /// Every byte but RFC 3986's unreserved characters as `%XX`: the same value whether the
-    /// reader applies the form rules (`+` is a space) or not.
+    /// Every byte but RFC 3986's unreserved characters as `%XX` (the fakes' own encoder).
     static func encode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            if unreserved.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
-            }
-        }
-        return out
+        HarnessPercentEncoding.encodeComponent(text)
     }
 
     /// One Unicode scalar of a raw value and the bytes that wrote it (`a`, `%2B`, `%C3%A9`).
