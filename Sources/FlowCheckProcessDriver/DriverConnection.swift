@@ -135,35 +135,16 @@ final class DriverConnection: Sendable {
             if let refused { once.resume(.failure(refused)); return }
             // Armed before the write: a driver that stops reading its stdin cannot hold a full
             // pipe's write past the deadline (the break kills it, which ends the write).
-            armAnswerDeadline(id: id, what: what, limit: limit, seen: activity.withLock { $0 }?.value ?? 0, rounds: 1)
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
+                guard let self else { return }
+                let late = self.state.withLock { $0.pending[id] != nil }
+                // The break kills and waits: on a thread of its own, never on Dispatch's
+                // global pool, which Swift's tasks share on Linux.
+                if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not answer \(what) (id \(id)) within \(Self.written(limit))") } }
+            }
             write(make(id))
         }
         return try result.get()
-    }
-
-    /// How many answer deadlines in a row a driver that keeps writing lines may take: a driver
-    /// still at work (logging, answering other questions) is slow, not hung; one silent for a
-    /// whole deadline, or busy for this many, is broken.
-    static let answerRounds = 10
-
-    /// Breaks the connection if question `id` is still unanswered `limit` from now, unless the
-    /// driver wrote a line meanwhile (then it gets another `limit`, up to ``answerRounds``).
-    private func armAnswerDeadline(id: Int, what: String, limit: Duration, seen: Int, rounds: Int) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(limit)) { [weak self] in
-            guard let self else { return }
-            let late = self.state.withLock { $0.pending[id] != nil }
-            guard late else { return }
-            let now = self.activity.withLock { $0 }?.value ?? seen
-            if now != seen && rounds < Self.answerRounds {
-                self.armAnswerDeadline(id: id, what: what, limit: limit, seen: now, rounds: rounds + 1)
-                return
-            }
-            // The break kills and waits: on a thread of its own, never on Dispatch's global
-            // pool, which Swift's tasks share on Linux.
-            onOwnThread("flowcheck driver deadline") {
-                self.breakDown("did not answer \(what) (id \(id)) within \(Self.written(limit))" + (rounds > 1 ? " of its last line (\(rounds) deadlines in all)" : ""))
-            }
-        }
     }
 
     /// Sends `stop`, gives the process its exit deadline, then kills its process group.

@@ -17,8 +17,6 @@ It is moltin-python in every flow but FLOW-ID. In FLOW-ID, at the first call, it
   early    answers id 1 with ok right after ready, before any call
   lateopen answers its first call, then sends browserOpen (an event after its call's answer)
   noready  says hello, then never answers start with ready
-  busy     at every call, writes a stderr line every 0.3 s for 2.4 s, then answers as usual (a
-           driver at work past its answer deadline: slow, not hung)
   leak     at its first products call, writes to stdout a line that is not a message and holds
            the issued access token after OFFSET characters (the third argument) of filler
 In every flow:
@@ -111,11 +109,6 @@ class Misbehaving(Driver):
             sys.stderr.flush()
             if MODE == "hang":
                 return  # never answered
-            if MODE == "busy":
-                for tick in range(8):
-                    time.sleep(0.3)
-                    sys.stderr.write("misbehaving: still working (%d)\n" % tick)
-                    sys.stderr.flush()
             if MODE == "exit":
                 sys.stderr.write("panic: the SDK gave up\n")
                 sys.stderr.flush()
