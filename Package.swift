@@ -40,7 +40,7 @@ let package = Package(
         // in the runner's fake worlds.
         .target(name: "FlowCheckServe", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckSpec"]),
         // Any SDK in any language: a driver process spoken to in JSON lines (Tests/Drivers/PROTOCOL.md).
-        .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckFakeServer"]),
+        .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         // The driver that puts our SDK core under the runner.
         .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK", "FlowCheckFakeServer"]),
         // Random flows from provider models, run and shrunk to ordinary specs (`flowcheck explore`).

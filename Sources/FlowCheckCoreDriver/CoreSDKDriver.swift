@@ -36,6 +36,7 @@ public struct CoreSDKDriver: FlowDriver {
     private let cloverBaseURLPolicy: BaseURLPolicy
     private let braintreeURLPolicy: BaseURLPolicy
     private let moltinCredentialStore: MoltinCredentialStoreFactory
+    private let moltinRetryAfterLimit: TimeInterval
 
     /// - Parameters:
     ///   - cloverRefreshMargin: how long before expiry the Clover client refreshes.
@@ -45,14 +46,18 @@ public struct CoreSDKDriver: FlowDriver {
     ///   - braintreeURLPolicy: the policy the Braintree configuration judges its endpoint and the
     ///     connect URL by.
     ///   - moltinCredentialStore: where the Moltin client keeps its credentials besides memory.
+    ///   - moltinRetryAfterLimit: the longest `Retry-After` the Moltin client waits out, on the
+    ///     flow's clock, before one retry; 0 (the default) never waits.
     public init(
         name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 },
         userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, random: @escaping RandomFactory = { $0 },
         braintreeNotify: @escaping BraintreeNotifyFactory = { $0 }, cloverRefreshMargin: TimeInterval = 60, moltinRefreshMargin: TimeInterval = 60,
         requestTimeout: TimeInterval = 30, cloverBaseURLPolicy: BaseURLPolicy = .standard,
         braintreeURLPolicy: BaseURLPolicy = .standard,
-        moltinCredentialStore: @escaping MoltinCredentialStoreFactory = { _ in nil }
+        moltinCredentialStore: @escaping MoltinCredentialStoreFactory = { _ in nil },
+        moltinRetryAfterLimit: TimeInterval = 0
     ) {
+        self.moltinRetryAfterLimit = moltinRetryAfterLimit
         self.moltinCredentialStore = moltinCredentialStore
         self.cloverBaseURLPolicy = cloverBaseURLPolicy
         self.braintreeURLPolicy = braintreeURLPolicy
@@ -86,7 +91,7 @@ public struct CoreSDKDriver: FlowDriver {
         let userAgent = wrapUserAgent(WindowUserAgent(window: context.browser))
         switch context.provider {
         case .moltin:
-            return TappedSession(FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, credentialStore: moltinCredentialStore(store), onClose: { base.invalidate() }), store: fileStore, crashable: crashable), tap: tap)
+            return TappedSession(FileBackedSession(try MoltinSession(context: context, transport: transport, store: store, clock: clock, refreshMargin: moltinRefreshMargin, retryAfterLimit: moltinRetryAfterLimit, credentialStore: moltinCredentialStore(store), onClose: { base.invalidate() }), store: fileStore, crashable: crashable), tap: tap)
         case .clover:
             return TappedSession(FileBackedSession(CloverSession(context: context, transport: transport, store: store, userAgent: userAgent, clock: clock, random: random, refreshMargin: cloverRefreshMargin, baseURLPolicy: cloverBaseURLPolicy, onClose: { base.invalidate() }), store: fileStore, crashable: crashable), tap: tap)
         case .clever:

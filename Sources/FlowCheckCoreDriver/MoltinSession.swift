@@ -19,10 +19,13 @@ public final class MoltinSession: FlowSession {
     ///   - transport: how the client reaches the fake (tests pass a tampering one).
     ///   - store: where the client keeps its token (tests pass a forgetful one).
     ///   - refreshMargin: seconds before expiry the client renews (tests pass a wrong one).
+    ///   - retryAfterLimit: the longest `Retry-After` the client waits out before one retry.
     ///   - credentialStore: where the client keeps its credentials besides memory; nil, the
     ///     SDK's default (tests pass one that survives a relaunch).
-    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource, refreshMargin: TimeInterval = 60, credentialStore: (any TokenStore)? = nil, onClose: @escaping @Sendable () -> Void = {}) throws {
-        self.configuration = try MoltinConfiguration(baseURL: context.baseURL, refreshMargin: refreshMargin)
+    public init(context: DriverContext, transport: any HTTPTransport, store: any TokenStore, clock: any TimeSource, refreshMargin: TimeInterval = 60, retryAfterLimit: TimeInterval = 0, credentialStore: (any TokenStore)? = nil, onClose: @escaping @Sendable () -> Void = {}) throws {
+        var configuration = try MoltinConfiguration(baseURL: context.baseURL, refreshMargin: refreshMargin)
+        configuration.retryAfterLimit = retryAfterLimit
+        self.configuration = configuration
         self.transport = transport
         self.store = store
         self.clock = clock

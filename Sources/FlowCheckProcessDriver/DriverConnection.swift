@@ -1,6 +1,7 @@
 import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSpec
+import FlowCheckTestSupport
 import Foundation
 
 /// The runner's end of one driver process: writes messages, matches answers to the questions
@@ -39,6 +40,8 @@ final class DriverConnection: Sendable {
         var breaking = false
         var stopping = false
         var window: BrowserWindow?
+        /// The flow's clock, once `start` is sent: a `wait` moves it.
+        var clock: ManualClock?
         var stderrLines: [String] = []
         var stderrDropped = 0
         /// What went wrong at `stop` (no exit in time, a failing status), for ``finish()``.
@@ -103,7 +106,10 @@ final class DriverConnection: Sendable {
     /// Sends `start`, waits for `ready`, and from then on forwards clock moves and plays
     /// browser events into the flow's window.
     func start(_ context: DriverContext) async throws {
-        state.withLock { $0.window = context.browser }
+        state.withLock { state in
+            state.window = context.browser
+            state.clock = context.clock
+        }
         activity.withLock { $0 = context.activity }
         let clock = context.clock
         let message = try await greet(what: "ready", send: .start(
@@ -281,6 +287,20 @@ final class DriverConnection: Sendable {
                 return
             }
             state.withLock { $0.window }?.dismiss()
+        case .wait(let until):
+            if let late = lateEvent("wait") {
+                breakDown(late)
+                return
+            }
+            guard let clock = state.withLock({ $0.clock }) else { return }
+            // A pause that moved the clock has told the driver already (the clock's observer);
+            // one that did not is answered here, so a wait always gets its `clock` message.
+            let pause = clock.grantPause(until: until)
+            if !pause.granted {
+                write { .clock(clock.now, refused: until) }
+            } else if pause.seconds == 0 {
+                write { .clock(clock.now) }
+            }
         case .fatal(let text):
             breakDown("gave up: \(quoted(text))")
         case .ok, .error, .crashed, .unsupported, .store, .storeLocation, .crashStore:

@@ -42,20 +42,22 @@ enum DriverMessage: Sendable, Equatable {
     case crashStore(id: Int, armed: Bool, reason: String?)
     case browserOpen(String)
     case browserDismiss
+    /// The SDK chose to wait until this instant of the flow's clock (a `Retry-After`, a backoff).
+    case wait(Date)
     case fatal(String)
 
     /// The protocol version this runner speaks.
     static let protocolVersion = 1
 
     /// The message types a driver may send, as the schema names them.
-    static let types = ["hello", "ready", "ok", "error", "crashed", "unsupported", "store", "storeLocation", "crashStore", "browserOpen", "browserDismiss", "fatal"]
+    static let types = ["hello", "ready", "ok", "error", "crashed", "unsupported", "store", "storeLocation", "crashStore", "browserOpen", "browserDismiss", "wait", "fatal"]
 
     /// The id it answers, for answers.
     var answers: Int? {
         switch self {
         case .ok(let id, _), .error(let id, _, _), .crashed(let id, _), .unsupported(let id, _), .store(let id, _), .storeLocation(let id, _, _), .crashStore(let id, _, _):
             return id
-        case .hello, .ready, .browserOpen, .browserDismiss, .fatal:
+        case .hello, .ready, .browserOpen, .browserDismiss, .wait, .fatal:
             return nil
         }
     }
@@ -144,6 +146,8 @@ enum DriverMessage: Sendable, Equatable {
             message = .browserOpen(try object.string("url", nonEmpty: true))
         case "browserDismiss":
             message = .browserDismiss
+        case "wait":
+            message = .wait(Date(timeIntervalSince1970: try object.time("until")))
         case "fatal":
             message = .fatal(try object.string("message"))
         default:
@@ -202,6 +206,15 @@ enum DriverMessage: Sendable, Equatable {
             return Int(number)
         }
 
+        /// Unix seconds: any finite, non-negative JSON number.
+        mutating func time(_ key: String) throws(Invalid) -> TimeInterval {
+            let node = try take(key)
+            guard case .number(let text) = node.value, let number = Double(text), number.isFinite, number >= 0, number < 1e12 else {
+                throw Invalid(reason: "\"\(key)\" is \(node.typeName), not a time in Unix seconds")
+            }
+            return number
+        }
+
         mutating func id() throws(Invalid) -> Int {
             let value = try integer("id")
             guard value >= 1 else { throw Invalid(reason: "\"id\" is \(value), not an id the runner gives (1 or more)") }
@@ -250,7 +263,9 @@ enum DriverMessage: Sendable, Equatable {
 enum RunnerMessage: Sendable, Equatable {
     case start(flow: String, provider: String, baseURL: String, baseURLs: [String: String], storageDirectory: String, now: Date)
     case call(id: Int, action: String, arguments: [String: String])
-    case clock(Date)
+    /// The clock's time; `refused`: the instant a driver's `wait` asked for, which the flow did
+    /// not let pass (the clock stayed at `now`).
+    case clock(Date, refused: Date? = nil)
     case store(id: Int)
     case storeLocation(id: Int)
     case crashStore(id: Int, point: String)
@@ -266,8 +281,10 @@ enum RunnerMessage: Sendable, Equatable {
             return #"{"type":"start","flow":\#(Self.quote(flow)),"provider":\#(Self.quote(provider)),"baseURL":\#(Self.quote(baseURL)),"baseURLs":\#(Self.object(baseURLs)),"storageDirectory":\#(Self.quote(storageDirectory)),"now":\#(Self.time(now))}"#
         case .call(let id, let action, let arguments):
             return #"{"type":"call","id":\#(id),"action":\#(Self.quote(action)),"arguments":\#(Self.object(arguments))}"#
-        case .clock(let now):
+        case .clock(let now, nil):
             return #"{"type":"clock","now":\#(Self.time(now))}"#
+        case .clock(let now, let refused?):
+            return #"{"type":"clock","now":\#(Self.time(now)),"refused":\#(Self.time(refused))}"#
         case .store(let id):
             return #"{"type":"store","id":\#(id)}"#
         case .storeLocation(let id):

@@ -152,7 +152,7 @@ final class ProcessSession: FlowSession {
         case .error(_, let kind, let message): return .error(kind: kind, message: message)
         case .crashed(_, let message): return .crashed(message)
         case .unsupported(_, let message): throw connection.failure("cannot perform \"\(call.name)\": \(connection.quoted(message, limit: 500))")
-        case .hello, .ready, .store, .storeLocation, .crashStore, .browserOpen, .browserDismiss, .fatal:
+        case .hello, .ready, .store, .storeLocation, .crashStore, .browserOpen, .browserDismiss, .wait, .fatal:
             throw connection.failure("answered call \(call.name) with \(answer.typeName)", voids: true)
         }
     }
@@ -227,6 +227,7 @@ extension DriverMessage {
         case .crashStore: return "crashStore"
         case .browserOpen: return "browserOpen"
         case .browserDismiss: return "browserDismiss"
+        case .wait: return "wait"
         case .fatal: return "fatal"
         }
     }

@@ -117,6 +117,7 @@ public enum RequirementCatalogue {
         Requirement("RFC8252-8.9", "A native app uses state to protect its redirect against cross-app request forgery.", source: "RFC 8252 §8.9"),
         Requirement("RFC8252-8.12", "A native app does not log users in through an embedded web view it controls.", source: "RFC 8252 §8.12"),
         Requirement("RFC9110-15.4", "A client does not follow redirections blindly, and stops a redirect loop.", source: "RFC 9110 §15.4"),
+        Requirement("RFC9110-10.2.3", "Retry-After tells how long the client ought to wait before a follow-up request: a retry comes no sooner.", source: "RFC 9110 §10.2.3"),
         Requirement("RFC9110-15.6", "A 5xx answer is a server failure, not a verdict on the request's credentials.", source: "RFC 9110 §15.6"),
         Requirement("RFC9112-6.3", "A response cut short of its announced length is incomplete and is not used.", source: "RFC 9112 §6.3"),
         Requirement("RFC9700-2.1", "Redirect URIs are matched exactly, and every redirect-based flow is protected against CSRF.", source: "RFC 9700 §2.1"),

@@ -24,6 +24,8 @@ public enum Invariant: String, CaseIterable, Sendable, Comparable {
     case store = "INV-STORE"
     /// `state` and PKCE verifiers are fresh, unrelated and unguessable across logins.
     case random = "INV-RANDOM"
+    /// Within one call, a request answered with `Retry-After` is not sent again before then.
+    case retryAfter = "INV-RETRY-AFTER"
 
     public static func < (lhs: Invariant, rhs: Invariant) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -40,6 +42,7 @@ public enum Invariant: String, CaseIterable, Sendable, Comparable {
         case .dismiss: return ["SEED-002-dismiss"]
         case .store: return ["RFC6819-5.3.3"]
         case .random: return ["RFC6749-10.10", "RFC7636-7.1", "SEED-004-state"]
+        case .retryAfter: return ["RFC9110-10.2.3", "RFC6585-4"]
         }
     }
 
@@ -54,6 +57,7 @@ public enum Invariant: String, CaseIterable, Sendable, Comparable {
         case .dismiss: return "every login that ends (success, error, denial, cancellation) has dismissed the browser it opened"
         case .store: return "a file-backed token store keeps owner-only files in an owner-only folder, replaces them atomically, and leaves no copy of a token behind"
         case .random: return "every login's state and PKCE verifier differ from every other one of the run, share no long common prefix, and are not timestamps or counters"
+        case .retryAfter: return "within one call, a request answered 429 or 503 with Retry-After is not sent again (same method, origin and path) before the time the server named, by the flow's clock; waiting it out and retrying, or giving up, both conform"
         }
     }
 }

@@ -50,6 +50,12 @@ public final class ManualClock: TimeSource, Sendable {
         var sleepers: [Sleeper] = []
         var watchers: [Watcher] = []
         var observers: [@Sendable (Date) -> Void] = []
+        /// How much chosen waiting (`pause(until:)`) the current window allows; nil: any.
+        var pauseBudget: TimeInterval?
+        /// The chosen waiting granted in the current window so far.
+        var paused: TimeInterval = 0
+        /// Every pause asked for since the last `takePauses()`, granted or refused.
+        var pauses: [Pause] = []
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -161,6 +167,92 @@ public final class ManualClock: TimeSource, Sendable {
             }
             cancelled?.continuation.resume(throwing: CancellationError())
         }
+    }
+
+    /// A wait the code under test chose (`pause(until:)`, a driver's `wait`): from when, until
+    /// when, and whether the clock let that time pass.
+    public struct Pause: Sendable, Equatable {
+        /// The clock's instant when the pause was asked for.
+        public var from: Date
+        /// The instant it asked to wait for.
+        public var until: Date
+        /// False when the window's budget refused it (the clock did not move).
+        public var granted: Bool
+
+        /// How long it asked to wait; zero for an instant already reached.
+        public var seconds: TimeInterval { max(0, until.timeIntervalSince(from)) }
+
+        public init(from: Date, until: Date, granted: Bool) {
+            self.from = from
+            self.until = until
+            self.granted = granted
+        }
+    }
+
+    /// The error `pause(until:)` throws when the window's budget refuses the wait.
+    public struct PauseRefused: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The refused pause.
+        public var pause: Pause
+        /// The budget of the window it was asked in.
+        public var budget: TimeInterval
+        public var description: String {
+            "the clock refused to let \(Int(pause.seconds)) s pass: waits may let at most \(Int(budget)) s pass here"
+        }
+    }
+
+    /// Starts a new window for chosen waits: from now on, `pause(until:)` may move the clock by
+    /// at most `budget` seconds in all (nil: without limit) until the next window.
+    public func startPauseWindow(budget: TimeInterval?) {
+        withState { state in
+            state.pauseBudget = budget
+            state.paused = 0
+        }
+    }
+
+    /// The pauses asked for since the previous call, oldest first.
+    public func takePauses() -> [Pause] {
+        withState { state in
+            defer { state.pauses = [] }
+            return state.pauses
+        }
+    }
+
+    /// A wait the caller chose: lets the clock pass to `deadline` at once (observers are told,
+    /// sleepers due by then wake), within the window's budget.
+    ///
+    /// Unlike `sleep(until:)`, which waits for somebody else to move the clock, this moves it:
+    /// the caller's own wait is the only reason time passes, so nothing else would.
+    /// - Parameter deadline: The instant to wait for; one already reached returns at once.
+    /// - Throws: ``PauseRefused`` when the window's budget does not allow that much waiting
+    ///   (the clock stays where it is); `CancellationError` when the task is cancelled.
+    public func pause(until deadline: Date) async throws {
+        try Task.checkCancellation()
+        let pause = grantPause(until: deadline)
+        if !pause.granted {
+            throw PauseRefused(pause: pause, budget: withState { $0.pauseBudget } ?? 0)
+        }
+    }
+
+    /// ``pause(until:)`` for a caller that cannot suspend (a driver's `wait` message): moves
+    /// the clock to `deadline` if the window allows, and says what was decided.
+    /// - Parameter deadline: The instant asked for.
+    /// - Returns: The pause, granted or not.
+    @discardableResult
+    public func grantPause(until deadline: Date) -> Pause {
+        let (pause, due, observers) = withState { state -> (Pause, [Sleeper], [@Sendable (Date) -> Void]) in
+            var pause = Pause(from: state.now, until: deadline, granted: true)
+            if let budget = state.pauseBudget, state.paused + pause.seconds > budget {
+                pause.granted = false
+            }
+            state.pauses.append(pause)
+            guard pause.granted, pause.seconds > 0 else { return (pause, [], []) }
+            state.paused += pause.seconds
+            state.now = deadline
+            return (pause, state.takeDueSleepers(), state.observers)
+        }
+        for observer in observers { observer(deadline) }
+        wake(due)
+        return pause
     }
 
     /// Suspends until at least `count` tasks are sleeping on this clock, so a test can move the

@@ -58,6 +58,20 @@ enum InvariantBrokenVariants {
     /// INV-RANDOM: every random value starts with an 8-byte counter ("unique and random"), so
     /// the states and verifiers of successive logins share a long prefix.
     static let counterPrefixedNonces: any FlowDriver = CoreSDKDriver(name: "nonces start with a counter", random: { CounterPrefixedRandom(base: $0) })
+
+    /// INV-RETRY-AFTER: a Moltin request answered 429 is sent again at once, ignoring the
+    /// Retry-After ("one quick retry usually gets through"); the second answer is final.
+    static let retriesAtOnce: any FlowDriver = CoreSDKDriver(name: "retries a 429 at once", transport: { base in ImmediateRetry(base: base) })
+}
+
+/// Sends a Moltin request answered 429 once more, at once.
+struct ImmediateRetry: HTTPTransport {
+    let base: any HTTPTransport
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let response = try await base.send(request)
+        guard response.status == 429, request.url.path == "/v1/products" || request.url.path == "/oauth/access_token" else { return response }
+        return try await base.send(request)
+    }
 }
 
 /// A clock `lag` seconds behind the flow's.

@@ -32,6 +32,7 @@ struct InvariantsCatchTests {
         Case(invariant: .store, driver: InvariantBrokenVariants.deleteKeepsBackup, flow: "MLT-DELETE", step: 2),
         Case(invariant: .random, driver: InvariantBrokenVariants.counterPrefixedNonces, flow: "CLE-STATE-FRESH", step: 2),
         Case(invariant: .origin, driver: InvariantBrokenVariants.telemetryBeacon, flow: "MLT-PRODUCTS", step: 2),
+        Case(invariant: .retryAfter, driver: InvariantBrokenVariants.retriesAtOnce, flow: "MLT-RATELIMIT", step: 3),
     ]
 
     static let flowsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("InvariantFlows")

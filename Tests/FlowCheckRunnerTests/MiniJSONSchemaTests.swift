@@ -297,7 +297,7 @@ struct MiniJSONSchemaTests {
         for (message, reason) in invalid {
             let errors = schema.errors(json: message, against: "#/$defs/fromDriver")
             #expect(!errors.isEmpty, "\(message) passed")
-            #expect(errors.first?.hasPrefix("(root): matches none of the 12 alternatives of #/$defs/fromDriver/oneOf") == true, "\(message): \(errors)")
+            #expect(errors.first?.hasPrefix("(root): matches none of the 13 alternatives of #/$defs/fromDriver/oneOf") == true, "\(message): \(errors)")
             #expect(errors.contains { $0.contains(reason) }, "\(message): \(errors) lacks \(reason)")
         }
     }

@@ -93,6 +93,8 @@ struct ProcessDriverTests {
         "python3 \(drivers)/python/conforming_margin_300.py",
         // The token file 0400 (RFC 6819 5.3.3: owner-only).
         "python3 \(drivers)/python/conforming_owner_read_only.py",
+        // Waits out a Retry-After through the protocol's `wait` and asks once more (RFC 9110 §10.2.3).
+        "python3 \(drivers)/python/conforming_retry_after.py",
         // Authorization: bearer <token> (RFC 9110 11.1).
         "node \(drivers)/node/conforming-bearer-lowercase.mjs",
         // Renewal at expiry, no margin (seed 003).
@@ -143,6 +145,22 @@ struct ProcessDriverTests {
         #expect(message.contains("misbehaving: \(mode) in MLT-PRODUCTS at call auth"), "its stderr: \(message)")
         // Its stderr is kept in the transcript too.
         #expect(broken.transcript.last?.hasPrefix("driver log (stderr):") == true)
+    }
+
+    /// A driver's `wait` lets the flow's clock pass within its step (the Retry-After variant
+    /// above passes every flow that way); a wait beyond the step's budget is refused with a
+    /// `clock` message that names it, and the step fails as the SDK's own hang, not the driver's.
+    @Test func aWaitBeyondTheStepsBudgetIsRefusedAndFailsTheStep() async throws {
+        let command = "python3 \(Self.drivers)/misbehaving/misbehaving.py longwait MLT-PRODUCTS"
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-PRODUCTS" }
+        let result = try #require(try await Self.run(command, specs)["MLT-PRODUCTS"])
+        #expect(result.status == .failed, "\(result.errorMessage ?? "")")
+        let failure = try #require(result.failures.first)
+        #expect(failure.check == "wait")
+        #expect(failure.step == 1)
+        #expect(failure.actual.contains("7200 s"), "\(failure.actual)")
+        // The driver read the refusal and answered: its call ended, nothing hung.
+        #expect(result.failures.contains { $0.actual.contains("the 2-hour wait was refused") })
     }
 
     /// A store folder other than the one `start` gave (a tidy decoy beside a leaky real store)

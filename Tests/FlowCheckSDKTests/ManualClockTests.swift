@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckTestLanes
 import Testing
 import FlowCheckSDK
@@ -23,6 +24,53 @@ struct ManualClockTests {
     func existential() {
         let source: any TimeSource = ManualClock(now: Date(timeIntervalSince1970: 42))
         #expect(source.now == Date(timeIntervalSince1970: 42))
+    }
+
+    @Test("a chosen wait (pause) moves the clock itself, tells observers and wakes the sleepers it passes")
+    func pauseMovesTheClock() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        let seen = Locked<[Date]>([])
+        clock.onChange { date in seen.withLock { $0.append(date) } }
+        // A request deadline 30 s out: the wait of 45 s passes it.
+        let deadline = Task { try await clock.sleep(until: start.addingTimeInterval(30)) }
+        try await clock.waitForSleepers(count: 1)
+        let source: any TimeSource = clock
+        try await source.pause(until: start.addingTimeInterval(45))
+        #expect(clock.now == start.addingTimeInterval(45))
+        #expect(seen.withLock { $0 } == [start.addingTimeInterval(45)])
+        try await boundedValue(of: deadline, waitingFor: "the deadline the pause passed")
+        // A wait for an instant already reached moves nothing.
+        try await clock.pause(until: start)
+        #expect(clock.now == start.addingTimeInterval(45))
+        #expect(clock.takePauses() == [
+            ManualClock.Pause(from: start, until: start.addingTimeInterval(45), granted: true),
+            ManualClock.Pause(from: start.addingTimeInterval(45), until: start, granted: true),
+        ])
+        #expect(clock.takePauses().isEmpty)
+    }
+
+    @Test("a window's budget bounds the waits: one beyond it is refused and the clock stays")
+    func pauseBudget() async throws {
+        let clock = ManualClock()
+        let start = clock.now
+        clock.startPauseWindow(budget: 100)
+        try await clock.pause(until: start.addingTimeInterval(60))
+        await #expect(throws: ManualClock.PauseRefused.self) {
+            try await clock.pause(until: start.addingTimeInterval(60 + 41))
+        }
+        #expect(clock.now == start.addingTimeInterval(60))
+        // What is left of the budget is still granted; a new window starts afresh.
+        #expect(clock.grantPause(until: start.addingTimeInterval(100)).granted)
+        clock.startPauseWindow(budget: 100)
+        #expect(clock.grantPause(until: start.addingTimeInterval(200)).granted)
+        #expect(clock.takePauses().map(\.granted) == [true, false, true, true])
+    }
+
+    @Test("the wall clock's pause is its sleep: it returns once the instant has passed")
+    func systemPause() async throws {
+        let clock = SystemTimeSource()
+        try await clock.pause(until: clock.now.addingTimeInterval(-1))
     }
 
     @Test("sleeping until a deadline already reached returns at once and registers nothing")

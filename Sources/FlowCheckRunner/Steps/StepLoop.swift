@@ -49,12 +49,21 @@ struct StepLoop {
         self.variables = variables
     }
 
+    /// The flow's clock time the SDK's own waits (`pause(until:)`, a driver's `wait`) may let
+    /// pass within one step: one hour, far above any `Retry-After` the fakes send (120 s) or a
+    /// backoff a person would sit through. Beyond it the wait is refused and the step fails: a
+    /// call still waiting an hour of the flow's time later is hung, as the watchdog would say
+    /// of one that waits in real time.
+    static let pauseBudget: TimeInterval = 3600
+
     /// Runs the steps until one fails, the flow breaks or the task is cancelled.
     mutating func run() async {
         for (index, step) in spec.steps.enumerated() {
             // Timed out or interrupted: the verdict is already recorded; no further step runs.
             if Task.isCancelled { return }
             progress.state.withLock { $0.current = step.number }
+            // Waits the SDK chooses during this step may let at most so much time pass.
+            clock.startPauseWindow(budget: Self.pauseBudget)
             do {
                 guard let action = try await perform(step, at: index) else { return }
                 let observed = observe(step, after: action)
@@ -185,6 +194,8 @@ struct StepLoop {
         var opened: [URL]
         /// Whether the SDK dismissed the browser since the previous step.
         var dismissed: Bool
+        /// The waits the SDK chose during the step, granted or refused.
+        var pauses: [ManualClock.Pause]
     }
 
     /// Takes what the server and the browser saw since the previous step, and the redirect the
@@ -192,11 +203,13 @@ struct StepLoop {
     private mutating func observe(_ step: Step, after action: PerformedAction) -> Observed {
         variables["redirect"] = browser.redirect ?? ""
         let news = browser.takeNews()
+        let pauses = clock.takePauses()
         let all = world.server.exchanges
         let fresh = Array(all[min(cursor, all.count)...])
         let window = action.windowStart.map { Array(all[min($0, all.count)...]) } ?? fresh
         cursor = all.count
         var events = action.events
+        events += pauses.filter(\.granted).map { .note(step: step.number, text: "the SDK waited \(Self.seconds($0.seconds)) on the flow's clock") }
         let requestEvents = fresh.map { FlowEvent.request(step: step.number, actor: action.actor, method: $0.request.method, path: $0.request.path, status: $0.response.status) }
         if background.anyRunning {
             concurrentRequests += requestEvents
@@ -216,7 +229,12 @@ struct StepLoop {
         case .crashed?: events.append(.outcome(step: step.number, text: "crashed"))
         case nil: break
         }
-        return Observed(action: action, events: events, fresh: fresh, window: window, opened: news.opened, dismissed: news.dismissed)
+        return Observed(action: action, events: events, fresh: fresh, window: window, opened: news.opened, dismissed: news.dismissed, pauses: pauses)
+    }
+
+    /// `30 s`, `2.5 s`.
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 
     // MARK: - Checking
@@ -260,7 +278,19 @@ struct StepLoop {
                 actual: "it was still waiting \(String(format: "%.1f", stall.waited)) s of real time later, while the harness ran: its request timeout does not follow the flow's clock (a wall-clock timer, or none), so the harness ended the stall",
                 requirements: step.requirements)
         }
-        return Verdict(events: observed.events, failures: overdue + checker.failures + violations, skips: checker.skips, optOuts: optOuts, notChecked: notChecked, capturedSecrets: checker.capturedSecrets)
+        var waited: TimeInterval = 0
+        let refused = observed.pauses.compactMap { pause -> CheckFailure? in
+            guard !pause.granted else {
+                waited += pause.seconds
+                return nil
+            }
+            return CheckFailure(
+                step: step.number, line: step.location.line, check: "wait",
+                expected: "the SDK's own waits within one step (a Retry-After honoured, a backoff) to let at most \(Self.seconds(Self.pauseBudget)) of the flow's clock pass: a call still waiting after that is hung",
+                actual: "it asked to wait \(Self.seconds(pause.seconds)) more, after \(Self.seconds(waited)) of waits in this step; the flow refused (the clock stayed where it was)",
+                requirements: step.requirements)
+        }
+        return Verdict(events: observed.events, failures: overdue + refused + checker.failures + violations, skips: checker.skips, optOuts: optOuts, notChecked: notChecked, capturedSecrets: checker.capturedSecrets)
     }
 
     /// Checks the invariants after a step, given the inputs they declare: violations become the

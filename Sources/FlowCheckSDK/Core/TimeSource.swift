@@ -18,9 +18,27 @@ public protocol TimeSource: Sendable {
     /// - Parameter deadline: The instant to wait for; one already reached returns at once.
     /// - Throws: `CancellationError` when the calling task is cancelled before the deadline.
     func sleep(until deadline: Date) async throws
+
+    /// Waits until `deadline` because the SDK chose to wait (a server's `Retry-After`, a
+    /// backoff), as opposed to ``sleep(until:)``, which bounds something else (a request's
+    /// deadline) and ends when time passes for other reasons.
+    ///
+    /// A requirement with a default (``sleep(until:)``), so the wall clock waits real seconds.
+    /// A virtual clock that runs a flow lets its time pass at once instead, as far as the flow
+    /// allows: the wait is the SDK's own, so nothing else has to move the clock for it.
+    /// - Parameter deadline: The instant to wait for; one already reached returns at once.
+    /// - Throws: `CancellationError` when the calling task is cancelled; a virtual clock may
+    ///   throw its own error when it refuses to let that much time pass.
+    func pause(until deadline: Date) async throws
 }
 
 extension TimeSource {
+    /// Waits as ``sleep(until:)`` does: right for the wall clock, where a chosen wait and a
+    /// deadline both pass in real time.
+    public func pause(until deadline: Date) async throws {
+        try await sleep(until: deadline)
+    }
+
     /// Sleeps on the wall clock for the interval between `now` and `deadline`, measured once.
     ///
     /// Right for `SystemTimeSource`. A time source whose `now` does not follow the wall clock

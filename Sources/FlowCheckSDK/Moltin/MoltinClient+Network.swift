@@ -11,14 +11,24 @@ extension MoltinClient {
     /// Sends through the transport, normalising its failures: `OAuthError`s pass through with any
     /// secret scrubbed from their message, cancellation stays cancellation, and anything else
     /// becomes `.transport` without its (possibly URL-bearing) description.
+    ///
+    /// A 429 or 503 whose `Retry-After` is within `configuration.retryAfterLimit` is waited out
+    /// on the client's clock and the request sent once more (RFC 9110 §10.2.3); the second
+    /// answer is final.
     func send(_ request: TransportRequest, secrets: [String]) async throws -> TransportResponse {
         do {
+            let response = try await transport.send(request)
+            guard let delay = RetryAfter.delay(of: response, now: clock.now), delay <= configuration.retryAfterLimit else {
+                return response
+            }
+            try await clock.pause(until: clock.now.addingTimeInterval(delay))
             return try await transport.send(request)
         } catch let error as OAuthError {
             throw OAuthError(code: error.code, message: Redaction.scrub(error.message, secrets: secrets), status: error.status)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
+            // A clock that refuses the wait, a transport's own error: no detail leaves the SDK.
             throw OAuthError.transport("network failure (\(type(of: error)))")
         }
     }

@@ -10,6 +10,12 @@ public struct MoltinConfiguration: Sendable {
     /// `now >= expiresAt - refreshMargin`, so a token never expires on its way to the server.
     public var refreshMargin: TimeInterval
 
+    /// The longest `Retry-After` (on a 429 or 503) the client waits out on its clock before
+    /// sending the request once more (RFC 9110 §10.2.3, RFC 6585 §4). 0, the default: never
+    /// wait; the call ends with the error at once and the app decides when to try again. Either
+    /// conforms; a retry never comes before the time the server named.
+    public var retryAfterLimit: TimeInterval = 0
+
     /// Creates a configuration.
     /// - Parameters:
     ///   - baseURL: The API root. Must be `https://`, or `http://` to a loopback host

@@ -17,6 +17,8 @@ It is moltin-python in every flow but FLOW-ID. In FLOW-ID, at the first call, it
   early    answers id 1 with ok right after ready, before any call
   lateopen answers its first call, then sends browserOpen (an event after its call's answer)
   noready  says hello, then never answers start with ready
+  longwait asks the runner to let 2 hours of the flow's clock pass (a `wait`), then, refused,
+           answers its call with a transport error; granted, it goes on as moltin-python
   leak     at its first products call, writes to stdout a line that is not a message and holds
            the issued access token after OFFSET characters (the third argument) of filler
 In every flow:
@@ -133,6 +135,17 @@ class Misbehaving(Driver):
                 with self.out_lock:
                     PROTOCOL_OUT.write("x" * OFFSET + token + " <- the access token, then more text after it\n")
                     PROTOCOL_OUT.flush()
+                return
+            if MODE == "longwait" and not self.acted:
+                self.acted = True
+                import threading
+
+                def waiting():
+                    if self.clock.pause(self.clock.now() + 7200):
+                        Misbehaving.call(self, message)
+                    else:
+                        self.send({"type": "error", "id": message["id"], "kind": "transport", "message": "the 2-hour wait was refused"})
+                threading.Thread(target=waiting, daemon=True).start()
                 return
             if MODE == "garbage":
                 with self.out_lock:

@@ -58,22 +58,30 @@ class VirtualClock:
     them, on the thread that moves the clock.
     """
 
-    def __init__(self, now):
+    def __init__(self, now, ask_wait=None):
         self._now = float(now)
         self._lock = threading.Lock()
         self._deadlines = {}
         self._next = 0
+        self._pauses = []  # (until, event, outcome) of pause() calls in progress
+        self._ask_wait = ask_wait  # sends the runner a `wait` message
 
     def now(self):
         with self._lock:
             return self._now
 
-    def set(self, now):
+    def set(self, now, refused=None):
         with self._lock:
             self._now = max(self._now, float(now))
             due = [(key, cb) for key, (at, cb) in self._deadlines.items() if at <= self._now]
             for key, _ in due:
                 del self._deadlines[key]
+            # A pause ends when the clock reaches it, or when the runner refused it.
+            ended = [p for p in self._pauses if p[0] <= self._now or (refused is not None and p[0] == float(refused))]
+            self._pauses = [p for p in self._pauses if p not in ended]
+        for until, event, outcome in ended:
+            outcome["granted"] = until <= self._now
+            event.set()
         for _, callback in due:
             try:
                 callback()
@@ -93,6 +101,22 @@ class VirtualClock:
     def cancel(self, key):
         with self._lock:
             self._deadlines.pop(key, None)
+
+    def pause(self, until, real_limit=15.0):
+        """Waits, by this clock, until `until`, because the SDK chose to (a Retry-After): asks
+        the runner to let the time pass (a `wait` message; PROTOCOL.md) and blocks until a
+        `clock` message reaches it. True once it has; False when the runner refused, or when no
+        answer came within `real_limit` seconds of wall time."""
+        event, outcome = threading.Event(), {}
+        with self._lock:
+            if until <= self._now:
+                return True
+            self._pauses.append((float(until), event, outcome))
+        if self._ask_wait is None:
+            return False
+        self._ask_wait(until)
+        event.wait(real_limit)
+        return outcome.get("granted", False)
 
 
 class HTTPTransport:
@@ -501,13 +525,13 @@ class Driver:
             if message.get("provider") != "moltin":
                 self.send({"type": "fatal", "message": "moltin-python speaks moltin only, not %s" % message.get("provider")})
                 return
-            self.clock = VirtualClock(message["now"])
+            self.clock = VirtualClock(message["now"], ask_wait=lambda until: self.send({"type": "wait", "until": until}))
             self.base_url = message["baseURL"]
             self.store = TokenStore(message["storageDirectory"])
             self.client = self.client_class(self.base_url, self.clock, self.store)
             self.send({"type": "ready"})
         elif kind == "clock":
-            self.clock.set(message["now"])
+            self.clock.set(message["now"], refused=message.get("refused"))
         elif kind == "call":
             threading.Thread(target=self.call, args=(message,), daemon=True).start()
         elif kind == "store":

@@ -23,7 +23,7 @@ extension Invariant {
         case .store: return [.storeFiles]
         // Credentials sent to no origin of the provider's never reach the fake.
         case .origin: return [.sentRequests]
-        case .leak, .expired, .secretWire, .dismiss, .random: return []
+        case .leak, .expired, .secretWire, .dismiss, .random, .retryAfter: return []
         }
     }
 }

@@ -110,6 +110,7 @@ struct InvariantJudge {
             case .dismiss: found = undismissedLogin(observation)
             case .store: found = storeFileProblems(observation)
             case .random: found = weakNonces(observation, requests: sdkRequests)
+            case .retryAfter: found = earlyRetries(observation.actor == .sdk ? observation.window : [])
             }
             violations += found.map { InvariantViolation(invariant: invariant, detail: $0) }
         }
@@ -157,6 +158,44 @@ struct InvariantJudge {
             let late = Int(exchange.time.timeIntervalSince(expiry))
             return "\(exchange.request.method) \(exchange.request.path) carried the access token \(token), which expired \(late == 0 ? "that very second" : "\(late) s before") (at \(Self.format(expiry)), request at \(Self.format(exchange.time)))"
         }
+    }
+
+    // MARK: - INV-RETRY-AFTER
+
+    /// Requests sent again, within the step's call, before the `Retry-After` an earlier answer
+    /// to the same method, origin and path named. Across calls the app decides (a user who taps
+    /// again), so only one call's window is judged.
+    private func earlyRetries(_ window: [RecordedExchange]) -> [String] {
+        var notBefore: [String: (time: Date, named: String, at: Date)] = [:]
+        var found: [String] = []
+        for exchange in window {
+            let key = "\(exchange.request.method) \(exchange.origin) \(exchange.request.path)"
+            if let earlier = notBefore[key], exchange.time < earlier.time {
+                let early = earlier.time.timeIntervalSince(exchange.time)
+                found.append("\(exchange.request.method) \(exchange.request.path) was sent again at \(Self.format(exchange.time)), \(Int(early.rounded(.up))) s before the Retry-After: \(earlier.named) its earlier answer named (at \(Self.format(earlier.at)))")
+                notBefore[key] = nil
+            }
+            let status = exchange.response.status
+            if status == 429 || status == 503, let value = exchange.response.headers["Retry-After"],
+               let until = Self.retryAfter(value, answeredAt: exchange.time) {
+                notBefore[key] = (until, value, exchange.time)
+            }
+        }
+        return found
+    }
+
+    /// The instant a `Retry-After` value names (RFC 9110 §10.2.3: delay-seconds or an
+    /// HTTP-date), read here on the judging side, apart from the SDK's reading of it.
+    static func retryAfter(_ value: String, answeredAt time: Date) -> Date? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let seconds = Double(trimmed) {
+            return time.addingTimeInterval(seconds)
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: trimmed)
     }
 
     // MARK: - INV-SECRET-WIRE
