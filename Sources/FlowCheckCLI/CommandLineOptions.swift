@@ -41,6 +41,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var list = false
     /// `--list --requirements`: print the requirement coverage matrix instead of the flows.
     public var requirements = false
+    /// `--no-derived`: run the written flows only, not the variants derived from them.
+    public var noDerived = false
+    /// `--list --derived`: list the derived variants (with their rules) instead of the flows.
+    public var derived = false
     public var help = false
     /// `--version`: print the tool's version and exit.
     public var version = false
@@ -79,7 +83,7 @@ public struct CommandLineOptions: Sendable, Equatable {
 
     public static func == (lhs: CommandLineOptions, rhs: CommandLineOptions) -> Bool {
         lhs.command == rhs.command && lhs.paths == rhs.paths && lhs.junitPath == rhs.junitPath && lhs.markdownPath == rhs.markdownPath
-            && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.requirements == rhs.requirements && lhs.help == rhs.help && lhs.version == rhs.version && lhs.jobs == rhs.jobs
+            && lhs.filter == rhs.filter && lhs.list == rhs.list && lhs.requirements == rhs.requirements && lhs.noDerived == rhs.noDerived && lhs.derived == rhs.derived && lhs.help == rhs.help && lhs.version == rhs.version && lhs.jobs == rhs.jobs
             && lhs.shard?.index == rhs.shard?.index && lhs.shard?.count == rhs.shard?.count && lhs.format == rhs.format
             && lhs.port == rhs.port && lhs.fixturePath == rhs.fixturePath && lhs.explore == rhs.explore
             && lhs.host == rhs.host && lhs.controlPort == rhs.controlPort && lhs.readyFile == rhs.readyFile
@@ -135,6 +139,9 @@ public struct CommandLineOptions: Sendable, Equatable {
                         first failure), for --baseline
       --list            list the flows without running them
       --requirements    with --list: print the requirement coverage matrix (who checks what)
+      --derived         with --list: list the variants derived from the flows, with their rules
+      --no-derived      run the written flows only, not the adversarial variants derived from
+                        them (README, "Derived variants")
       --port N          serve: the first port (providers take N, N+1, ...; default: ephemeral)
       --fixture FILE    serve: fixtures to serve instead of the documented default
       --host ADDR       serve: the IPv4 address the fakes bind (default: 127.0.0.1; 0.0.0.0
@@ -181,7 +188,7 @@ public struct CommandLineOptions: Sendable, Equatable {
       flowcheck matrix --driver core=builtin:core --driver py='python3 Tests/Drivers/python/moltin_driver.py' specs/
     """
 
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--baseline", "--write-baseline", "--strict-baseline", "--driver", "--json", "--version", "--help"]
+    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--derived", "--no-derived", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--baseline", "--write-baseline", "--strict-baseline", "--driver", "--json", "--version", "--help"]
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
@@ -225,6 +232,8 @@ public struct CommandLineOptions: Sendable, Equatable {
                 case "--version": options.version = true
                 case "--list": options.list = true
                 case "--requirements": options.requirements = true
+                case "--derived": options.derived = true
+                case "--no-derived": options.noDerived = true
                 case "--junit": options.junitPath = try take()
                 case "--markdown": options.markdownPath = try take()
                 case "--filter":
@@ -324,6 +333,12 @@ public struct CommandLineOptions: Sendable, Equatable {
         }
         if options.matrixJSONPath != "reports/matrix.json" && options.command != .matrix {
             throw UsageError(description: "--json PATH goes with matrix (for a run's JSON on stdout: --format json)")
+        }
+        if options.derived && !(options.list && options.command == .run) {
+            throw UsageError(description: "--derived goes with --list (try: flowcheck --list --derived specs/)")
+        }
+        if options.derived && options.noDerived {
+            throw UsageError(description: "--derived lists the derived variants and --no-derived leaves them out: give one")
         }
         if options.requirements && !(options.list && options.command == .run) {
             throw UsageError(description: "--requirements goes with --list (try: flowcheck --list --requirements specs/)")

@@ -160,11 +160,15 @@ public struct FlowCheckCommand: Sendable {
         let json = options.format == .json
         var specs = loaded.specs
         var leftOut: [JSONReport.SkippedFlow] = []
+        // The variants derived from the written flows (README, "Derived variants") go with their
+        // flow: they run when it does, or when --filter names them.
+        let variants = options.noDerived ? [] : Deriver.variants(of: loaded.specs, providers: ProviderRegistry.catalog)
+        var namedVariants: [FlowSpec] = []
         if let pattern = options.filter, let regex = try? LinearRegex(pattern) {
             var kept: [FlowSpec] = []
-            for spec in specs {
+            for spec in specs + variants {
                 switch regex.search(spec.id) {
-                case .found: kept.append(spec)
+                case .found: spec.derivation == nil ? kept.append(spec) : namedVariants.append(spec)
                 case .notFound: break
                 case .gaveUp(let steps):
                     console.err("flowcheck: --filter \(pattern) gave up on the id \(spec.id) after \(steps) steps")
@@ -173,7 +177,7 @@ public struct FlowCheckCommand: Sendable {
             }
             leftOut += Self.left(specs, kept: kept, .filter(pattern: pattern))
             specs = kept
-            if specs.isEmpty && loaded.invalidFiles.isEmpty {
+            if specs.isEmpty && namedVariants.isEmpty && loaded.invalidFiles.isEmpty {
                 console.err("flowcheck: no flow id matches --filter \(pattern)")
                 return .usageOrInvalidSpec
             }
@@ -183,6 +187,10 @@ public struct FlowCheckCommand: Sendable {
             leftOut += Self.left(specs, kept: kept, .shard(index: shard.index, count: shard.count))
             specs = kept
         }
+        let selected = Set(specs.map(\.id))
+        let named = Set(namedVariants.map(\.id))
+        let running = variants.filter { selected.contains($0.derivation?.parent ?? "") || named.contains($0.id) }
+        specs += running
         let skipped = leftOut.count
         let invalid = Self.invalidSpecs(loaded)
         if options.list {
@@ -191,7 +199,11 @@ public struct FlowCheckCommand: Sendable {
                 console.out(ControlCharacters.escaped(MarkdownReport.coverage(CoverageMatrix(requirements: RequirementCatalogue.all, specs: specs))))
                 return invalid.isEmpty ? .passed : .usageOrInvalidSpec
             }
-            for spec in specs {
+            for spec in specs where options.derived == (spec.derivation != nil) {
+                if let derivation = spec.derivation {
+                    console.out(ControlCharacters.escaped("\(spec.id)  \(derivation.rule.id)  \(derivation.description)"))
+                    continue
+                }
                 let redactor = Redactor(secrets: spec.fixture.secrets)
                 console.out(ControlCharacters.escaped(redactor.scrub("\(spec.id)  \(spec.title)  (\(spec.file))")))
             }
@@ -235,7 +247,10 @@ public struct FlowCheckCommand: Sendable {
             }
             if json { return }
             progress?("")
-            console.out(ConsoleReport.line(flow, colour: colour, baselined: RunResult.baselineReason(flow, baselined: baselined)))
+            // A derived variant is named only when it did not pass; the closing line counts them.
+            if flow.derivation == nil || flow.status != .passed {
+                console.out(ConsoleReport.line(flow, colour: colour, baselined: RunResult.baselineReason(flow, baselined: baselined)))
+            }
             if finished < total { progress?("[\(finished)/\(total)] running") }
         }
         progress?("")
@@ -246,7 +261,7 @@ public struct FlowCheckCommand: Sendable {
         let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name, interruption: interruption, baselined: baselined)
 
         var reportFailed = false
-        for (path, text, name) in [(options.junitPath, JUnitReport.render(run), "junit.xml"), (options.markdownPath, MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows)), "flowcheck.md")] {
+        for (path, text, name) in [(options.junitPath, JUnitReport.render(run), "junit.xml"), (options.markdownPath, MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows.filter { $0.derivation == nil }), derived: options.noDerived ? nil : DerivedCoverage(results: flows, specs: loaded.specs, providers: ProviderRegistry.catalog)), "flowcheck.md")] {
             do {
                 try ReportWriter.write(text, to: path, defaultName: name)
             } catch {
@@ -281,7 +296,10 @@ public struct FlowCheckCommand: Sendable {
         // A flow that passed with checks skipped (a store with no files) counts as skipped,
         // never as passed: its console line names what was not checked.
         let skippedFlows = skipped + run.passedWithSkips + run.skipped
+        let derivedCount = flows.filter { $0.derivation != nil }.count
+        let derivedPassed = flows.filter { $0.derivation != nil && $0.status == .passed }.count
         let closing = "\(run.passed) passed, \(failed) failed" + (run.baselinedFailures > 0 ? ", \(run.baselinedFailures) baselined" : "") + (skippedFlows > 0 ? ", \(skippedFlows) skipped" : "")
+            + (derivedCount > 0 ? " (\(derivedCount) of them derived variants, \(derivedPassed) passed)" : "")
         for id in run.unexpectedlyPassing {
             let line = baseline?.entries.first { $0.id == id }?.line ?? 0
             let text = "\(id): unexpectedly passing: remove it from the baseline (\(options.baselinePath ?? ""):\(line))"
@@ -323,7 +341,7 @@ public struct FlowCheckCommand: Sendable {
         do {
             let baseline = try Baseline.parse(String(decoding: data, as: UTF8.self), file: path)
             // Flow ids, and invariant ids (a rule known to be broken in every flow).
-            if loaded.invalidFiles.isEmpty { try baseline.check(knownIDs: loaded.specs.map(\.id) + Invariant.allCases.map(\.rawValue)) }
+            if loaded.invalidFiles.isEmpty { try baseline.check(knownIDs: loaded.specs.map(\.id) + Deriver.variants(of: loaded.specs, providers: ProviderRegistry.catalog).map(\.id) + Invariant.allCases.map(\.rawValue)) }
             return .success(baseline)
         } catch {
             return .failure(error)

@@ -78,13 +78,14 @@ public enum RequirementCatalogue {
     ]
 
     private static let rfcs: [Requirement] = [
+        Requirement("RFC3986-6.2.2", "Case in a URI's scheme and host, and percent-encoded unreserved characters, do not make it another URI: a comparison normalises them.", source: "RFC 3986 §6.2.2"),
         Requirement("RFC6585-4", "A 429 answer asks the client to slow down; it says nothing about the credentials, so none are dropped.", source: "RFC 6585 §4"),
         Requirement("RFC6749-2.3", "A client uses exactly one authentication method in a request, never two.", source: "RFC 6749 §2.3"),
         Requirement("RFC6749-2.3.1", "Client id and secret go in an HTTP Basic header of their form-encoded values, or in the request body, never in the URI.", source: "RFC 6749 §2.3.1"),
         Requirement("RFC6749-3.1", "The authorization endpoint is reached over TLS, and no parameter appears twice in a request or a response.", source: "RFC 6749 §3.1"),
         Requirement("RFC6749-3.1.2", "The authorization response is delivered only to the client's registered redirection URI.", source: "RFC 6749 §3.1.2"),
         Requirement("RFC6749-4.1.1", "The authorization request carries response_type=code, client_id, redirect_uri and state.", source: "RFC 6749 §4.1.1"),
-        Requirement("RFC6749-4.1.2", "The authorization response returns the code with the exact state; a code is short-lived and used once.", source: "RFC 6749 §4.1.2"),
+        Requirement("RFC6749-4.1.2", "The authorization response returns the code with the exact state; a code is short-lived and used once; the client ignores response parameters it does not recognise.", source: "RFC 6749 §4.1.2"),
         Requirement("RFC6749-4.1.2.1", "An error response (access_denied and the like) carrying this login's state ends the login as an authorization error.", source: "RFC 6749 §4.1.2.1"),
         Requirement("RFC6749-4.1.3", "The code is exchanged with grant_type=authorization_code, the code, the redirect URI and the client id.", source: "RFC 6749 §4.1.3"),
         Requirement("RFC6749-4.4", "A confidential client obtains a token for itself with the client_credentials grant.", source: "RFC 6749 §4.4"),

@@ -61,6 +61,13 @@ public enum JSONReport {
             "durationSeconds": (flow.duration * 1000).rounded() / 1000,
             "failures": flow.failures.map(failure),
         ]
+        if let derivation = flow.derivation {
+            // A variant derived from a written flow: which, how, and the rule it is judged by.
+            object["derived"] = [
+                "from": derivation.parent, "family": derivation.family.rawValue, "variant": derivation.variant,
+                "rule": derivation.rule.id, "statement": derivation.rule.statement, "description": derivation.description,
+            ]
+        }
         if let error = flow.harnessError {
             object["error"] = error.text
             // Who broke, where, and what, as data.

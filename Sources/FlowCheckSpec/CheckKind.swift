@@ -26,6 +26,9 @@ public enum CheckKind: String, SpecKeySet {
     case neverSent
     /// Whether the token store holds nothing.
     case storeEmpty
+    /// The token store holds after the step exactly what it held before it: nothing written,
+    /// nothing deleted (a refused redirect, a refused answer).
+    case storeUnchanged
     /// Fields of the token store.
     case store
     /// The token store's files on disk: modes, leftovers, replacement by rename.
@@ -51,6 +54,8 @@ public enum Check: Sendable, Equatable {
     case neverSent([Template])
     /// True: the store holds nothing; false: it holds something.
     case storeEmpty(Bool)
+    /// The store after the step equals the store before it (`true` only).
+    case storeUnchanged
     /// Fields of the SDK's token store.
     case store([FieldMatcher])
     /// Properties of the token store's files, measured by the harness (each at most once, in
@@ -67,6 +72,7 @@ public enum Check: Sendable, Equatable {
         case .browser: return .browser
         case .neverSent: return .neverSent
         case .storeEmpty: return .storeEmpty
+        case .storeUnchanged: return .storeUnchanged
         case .store: return .store
         case .storeFiles: return .storeFiles
         }

@@ -3,6 +3,10 @@ public struct Expectation: Sendable, Equatable {
     /// How an SDK call ended.
     public enum Outcome: String, Sendable, Equatable, CaseIterable {
         case ok, error
+        /// Success or an error value, whichever (never a crash): for a step whose other checks
+        /// say what matters whatever the call decided (a derived variant's injected token that
+        /// must never be stored, whether the SDK refused the redirect or went on without it).
+        case any
     }
 
     /// At most one check per ``CheckKind``, in ``CheckKind`` order.

@@ -20,6 +20,10 @@ public struct FlowSpec: Sendable {
     public var location: SourceLocation
     /// What the loader warned about in this otherwise valid spec (severity `warning`).
     public var warnings: [SpecDiagnostic] = []
+    /// The families this flow opts out of, each with its reason (`"notDerived"`).
+    public var notDerived: [DerivedOptOut] = []
+    /// For a derived variant: the flow, family and rule it comes from; nil for a written flow.
+    public var derivation: Derivation?
 
     /// Every requirement id the flow cites: its own, then each step's that it does not already
     /// name, in step order.

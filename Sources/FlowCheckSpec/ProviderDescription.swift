@@ -22,6 +22,9 @@ public protocol ProviderDescription: Sendable {
     /// The origins (hosts) its fake serves on, primary first, that a request expectation's
     /// `origin` may name: Clover's `api` and `web`; one for most providers.
     var origins: [String] { get }
+    /// How the derived families judge its redirects and sessions. No default: a new provider
+    /// says, or nothing compiles.
+    var derivation: DerivationProfile { get }
 }
 
 extension ProviderDescription {

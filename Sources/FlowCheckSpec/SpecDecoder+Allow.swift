@@ -41,3 +41,45 @@ extension SpecDecoder {
         return allowances
     }
 }
+
+extension SpecDecoder {
+    static let notDerivedExample = "[{\"family\": \"tamper\", \"why\": \"...\"}]"
+
+    /// `"notDerived": [{"family": "tamper", "why": "..."}]`: families no variant is derived
+    /// from this flow for, each with a reason a reader can judge.
+    func decodeNotDerived(_ member: JSONNode.Member, _ path: String) -> [DerivedOptOut] {
+        guard case .array(let items) = member.value.value else {
+            typeMismatch(member.value, path, expected: "a list of opt-outs", example: Self.notDerivedExample)
+            return []
+        }
+        if items.isEmpty {
+            report(member.value, path, "an empty \"notDerived\" opts out of nothing", fix: "remove it, or name a family and why: \(Self.notDerivedExample)")
+        }
+        var optOuts: [DerivedOptOut] = []
+        let names = DerivedFamily.allCases.map(\.rawValue)
+        for (index, item) in items.enumerated() {
+            let itemPath = path + "[\(index)]"
+            guard let members = object(item, itemPath, allowed: DerivedOptOut.keys, example: "{\"family\": \"tamper\", \"why\": \"...\"}") else { continue }
+            let name = string(members, "family", in: item, itemPath, required: true, example: "\"tamper\"")
+            let why = string(members, "why", in: item, itemPath, required: true, example: "\"why no variant of this family fits the flow\"")
+            var family: DerivedFamily?
+            if let name, let node = members["family"]?.value {
+                family = DerivedFamily(rawValue: name)
+                if family == nil {
+                    report(node, itemPath + ".family", "unknown family \(quoted(name))", fix: Suggestion.fix(for: name, in: names, listName: "families"))
+                } else if optOuts.contains(where: { $0.family == family }) {
+                    report(node, itemPath + ".family", "\(quoted(name)) is opted out of twice", fix: "keep one entry for it")
+                    family = nil
+                }
+            }
+            let reason = why?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            if why != nil, let node = members["why"]?.value, reason.count < 10 {
+                report(node, itemPath + ".why", "an opt-out needs a reason a reader can judge, found \(quoted(why ?? ""))", fix: "say why no \(name ?? "such") variant fits this flow, in a sentence")
+            }
+            if let family, reason.count >= 10, let why {
+                optOuts.append(DerivedOptOut(family: family, why: why, location: item.location))
+            }
+        }
+        return optOuts
+    }
+}

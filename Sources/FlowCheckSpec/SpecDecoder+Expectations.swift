@@ -94,6 +94,13 @@ extension SpecDecoder {
             return .neverSent(values)
         case .storeEmpty:
             return bool(member, path + ".storeEmpty").map(Check.storeEmpty)
+        case .storeUnchanged:
+            guard let unchanged = bool(member, path + ".storeUnchanged") else { return nil }
+            guard unchanged else {
+                report(member.value, path + ".storeUnchanged", "\"storeUnchanged\": false checks nothing (a store may change or not)", fix: "remove it, or say what the store holds with \"store\"")
+                return nil
+            }
+            return .storeUnchanged
         case .storeFiles:
             return decodeStoreFiles(member, path + ".storeFiles", provider: provider).map(Check.storeFiles)
         case .store:

@@ -44,6 +44,7 @@ extension SpecDecoder {
                 if case .string(let s) = item.value { decisions.append(s) } else { typeMismatch(item, "$.decisions[\(i)]", expected: "a string", example: "\"The fake issues no refresh token\"") }
             }
         }
+        let notDerived = members["notDerived"].map { decodeNotDerived($0, "$.notDerived") } ?? []
         var steps: [Step] = []
         if let member = members["steps"] {
             if let items = array(member, "$.steps", example: "[{\"app\": \"auth\", ...}]") {
@@ -67,7 +68,9 @@ extension SpecDecoder {
             report(call.node, call.path, "the background call \(quoted(label)) (step \(call.step)) is never awaited", fix: "add a step {\"await\": \"\(label)\"} after it, so its end is checked")
         }
         guard let id, let title, let source, let provider, !provider.isGuess, let fixture else { return nil }
-        return FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider.description.id, fixture: fixture, decisions: decisions, steps: steps, location: root.location, requirements: requirements)
+        var spec = FlowSpec(file: file, id: id, title: title, summary: summary, source: source, provider: provider.description.id, fixture: fixture, decisions: decisions, steps: steps, location: root.location, requirements: requirements)
+        spec.notDerived = notDerived
+        return spec
     }
 
     /// A fixture file for `flowcheck serve`: an object whose keys are provider names and whose

@@ -175,31 +175,25 @@ extension SpecDecoder {
         }
         let valueMember = members["value"]
         if let valueMember, !kind.takesValue {
-            report(at: valueMember.keyLocation, path + ".value", "\"value\" belongs to an \"append\" transform; \"\(name)\" takes none", fix: "remove \"value\", or write \"transform\": \"append\"")
+            report(at: valueMember.keyLocation, path + ".value", "\"value\" belongs to a transform that takes one (\(TamperTransformKind.allCases.filter(\.takesValue).map { "\"\($0.rawValue)\"" }.joined(separator: ", "))); \"\(name)\" takes none", fix: "remove \"value\", or write \"transform\": \"append\"")
             return nil
         }
-        // No default: a new transform must be decoded here before anything compiles.
-        switch kind {
-        case .flipCase: return .flipCase
-        case .dropLast: return .dropLast
-        case .empty: return .empty
-        case .append:
-            guard let valueMember else {
-                report(node, path, "an \"append\" transform needs a \"value\": the suffix", fix: "add \"value\": \"-x\"")
-                return nil
-            }
-            guard let text = valueMember.value.scalarText, valueMember.value.members == nil else {
-                typeMismatch(valueMember.value, path + ".value", expected: "a string", example: "\"-x\"")
-                return nil
-            }
-            guard !text.isEmpty else {
-                report(valueMember.value, path + ".value", "appending \"\" leaves the value as it was", fix: "append at least one character, e.g. \"x\"")
-                return nil
-            }
-            let template = Template(text)
-            checkVariables(template, valueMember.value, path + ".value")
-            return .append(template)
+        guard kind.takesValue else { return TamperTransform.make(kind, value: nil) }
+        guard let valueMember else {
+            report(node, path, "an \"\(name)\" transform needs a \"value\": \(kind.valueRole ?? "its value")", fix: "add \"value\": \"-x\"")
+            return nil
         }
+        guard let text = valueMember.value.scalarText, valueMember.value.members == nil else {
+            typeMismatch(valueMember.value, path + ".value", expected: "a string", example: "\"-x\"")
+            return nil
+        }
+        guard !text.isEmpty else {
+            report(valueMember.value, path + ".value", "\"\(name)\" with \"\" leaves the value as it was", fix: "give at least one character, e.g. \"x\"")
+            return nil
+        }
+        let template = Template(text)
+        checkVariables(template, valueMember.value, path + ".value")
+        return TamperTransform.make(kind, value: template)
     }
 
     /// Reports every key that stands twice in one object (the second would silently win).

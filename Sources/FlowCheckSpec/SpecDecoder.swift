@@ -39,7 +39,7 @@ struct SpecDecoder {
 
     /// The keys of a spec's top-level object.
     enum TopLevelKey: String, CaseIterable {
-        case schema = "$schema", id, title, summary, source, requirements, provider, fixture, decisions, steps
+        case schema = "$schema", id, title, summary, source, requirements, provider, fixture, decisions, notDerived, steps
     }
 
     static let topKeys = TopLevelKey.allCases.map(\.rawValue)

@@ -22,13 +22,9 @@ extension SpecSchema {
     static var tamperTransform: SchemaNode {
         .object([M("oneOf", .array(TamperTransformKind.allCases.map { kind -> SchemaNode in
             let name = ("transform", SchemaNode.object([M("const", .string(kind.rawValue)), M("description", .string("the captured value \(kind.summary)"))]))
-            // No default: a new transform must be published here.
-            switch kind {
-            case .flipCase, .dropLast, .empty:
-                return .closedObject([name], required: ["transform"])
-            case .append:
-                return .closedObject([name, ("value", .nonEmptyString)], required: ["transform", "value"])
-            }
+            return kind.takesValue
+                ? .closedObject([name, ("value", .nonEmptyString)], required: ["transform", "value"])
+                : .closedObject([name], required: ["transform"])
         }))])
     }
 
@@ -55,6 +51,7 @@ extension SpecSchema {
             case .browser: return (kind.rawValue, .ref("browserExpectation"))
             case .neverSent: return (kind.rawValue, .array(of: .pattern("\\S"), minItems: 1))
             case .storeEmpty: return (kind.rawValue, boolean)
+            case .storeUnchanged: return (kind.rawValue, .object([M("const", .bool(true))]))
             case .storeFiles:
                 // A provider whose device keeps no token has no store files to judge.
                 guard !provider.storeFields.isEmpty else { return (kind.rawValue, .bool(false)) }
@@ -170,7 +167,7 @@ extension CheckKind {
     public var isAboutTheCall: Bool {
         switch self {
         case .outcome, .error, .result: return true
-        case .requests, .browser, .neverSent, .storeEmpty, .store, .storeFiles: return false
+        case .requests, .browser, .neverSent, .storeEmpty, .storeUnchanged, .store, .storeFiles: return false
         }
     }
 }

@@ -72,6 +72,8 @@ public enum SpecSchema {
             case .provider: return M(key.rawValue, .oneOf(providers.ids.map(\.rawValue)))
             case .fixture: return M(key.rawValue, .object([M("type", .string("object"))]))
             case .decisions: return M(key.rawValue, .array(of: .anyString))
+            case .notDerived:
+                return M(key.rawValue, .array(of: .closedObject([("family", .oneOf(DerivedFamily.allCases.map(\.rawValue))), ("why", .pattern("\\S.{8,}\\S"))], required: DerivedOptOut.keys), minItems: 1))
             case .steps: return M(key.rawValue, .object([M("type", .string("array")), M("minItems", .integer(1))]))
             }
         }

@@ -79,10 +79,12 @@ public enum BrowserOperation: String, CaseIterable, Sendable {
             return .init(name: rawValue, required: ["url"], optional: [], summary: "the user's browser opens a URL the app built itself", types: ["url": .url])
         case .tamper:
             // Any value may be set (an attacker's); only the listed parameters may be removed.
-            var types = Dictionary(uniqueKeysWithValues: Vocabulary.tamperParameters.map { ($0, Vocabulary.ArgumentType.text) })
+            let settable = Vocabulary.tamperParameters + Vocabulary.tamperURLParts
+            var types = Dictionary(uniqueKeysWithValues: settable.map { ($0, Vocabulary.ArgumentType.text) })
             types["remove"] = .listOf(Vocabulary.tamperParameters)
-            var tamper = Vocabulary.ActionSignature(name: rawValue, required: [], optional: Vocabulary.tamperParameters + ["remove"], summary: "an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove", types: types)
-            tamper.transformable = Vocabulary.tamperParameters
+            types["order"] = .oneOf(["reversed"])
+            var tamper = Vocabulary.ActionSignature(name: rawValue, required: [], optional: settable + ["remove", "order"], summary: "an attacker rewrites the captured redirect: sets the given parameters and URL parts (or transforms their captured values), removes the parameters listed in remove, reverses the parameters' order", types: types)
+            tamper.transformable = settable
             return tamper
         }
     }

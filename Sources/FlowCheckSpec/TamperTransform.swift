@@ -12,6 +12,21 @@ public enum TamperTransformKind: String, CaseIterable, Sendable {
     case append
     /// The parameter kept, its value made empty: catches "empty means no state".
     case empty
+    /// A prefix put before the value: catches a suffix comparison (a host look-alike
+    /// `evilpos.example.com` taken for `pos.example.com`).
+    case prepend
+    /// The parameter repeated, the given value first and the captured one after: catches a
+    /// client that checks one occurrence and uses the other (RFC 6749 §3.1: a parameter is
+    /// never sent twice).
+    case repeatFirst
+    /// The parameter repeated, the captured value first and the given one after.
+    case repeatLast
+    /// Text appended as written, not encoded (`%26`, `%3D`, `%23`): catches a client that
+    /// decodes twice or splits the query after decoding it.
+    case inject
+    /// The first unreserved character of the value written percent-encoded (`a` as `%61`): the
+    /// same value by RFC 3986 §2.3, so a client must read it as the original.
+    case percentEncode
 
     /// What the transform does, as reports say it.
     public var summary: String {
@@ -20,14 +35,30 @@ public enum TamperTransformKind: String, CaseIterable, Sendable {
         case .dropLast: return "without its last character"
         case .append: return "with a suffix appended"
         case .empty: return "present but empty"
+        case .prepend: return "with a prefix put before it"
+        case .repeatFirst: return "repeated, another value first"
+        case .repeatLast: return "repeated, another value last"
+        case .inject: return "with encoded text appended as written"
+        case .percentEncode: return "with its first unreserved character percent-encoded (the same value)"
         }
     }
 
-    /// Whether it takes a `value` (the suffix).
+    /// What its `value` is, for messages; nil for a kind that takes none.
+    public var valueRole: String? {
+        switch self {
+        case .append: return "the suffix"
+        case .prepend: return "the prefix"
+        case .repeatFirst, .repeatLast: return "the other value"
+        case .inject: return "the text, written as given"
+        case .flipCase, .dropLast, .empty, .percentEncode: return nil
+        }
+    }
+
+    /// Whether it takes a `value` (the suffix, prefix, other value or injected text).
     public var takesValue: Bool {
         switch self {
-        case .append: return true
-        case .flipCase, .dropLast, .empty: return false
+        case .append, .prepend, .repeatFirst, .repeatLast, .inject: return true
+        case .flipCase, .dropLast, .empty, .percentEncode: return false
         }
     }
 }
@@ -38,6 +69,11 @@ public enum TamperTransform: Sendable, Equatable {
     case dropLast
     case append(Template)
     case empty
+    case prepend(Template)
+    case repeatFirst(Template)
+    case repeatLast(Template)
+    case inject(Template)
+    case percentEncode
 
     public var kind: TamperTransformKind {
         switch self {
@@ -45,6 +81,36 @@ public enum TamperTransform: Sendable, Equatable {
         case .dropLast: return .dropLast
         case .append: return .append
         case .empty: return .empty
+        case .prepend: return .prepend
+        case .repeatFirst: return .repeatFirst
+        case .repeatLast: return .repeatLast
+        case .inject: return .inject
+        case .percentEncode: return .percentEncode
+        }
+    }
+
+    /// The value it takes, for the kinds that take one.
+    public var value: Template? {
+        switch self {
+        case .append(let value), .prepend(let value), .repeatFirst(let value), .repeatLast(let value), .inject(let value): return value
+        case .flipCase, .dropLast, .empty, .percentEncode: return nil
+        }
+    }
+
+    /// The transform of `kind` with `value` (ignored by the kinds that take none; nil when a
+    /// value-taking kind has none).
+    public static func make(_ kind: TamperTransformKind, value: Template?) -> TamperTransform? {
+        // No default: a new kind must be built here.
+        switch kind {
+        case .flipCase: return .flipCase
+        case .dropLast: return .dropLast
+        case .empty: return .empty
+        case .percentEncode: return .percentEncode
+        case .append: return value.map { .append($0) }
+        case .prepend: return value.map { .prepend($0) }
+        case .repeatFirst: return value.map { .repeatFirst($0) }
+        case .repeatLast: return value.map { .repeatLast($0) }
+        case .inject: return value.map { .inject($0) }
         }
     }
 

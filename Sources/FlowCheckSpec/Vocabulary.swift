@@ -93,7 +93,11 @@ public enum Vocabulary {
     public static let browserOperations: [ActionSignature] = BrowserOperation.allCases.map(\.signature)
 
     /// The redirect parameters a `tamper` may set or transform.
-    public static let tamperParameters = ["state", "code", "client_id", "merchant_id", "error"]
+    public static let tamperParameters = ["state", "code", "client_id", "merchant_id", "error", "access_token", "token"]
+
+    /// The parts of the captured redirect's URL a `tamper` may set or transform, besides its
+    /// query: a near miss of the scheme, host or path, a userinfo or port added, a fragment.
+    public static let tamperURLParts = ["scheme", "host", "port", "userinfo", "path", "fragment"]
 
     /// Variables every spec may use without capturing them: the fake's base URL and the
     /// redirect the browser last captured.

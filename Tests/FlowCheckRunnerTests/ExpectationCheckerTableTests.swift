@@ -344,6 +344,14 @@ struct ExpectationCheckerTableTests {
             Case(target: .check(.storeEmpty), name: "the store not read", expect: T.expect(.storeEmpty(true)), observed: StepObservation(), failures: [
                 Failure("store", "the store's contents", "the store was not read"),
             ]),
+            // storeUnchanged
+            Case(target: .check(.storeUnchanged), name: "as before", expect: T.expect(.storeUnchanged), observed: StepObservation(store: ["accessToken": "tok-1"], storeBefore: ["accessToken": "tok-1"]), failures: []),
+            Case(target: .check(.storeUnchanged), name: "written, removed and changed", expect: T.expect(.storeUnchanged), observed: StepObservation(store: ["accessToken": "tok-2", "scope": "x"], storeBefore: ["accessToken": "tok-1", "tokenType": "Bearer"]), failures: [
+                Failure("store", "unchanged by the step", "accessToken changed to tok-2, scope written (x), tokenType removed"),
+            ]),
+            Case(target: .check(.storeUnchanged), name: "the store not read before the step", expect: T.expect(.storeUnchanged), observed: StepObservation(store: [:]), failures: [
+                Failure("store", "the store's contents", "the store was not read"),
+            ]),
             // store
             Case(target: .check(.store), name: "a stored field", expect: T.expect(.store([T.field("tokenType", "Bearer")])), observed: StepObservation(store: ["tokenType": "Bearer"]), failures: []),
             Case(target: .check(.store), name: "a token type in any case (RFC 6749 §5.1)", expect: T.expect(.store([T.field("tokenType", "Bearer")])), observed: StepObservation(store: ["tokenType": "bearer"]), failures: []),

@@ -87,10 +87,13 @@ struct NoSecretInReportsTests {
         let paths = ["junit.xml", "report.md", "summary.md", "junit-json.xml", "report-json.md"].map { folder.appendingPathComponent($0).path }
         let environment = FlowCheckCommand.Environment(githubActions: true, stepSummaryPath: paths[2], colour: true)
 
+        // The derived variants (about a thousand) with the SDK core: their reports and failures are
+        // the same code as the flows'; each broken SDK runs the written flows only.
+        let derived = scan.fails ? ["--no-derived"] : []
         let console = Captured()
-        let code = await command.run(["--junit", paths[0], "--markdown", paths[1], SpecsEarnTheirPlaceTests.specsFolder], console: console.console, environment: environment)
+        let code = await command.run(derived + ["--junit", paths[0], "--markdown", paths[1], SpecsEarnTheirPlaceTests.specsFolder], console: console.console, environment: environment)
         let json = Captured()
-        let jsonCode = await command.run(["--format", "json", "--junit", paths[3], "--markdown", paths[4], SpecsEarnTheirPlaceTests.specsFolder], console: json.console, environment: environment)
+        let jsonCode = await command.run(derived + ["--format", "json", "--junit", paths[3], "--markdown", paths[4], SpecsEarnTheirPlaceTests.specsFolder], console: json.console, environment: environment)
         #expect(code == (scan.fails ? .failed : .passed))
         #expect(jsonCode == code)
 

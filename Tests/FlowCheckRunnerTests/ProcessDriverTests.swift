@@ -358,7 +358,7 @@ struct ProcessDriverTests {
         #expect(lines.all.contains("2 passed, 0 failed, 72 skipped"))
         let nothing = await FlowCheckCommand().run(common + ["--filter", "^CLV-FULL-1$", SpecsEarnTheirPlaceTests.specsFolder], console: console)
         #expect(nothing == .usageOrInvalidSpec)
-        #expect(lines.all.contains { $0.contains("can run none of the 1 selected flows") })
+        #expect(lines.all.contains { $0.contains("can run none of the") && $0.contains("selected flows") })
         let missing = await FlowCheckCommand().run(["--driver", "/nonexistent/driver --x", "--junit", folder.path + "/j.xml", "--markdown", folder.path + "/m.md", SpecsEarnTheirPlaceTests.specsFolder], console: console)
         #expect(missing == .harnessFailure)
         #expect(lines.all.contains { $0.contains("/nonexistent/driver") && $0.contains("exited with status 127 before it sent hello") })

@@ -106,6 +106,7 @@ struct StepNarrativeTableTests {
             ]),
             Case(target: .check(.storeEmpty), name: "empty", expect: T.expect(.storeEmpty(true)), lines: ["The token store is empty."]),
             Case(target: .check(.storeEmpty), name: "not empty", expect: T.expect(.storeEmpty(false)), lines: ["The token store is not empty."]),
+            Case(target: .check(.storeUnchanged), name: "unchanged", expect: T.expect(.storeUnchanged), lines: ["The token store holds what it held before the step."]),
             Case(target: .check(.store), name: "fields", expect: T.expect(.store([T.field("tokenType", "Bearer"), T.field("accessToken", "${token}")])), lines: [
                 "Stored `tokenType` equals `Bearer`.", "Stored `accessToken` equals `${token}`.",
             ]),

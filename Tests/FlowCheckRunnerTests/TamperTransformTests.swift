@@ -23,7 +23,49 @@ struct TamperTransformTests {
         case .dropLast: #expect(Self.rewrite(.dropLast).apply(to: value) == "aB3-x_")
         case .append: #expect(Self.rewrite(.append(Template("${suffix}!")), variables: ["suffix": "0"]).apply(to: value) == "aB3-x_Z0!")
         case .empty: #expect(Self.rewrite(.empty).apply(to: value) == "")
+        case .prepend: #expect(Self.rewrite(.prepend(Template("evil"))).apply(to: value) == "evilaB3-x_Z")
+        case .inject:
+            // Written as given, not encoded: the client reads a `&` inside the value.
+            #expect(Self.rewrite(.inject(Template("%26x"))).apply(toRaw: Substring(value)) == "aB3-x_Z%26x")
+        case .percentEncode:
+            // The same value by RFC 3986 §2.3, written otherwise.
+            #expect(Self.rewrite(.percentEncode).apply(toRaw: Substring(value)) == "%61B3-x_Z")
+            #expect(Self.rewrite(.percentEncode).apply(to: value) == value)
+        case .repeatFirst, .repeatLast:
+            // Another piece, not a rewrite of the value (see `repeatedParameters`).
+            #expect(Self.rewrite(kind == .repeatFirst ? .repeatFirst(Template("x")) : .repeatLast(Template("x"))).apply(to: value) == nil)
         }
+    }
+
+    @Test("a repeated parameter is another piece beside the captured one, first or last")
+    func repeatedParameters() throws {
+        let url = "https://pos.example.com/cb?code=C&state=S"
+        let first = try ScriptedBrowser.tamper(url, [:], transforms: [ScriptedBrowser.Rewrite(ParameterTransform(parameter: "state", transform: .repeatFirst(Template("forged")), location: Self.here), variables: [:])])
+        #expect(first == "https://pos.example.com/cb?code=C&state=forged&state=S")
+        let last = try ScriptedBrowser.tamper(url, [:], transforms: [ScriptedBrowser.Rewrite(ParameterTransform(parameter: "state", transform: .repeatLast(Template("forged")), location: Self.here), variables: [:])])
+        #expect(last == "https://pos.example.com/cb?code=C&state=S&state=forged")
+    }
+
+    @Test("the URL's parts: near misses of scheme, host and path, a userinfo, a port, a fragment, the order", arguments: [
+        ("host suffix", ["host"], TamperTransform.append(Template(".evil.example")), [String: String](), "https://pos.example.com.evil.example/cb?code=C&state=S"),
+        ("host prefix", ["host"], .prepend(Template("evil")), [:], "https://evilpos.example.com/cb?code=C&state=S"),
+        ("host case", ["host"], .flipCase, [:], "https://POS.EXAMPLE.COM/cb?code=C&state=S"),
+        ("scheme case", ["scheme"], .flipCase, [:], "HTTPS://pos.example.com/cb?code=C&state=S"),
+        ("path sibling", ["path"], .append(Template("-x")), [:], "https://pos.example.com/cb-x?code=C&state=S"),
+        ("userinfo", [], .flipCase, ["userinfo": "evil"], "https://evil@pos.example.com/cb?code=C&state=S"),
+        ("port", [], .flipCase, ["port": "8443"], "https://pos.example.com:8443/cb?code=C&state=S"),
+        ("fragment", [], .flipCase, ["fragment": "access_token=X"], "https://pos.example.com/cb?code=C&state=S#access_token=X"),
+        ("order", [], .flipCase, ["order": "reversed"], "https://pos.example.com/cb?state=S&code=C"),
+    ])
+    func urlParts(_ name: String, _ parts: [String], _ transform: TamperTransform, _ arguments: [String: String], _ expected: String) throws {
+        let rewrites = parts.map { ScriptedBrowser.Rewrite(ParameterTransform(parameter: $0, transform: transform, location: Self.here), variables: [:]) }
+        #expect(try ScriptedBrowser.tamper("https://pos.example.com/cb?code=C&state=S", arguments, transforms: rewrites) == expected, "\(name)")
+    }
+
+    @Test("a custom-scheme redirect with no path keeps its authority: a segment is added after it")
+    func customSchemeSegment() throws {
+        let rewrite = ScriptedBrowser.Rewrite(ParameterTransform(parameter: "path", transform: .inject(Template("/x")), location: Self.here), variables: [:])
+        #expect(try ScriptedBrowser.tamper("clever-ios-cle1://oauth?code=C&state=S", [:], transforms: [rewrite]) == "clever-ios-cle1://oauth/x?code=C&state=S")
     }
 
     @Test("a transform that would leave the value as it was is refused, not a silent no-op")
@@ -48,7 +90,7 @@ struct TamperTransformTests {
             ParameterTransform(parameter: "state", transform: .flipCase, location: Self.here),
             ParameterTransform(parameter: "code", transform: .append(Template("x")), location: Self.here),
         ])
-        #expect(StepNarrative.action(action, actions: []).map(NarrativeMarkup.plain)?.replacingOccurrences(of: "\"", with: "`") == "The browser: an attacker rewrites the captured redirect: sets the given parameters (or transforms their captured values), removes those listed in remove with `state` as captured, with the case of every letter swapped, `code` as captured, with a suffix appended (`x`).")
+        #expect(StepNarrative.action(action, actions: []).map(NarrativeMarkup.plain)?.replacingOccurrences(of: "\"", with: "`") == "The browser: an attacker rewrites the captured redirect: sets the given parameters and URL parts (or transforms their captured values), removes the parameters listed in remove, reverses the parameters' order with `state` as captured, with the case of every letter swapped, `code` as captured, with a suffix appended (`x`).")
     }
 
     // MARK: - Only the named part changes, byte for byte

@@ -41,6 +41,9 @@ struct CloverRedirectTests {
         Case(name: "another host", url: "https://evil.example.com/clover/callback?code=C1&state=\(state)", code: .authorization, endsLogin: false),
         Case(name: "another scheme", url: "http://app.example.com/clover/callback?code=C1&state=\(state)", code: .authorization, endsLogin: false),
         Case(name: "another port", url: "https://app.example.com:8443/clover/callback?code=C1&state=\(state)", code: .authorization, endsLogin: false),
+        // Found by the derived tamper CLV-FULL-1~tamper.userinfo: the host is right, but a userinfo
+        // (RFC 9110 §4.2.4: never generated, a phishing device) makes it another URL.
+        Case(name: "a userinfo before the right host", url: "https://evil@app.example.com/clover/callback?merchant_id=M1&code=C1&state=\(state)", code: .authorization, endsLogin: false),
         Case(name: "error redirect", url: "\(base)?error=access_denied&state=\(state)", code: .authorization, endsLogin: true),
         Case(name: "error redirect without state: could come from any page; the login goes on", url: "\(base)?error=access_denied", code: .stateMismatch, endsLogin: false),
         Case(name: "error redirect with another state", url: "\(base)?error=access_denied&state=other", code: .stateMismatch, endsLogin: false),

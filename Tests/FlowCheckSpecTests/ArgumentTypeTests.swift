@@ -47,7 +47,7 @@ struct ArgumentTypeTests {
             "t.json:7:56: error: \"callback?code=${redirect}\" is not an absolute URL at $.steps[0].with.url\n  fix: write it with a scheme, e.g. \"https://pos.example.com/oauth/callback\" or \"com.example.app:/callback\"",
         ]),
         Case(name: "tamper remove: a misspelt parameter, an empty item, a repeat", json: SpecLoaderErrorTests.spec(steps: #"[{"browser": "tamper", "with": {"remove": "stat,,code, code"}}]"#), expected: [
-            "t.json:7:54: error: unknown value \"stat\" in the list \"stat,,code, code\" at $.steps[0].with.remove\n  fix: did you mean \"state\"? values: state, code, client_id, merchant_id, error",
+            "t.json:7:54: error: unknown value \"stat\" in the list \"stat,,code, code\" at $.steps[0].with.remove\n  fix: did you mean \"state\"? values: state, code, client_id, merchant_id, error, access_token, token",
             "t.json:7:54: error: an empty item in the list \"stat,,code, code\" at $.steps[0].with.remove\n  fix: separate the names with single commas, e.g. \"state,code\"",
             "t.json:7:54: error: \"code\" is listed twice in \"stat,,code, code\" at $.steps[0].with.remove\n  fix: list it once",
         ]),

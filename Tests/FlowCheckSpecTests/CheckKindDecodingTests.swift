@@ -10,7 +10,7 @@ struct CheckKindDecodingTests {
     /// A value of each key, as a spec writes it.
     static let expectSamples: [CheckKind: String] = [
         .outcome: #""error""#, .error: #"{"kind": "transport"}"#, .result: #"{"productCount": "2"}"#, .requests: "[]",
-        .browser: #"{"dismissed": true}"#, .neverSent: #"["sk-abcdef"]"#, .storeEmpty: "true", .store: #"{"accessToken": {"present": true}}"#,
+        .browser: #"{"dismissed": true}"#, .neverSent: #"["sk-abcdef"]"#, .storeEmpty: "true", .storeUnchanged: "true", .store: #"{"accessToken": {"present": true}}"#,
         .storeFiles: #"{"ownerOnly": true, "noTemporaryFiles": true}"#,
     ]
     static let errorSamples: [ErrorCheckKind: String] = [.kind: #""transport""#, .message: #"{"contains": "down"}"#]

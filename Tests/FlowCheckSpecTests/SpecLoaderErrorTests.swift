@@ -121,7 +121,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:25: error: unknown browser operation \"logn\" at $.steps[0].browser\n  fix: did you mean \"login\"? browser operations: login, deny, open, tamper",
         ]),
         Case(name: "tamper: unknown transform", json: spec(steps: #"[{"browser": "tamper", "with": {"state": {"transform": "flipcase"}}}]"#), expected: [
-            "t.json:7:67: error: unknown transform \"flipcase\" at $.steps[0].with.state.transform\n  fix: did you mean \"flipCase\"? transforms: flipCase, dropLast, append, empty",
+            "t.json:7:67: error: unknown transform \"flipcase\" at $.steps[0].with.state.transform\n  fix: did you mean \"flipCase\"? transforms: flipCase, dropLast, append, empty, prepend, repeatFirst, repeatLast, inject, percentEncode",
         ]),
         Case(name: "tamper: transform without its name", json: spec(steps: #"[{"browser": "tamper", "with": {"state": {"value": "x"}}}]"#), expected: [
             "t.json:7:53: error: missing required key \"transform\" at $.steps[0].with.state\n  fix: add \"transform\": \"flipCase\"",
@@ -130,10 +130,10 @@ struct SpecLoaderErrorTests {
             "t.json:7:53: error: an \"append\" transform needs a \"value\": the suffix at $.steps[0].with.state\n  fix: add \"value\": \"-x\"",
         ]),
         Case(name: "tamper: append of nothing", json: spec(steps: #"[{"browser": "tamper", "with": {"state": {"transform": "append", "value": ""}}}]"#), expected: [
-            "t.json:7:86: error: appending \"\" leaves the value as it was at $.steps[0].with.state.value\n  fix: append at least one character, e.g. \"x\"",
+            "t.json:7:86: error: \"append\" with \"\" leaves the value as it was at $.steps[0].with.state.value\n  fix: give at least one character, e.g. \"x\"",
         ]),
         Case(name: "tamper: a value on a transform that takes none", json: spec(steps: #"[{"browser": "tamper", "with": {"state": {"transform": "empty", "value": "x"}}}]"#), expected: [
-            "t.json:7:76: error: \"value\" belongs to an \"append\" transform; \"empty\" takes none at $.steps[0].with.state.value\n  fix: remove \"value\", or write \"transform\": \"append\"",
+            "t.json:7:76: error: \"value\" belongs to a transform that takes one (\"append\", \"prepend\", \"repeatFirst\", \"repeatLast\", \"inject\"); \"empty\" takes none at $.steps[0].with.state.value\n  fix: remove \"value\", or write \"transform\": \"append\"",
         ]),
         Case(name: "tamper: an unknown key in a transform", json: spec(steps: #"[{"browser": "tamper", "with": {"state": {"transform": "append", "suffix": "x"}}}]"#), expected: [
             "t.json:7:77: error: unknown key \"suffix\" at $.steps[0].with.state.suffix\n  fix: allowed keys here: transform, value",
@@ -143,7 +143,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:78: error: \"state\" is both removed and transformed at $.steps[0].with.state\n  fix: keep it in \"remove\" or transform it, not both; use two tamper steps for both in turn",
         ]),
         Case(name: "tamper: remove takes no transform", json: spec(steps: #"[{"browser": "tamper", "with": {"remove": {"transform": "empty"}}}]"#), expected: [
-            "t.json:7:54: error: \"remove\" of \"tamper\" takes no transform at $.steps[0].with.remove\n  fix: transform one of \"state\", \"code\", \"client_id\", \"merchant_id\", \"error\", e.g. \"state\": {\"transform\": \"empty\"}",
+            "t.json:7:54: error: \"remove\" of \"tamper\" takes no transform at $.steps[0].with.remove\n  fix: transform one of \"state\", \"code\", \"client_id\", \"merchant_id\", \"error\", \"access_token\", \"token\", \"scheme\", \"host\", \"port\", \"userinfo\", \"path\", \"fragment\", e.g. \"state\": {\"transform\": \"empty\"}",
         ]),
         Case(name: "a transform outside tamper", json: spec(steps: #"[{"browser": "login", "with": {"email": {"transform": "flipCase"}, "password": "pw-12345678"}}]"#), expected: [
             "t.json:7:52: error: \"email\" of \"login\" takes no transform at $.steps[0].with.email\n  fix: write the value itself; transforms rewrite the captured redirect in a \"browser\": \"tamper\" step",

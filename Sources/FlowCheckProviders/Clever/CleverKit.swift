@@ -23,6 +23,13 @@ public struct CleverKit: ProviderKit {
     }
 
     public var storeFields: [String] { ["accessToken", "tokenType"] }
+
+    public var derivation: DerivationProfile {
+        DerivationProfile(
+            parameters: ["state": .bindsLogin, "code": .credential],
+            injectedCredentials: .ignored,
+            notApplicable: [.interleave: "seed 004's SDK has no logout and no renewal: a login's one request (the code exchange) has nothing to race"])
+    }
     public var serverOperations: [String] { ["revokeTokens"] }
 
     public func makePersona(_ fixture: CleverFixture) -> FakeClever {

@@ -41,6 +41,17 @@ public struct CloverKit: ProviderKit {
     /// 100,000 ran into the 30 s watchdog).
     public static let concurrentCallers = 1...64
 
+    public var derivation: DerivationProfile {
+        DerivationProfile(
+            parameters: [
+                "state": .bindsLogin, "code": .credential,
+                "client_id": .unjudged("seed 000 hands the whole URL to receivedOAuthCodeOrToken and says nothing of comparing its client_id; the exchange carries the app's own"),
+                "merchant_id": .unjudged("the merchant the user logged in to: the SDK has nothing to check it against before the exchange"),
+            ],
+            injectedCredentials: .ignored,
+            logoutAction: "logout")
+    }
+
     public var storeFields: [String] { ["accessToken", "accessTokenExpiration", "refreshToken", "refreshTokenExpiration", "merchantId"] }
     public var serverOperations: [String] { ["revokeTokens"] }
 

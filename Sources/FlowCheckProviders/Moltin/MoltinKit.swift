@@ -24,6 +24,12 @@ public struct MoltinKit: ProviderKit {
         ]
     }
 
+    public var derivation: DerivationProfile {
+        DerivationProfile(
+            notApplicable: [.tamper: "seed 003's grants are client credentials and refresh tokens: no redirect or callback URL ever reaches the SDK"],
+            logoutAction: "deleteToken")
+    }
+
     public var storeFields: [String] { ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"] }
     public var serverOperations: [String] { ["revokeTokens"] }
 

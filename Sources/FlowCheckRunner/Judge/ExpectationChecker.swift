@@ -19,6 +19,8 @@ struct StepObservation {
     var redirect: String?
     /// The SDK's store; nil: not read, because no check of the step needs it.
     var store: [String: String]?
+    /// The SDK's store before the step's action; nil: not read (only `storeUnchanged` needs it).
+    var storeBefore: [String: String]?
     /// The store's files as the harness measured them; nil: not measured, because no check of
     /// the step needs them.
     var storeFiles: StoreFilesObservation?
@@ -62,7 +64,7 @@ struct ExpectationChecker {
         switch check {
         // `"store": {}` asks nothing.
         case .store(let fields): return !fields.isEmpty
-        case .storeEmpty: return true
+        case .storeEmpty, .storeUnchanged: return true
         case .outcome, .error, .result, .requests, .browser, .neverSent, .storeFiles: return false
         }
     }
@@ -71,7 +73,7 @@ struct ExpectationChecker {
     static func readsStoreFiles(_ check: Check) -> Bool {
         switch check {
         case .storeFiles(let kinds): return !kinds.isEmpty
-        case .outcome, .error, .result, .requests, .browser, .neverSent, .storeEmpty, .store: return false
+        case .outcome, .error, .result, .requests, .browser, .neverSent, .storeEmpty, .storeUnchanged, .store: return false
         }
     }
 
@@ -88,6 +90,7 @@ struct ExpectationChecker {
             case .browser(let checks): checkBrowser(checks, observed)
             case .neverSent(let values): checkNeverSent(values, exchanges: observed.exchanges, opened: observed.opened)
             case .storeEmpty(let empty): checkStoreEmpty(empty, observed.store)
+            case .storeUnchanged: checkStoreUnchanged(before: observed.storeBefore, after: observed.store)
             case .store(let fields): checkStore(fields, observed.store)
             case .storeFiles(let kinds): checkStoreFiles(kinds, observed.storeFiles)
             }
@@ -178,10 +181,10 @@ struct ExpectationChecker {
             // Only a hand-made expectation gets here (the loader refuses "outcome" on a step
             // without a call); loud rather than a pass.
             outcomeFailed = true
-            fail("outcome", expected: wanted == .ok ? "success" : "an error", actual: "no SDK call in this step")
+            fail("outcome", expected: Self.words(wanted), actual: "no SDK call in this step")
         case .crashed(let reason)?:
             outcomeFailed = true
-            fail("outcome", expected: wanted == .ok ? "success" : "an error value", actual: "the SDK crashed (\(reason))")
+            fail("outcome", expected: Self.words(wanted), actual: "the SDK crashed (\(reason))")
         case .ok?:
             if wanted == .error {
                 outcomeFailed = true
@@ -192,6 +195,15 @@ struct ExpectationChecker {
                 outcomeFailed = true
                 fail("outcome", expected: "success", actual: "\(kind) error: \(message)")
             }
+        }
+    }
+
+    /// What an outcome asks for, in a failure's words.
+    private static func words(_ outcome: Expectation.Outcome) -> String {
+        switch outcome {
+        case .ok: return "success"
+        case .error: return "an error value"
+        case .any: return "success or an error value"
         }
     }
 
@@ -384,6 +396,22 @@ struct ExpectationChecker {
         } else if !empty && contents.isEmpty {
             fail("store", expected: "not empty", actual: "empty")
         }
+    }
+
+    /// The store after the step against the store before it: every field, added, removed or
+    /// changed, is named (the values are the redactor's to mask).
+    private mutating func checkStoreUnchanged(before: [String: String]?, after: [String: String]?) {
+        guard let before, let after else { return storeNotRead() }
+        guard before != after else { return }
+        let names = Set(before.keys).union(after.keys).sorted().filter { before[$0] != after[$0] }
+        let changes = names.map { name -> String in
+            switch (before[name], after[name]) {
+            case (nil, let new?): return "\(name) written (\(new))"
+            case (_?, nil): return "\(name) removed"
+            case (_, let new): return "\(name) changed to \(new ?? "")"
+            }
+        }
+        fail("store", expected: "unchanged by the step", actual: changes.joined(separator: ", "))
     }
 
     /// The SDK's store.

@@ -173,6 +173,8 @@ public struct FlowResult: Sendable {
     /// Invariants that could not be checked in this flow with this driver, and why (a store
     /// that is not file-backed has no files to judge). The flow's status does not change.
     public var invariantsNotChecked: [String] = []
+    /// For a variant derived from a written flow: its flow, family and rule (nil for a flow).
+    public var derivation: Derivation?
 
     public init(
         id: String, title: String, summary: String?, file: String, provider: String, seed: String, passage: String,

@@ -7,6 +7,7 @@ extension FlowResult {
     func citing(_ spec: FlowSpec) -> FlowResult {
         var result = self
         result.requirements = spec.allRequirements
+        result.derivation = spec.derivation
         let stepIDs = Dictionary(spec.steps.map { ($0.number, $0.requirements) }, uniquingKeysWith: { first, _ in first })
         for index in result.steps.indices {
             result.steps[index].requirements = stepIDs[result.steps[index].number] ?? []

@@ -48,11 +48,7 @@ enum StepNarrative {
     /// "`state` as captured, with the case of every letter swapped".
     static func describe(_ transform: ParameterTransform) -> String {
         let base = "\(code(transform.parameter)) as captured, \(transform.transform.kind.summary)"
-        // No default: a new transform must say what it does here.
-        switch transform.transform {
-        case .flipCase, .dropLast, .empty: return base
-        case .append(let suffix): return base + " (\(code(Transcript.maskQuery(suffix.raw))))"
-        }
+        return transform.transform.value.map { base + " (\(code(Transcript.maskQuery($0.raw))))" } ?? base
     }
 
     /// ` with name `value`, ...` (a sensitive literal masked), or nothing.
@@ -79,6 +75,8 @@ enum StepNarrative {
                 case .error:
                     failsLine = lines.count
                     lines.append("The call fails.")
+                case .any:
+                    lines.append("The call may succeed or fail.")
                 }
             case .error(let checks):
                 let sentence = "The call fails" + describe(checks) + "."
@@ -102,6 +100,8 @@ enum StepNarrative {
                 lines.append("No request carries " + values.map { code($0.variables.isEmpty ? Redactor.mask : $0.raw) }.joined(separator: " or ") + ", in any encoding.")
             case .storeEmpty(let empty):
                 lines.append(empty ? "The token store is empty." : "The token store is not empty.")
+            case .storeUnchanged:
+                lines.append("The token store holds what it held before the step.")
             case .store(let fields):
                 for field in fields { lines.append("Stored \(code(field.field)) \(describe(field)).") }
             case .storeFiles(let kinds):

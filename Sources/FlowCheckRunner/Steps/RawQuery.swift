@@ -24,7 +24,7 @@ struct RawQuery {
 
     /// Everything before the query (the `?` included when there was one).
     private var head: Substring
-    /// The `#fragment`, if any, as written.
+    /// The `#fragment`, if any, as written (with its `#`).
     private var fragment: Substring
     private(set) var pieces: [Piece]
 
@@ -71,6 +71,122 @@ struct RawQuery {
             pieces[index] = Piece(raw: raw, name: name)
         } else {
             pieces.append(Piece(raw: raw, name: name))
+        }
+    }
+
+    /// Adds another `name=value` piece (the value as written, already encoded) just before or
+    /// just after the first parameter called `name`. False when there is none.
+    mutating func repeatParameter(_ name: String, rawValue: String, before: Bool) -> Bool {
+        guard let index = pieces.firstIndex(where: { $0.name == name }) else { return false }
+        let piece = pieces[index]
+        let rawName = piece.raw.firstIndex(of: "=").map { piece.raw[..<$0] } ?? piece.raw
+        pieces.insert(Piece(raw: Substring(rawName + "=" + rawValue), name: name), at: before ? index : index + 1)
+        return true
+    }
+
+    /// The parameters last to first, each as written.
+    mutating func reverse() {
+        pieces.reverse()
+    }
+
+    /// A part of the URL before the query, or its fragment, as written (nil: the URL has none:
+    /// no port, no userinfo, no fragment).
+    func part(_ name: URLPart) -> Substring? {
+        if name == .fragment { return fragment.isEmpty ? nil : fragment.dropFirst() }
+        return URLHead(head).part(name)
+    }
+
+    /// Sets a part of the URL before the query, or its fragment, to `raw` (written as given):
+    /// every other byte stays as it was.
+    mutating func setPart(_ name: URLPart, _ raw: String) {
+        if name == .fragment {
+            fragment = Substring("#" + raw)
+            return
+        }
+        var parsed = URLHead(head)
+        parsed.set(name, raw)
+        head = Substring(parsed.text)
+    }
+
+    /// The parts of a URL a `tamper` may rewrite besides its query.
+    enum URLPart: String, CaseIterable {
+        case scheme, userinfo, host, port, path, fragment
+    }
+
+    /// `scheme://userinfo@host:port/path?`, split as written.
+    private struct URLHead {
+        var scheme: Substring
+        /// Whether `//` follows the scheme (an authority).
+        var hasAuthority: Bool
+        var userinfo: Substring?
+        var host: Substring
+        var port: Substring?
+        var path: Substring
+        var question: Bool
+
+        init(_ head: Substring) {
+            var rest = head
+            question = rest.hasSuffix("?")
+            if question { rest = rest.dropLast() }
+            let colon = rest.firstIndex(of: ":") ?? rest.startIndex
+            scheme = rest[..<colon]
+            rest = colon < rest.endIndex ? rest[rest.index(after: colon)...] : rest[rest.endIndex...]
+            hasAuthority = rest.hasPrefix("//")
+            guard hasAuthority else {
+                userinfo = nil
+                host = ""
+                port = nil
+                path = rest
+                return
+            }
+            rest = rest.dropFirst(2)
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            var authority = rest[..<slash]
+            path = rest[slash...]
+            if let at = authority.lastIndex(of: "@") {
+                userinfo = authority[..<at]
+                authority = authority[authority.index(after: at)...]
+            } else {
+                userinfo = nil
+            }
+            // A port follows the last colon outside an IPv6 literal's brackets.
+            if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+                host = authority[..<colon]
+                port = authority[authority.index(after: colon)...]
+            } else {
+                host = authority
+                port = nil
+            }
+        }
+
+        func part(_ name: URLPart) -> Substring? {
+            switch name {
+            case .scheme: return scheme
+            case .userinfo: return userinfo
+            case .host: return host
+            case .port: return port
+            case .path: return path
+            case .fragment: return nil
+            }
+        }
+
+        mutating func set(_ name: URLPart, _ raw: String) {
+            switch name {
+            case .scheme: scheme = Substring(raw)
+            case .userinfo: userinfo = Substring(raw); hasAuthority = true
+            case .host: host = Substring(raw); hasAuthority = true
+            case .port: port = Substring(raw); hasAuthority = true
+            case .path: path = Substring(raw)
+            case .fragment: break
+            }
+        }
+
+        var text: String {
+            var text = String(scheme) + ":"
+            if hasAuthority {
+                text += "//" + (userinfo.map { $0 + "@" } ?? "") + host + (port.map { ":" + $0 } ?? "")
+            }
+            return text + path + (question ? "?" : "")
         }
     }
 

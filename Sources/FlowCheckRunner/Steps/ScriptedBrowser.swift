@@ -58,18 +58,15 @@ final class ScriptedBrowser: Sendable {
     struct Rewrite {
         var parameter: String
         var kind: TamperTransformKind
-        var suffix: String
+        /// The transform's value, rendered (the suffix, prefix, other value or injected text).
+        var value: String
         var location: SourceLocation
 
         init(_ transform: ParameterTransform, variables: [String: String]) {
             parameter = transform.parameter
             kind = transform.transform.kind
             location = transform.location
-            // No default: a new transform must be rendered here.
-            switch transform.transform {
-            case .flipCase, .dropLast, .empty: suffix = ""
-            case .append(let template): suffix = template.render(variables)
-            }
+            value = transform.transform.value?.render(variables) ?? ""
         }
 
         /// The decoded value rewritten, or nil when the transform would leave it as it was (a
@@ -97,9 +94,22 @@ final class ScriptedBrowser: Sendable {
             case .dropLast:
                 return units.isEmpty ? nil : units.dropLast().map { String($0.raw) }.joined()
             case .append:
-                return suffix.isEmpty ? nil : String(raw) + RawQuery.encode(suffix)
+                return value.isEmpty ? nil : String(raw) + RawQuery.encode(value)
+            case .prepend:
+                return value.isEmpty ? nil : RawQuery.encode(value) + String(raw)
+            case .inject:
+                return value.isEmpty ? nil : String(raw) + value
             case .empty:
                 return raw.isEmpty ? nil : ""
+            case .percentEncode:
+                // RFC 3986 §2.3: ALPHA / DIGIT / "-" / "." / "_" / "~", written as itself.
+                guard let index = units.firstIndex(where: { $0.raw.count == 1 && ($0.scalar.properties.isASCIIHexDigit || ($0.scalar.isASCII && (Character($0.scalar).isLetter || "-._~".unicodeScalars.contains($0.scalar)))) }) else { return nil }
+                return units.enumerated().map { offset, unit in
+                    offset == index ? String(format: "%%%02X", unit.scalar.value) : String(unit.raw)
+                }.joined()
+            case .repeatFirst, .repeatLast:
+                // Not a rewrite of the value: `tamper` adds another piece instead.
+                return nil
             }
         }
     }
@@ -153,14 +163,32 @@ final class ScriptedBrowser: Sendable {
         }
         var query = RawQuery(redirect)
         query.remove(Set((arguments["remove"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }))
-        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) where name != "remove" {
-            query.set(name, to: value)
+        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) where name != "remove" && name != "order" {
+            if let part = RawQuery.URLPart(rawValue: name) {
+                query.setPart(part, value)
+            } else {
+                query.set(name, to: value)
+            }
         }
+        if arguments["order"] == "reversed" { query.reverse() }
         for rewrite in transforms {
             let place = "line \(rewrite.location.line), column \(rewrite.location.column)"
+            if let part = RawQuery.URLPart(rawValue: rewrite.parameter) {
+                // A part the URL lacks (no port, no fragment) is transformed from empty.
+                let current = query.part(part) ?? ""
+                guard let rewritten = rewrite.apply(toRaw: current) else {
+                    throw DriverError("browser tamper (\(place)): \(rewrite.kind.rawValue) leaves the redirect's \(part.rawValue) as it was, so the step would test nothing. Fix: use another transform", party: .spec)
+                }
+                query.setPart(part, rewritten)
+                continue
+            }
             guard let piece = query.pieces.first(where: { $0.name == rewrite.parameter }) else {
                 let present = query.names.map { "\"\($0)\"" }.joined(separator: ", ")
                 throw DriverError("browser tamper (\(place)): the captured redirect has no \"\(rewrite.parameter)\" to \(rewrite.kind.rawValue); it carries \(present.isEmpty ? "no parameters" : present). Fix: set it with \"\(rewrite.parameter)\": \"...\", or transform one it carries", party: .spec)
+            }
+            if rewrite.kind == .repeatFirst || rewrite.kind == .repeatLast {
+                _ = query.repeatParameter(rewrite.parameter, rawValue: RawQuery.encode(rewrite.value), before: rewrite.kind == .repeatFirst)
+                continue
             }
             guard let rewritten = rewrite.apply(toRaw: piece.rawValue ?? "") else {
                 throw DriverError("browser tamper (\(place)): \(rewrite.kind.rawValue) leaves \"\(rewrite.parameter)\" as it was (it has no letters, or is empty), so the step would test nothing. Fix: use another transform", party: .spec)

@@ -65,7 +65,10 @@ struct StepLoop {
             // Waits the SDK chooses during this step may let at most so much time pass.
             clock.startPauseWindow(budget: Self.pauseBudget)
             do {
-                guard let action = try await perform(step, at: index) else { return }
+                // What the store held before the step, for a `storeUnchanged` check only.
+                let before = step.expect?.checks.contains(.storeUnchanged) == true ? try await session.storeContents() : nil
+                guard var action = try await perform(step, at: index) else { return }
+                action.storeBefore = before
                 let observed = observe(step, after: action)
                 let verdict = try await check(step, observed)
                 guard record(verdict, at: index) else { return }
@@ -94,6 +97,8 @@ struct StepLoop {
         var windowStart: Int?
         /// The app call's arguments as the SDK received them (variables substituted).
         var arguments: [String: String] = [:]
+        /// The store before the action, when a `storeUnchanged` check needs it.
+        var storeBefore: [String: String]?
     }
 
     /// Performs the step's action; nil when the flow ends here with its verdict already
@@ -265,7 +270,7 @@ struct StepLoop {
             // The driver says where; the harness measures.
             storeFiles = try await session.storeLocation().map { .measured(try StoreDirectoryFacts.measure($0, secrets: storeSecrets)) } ?? .notFileBacked
         }
-        checker.check(step.expect, StepObservation(call: observed.action.outcome, exchanges: observed.window, opened: observed.opened, dismissed: observed.dismissed, page: browser.page, redirect: browser.redirect, store: store, storeFiles: storeFiles))
+        checker.check(step.expect, StepObservation(call: observed.action.outcome, exchanges: observed.window, opened: observed.opened, dismissed: observed.dismissed, page: browser.page, redirect: browser.redirect, store: store, storeBefore: observed.action.storeBefore, storeFiles: storeFiles))
         variables = checker.variables
         storeInodes = checker.storeInodes
         // The invariants, on what the SDK really did and handed back: unmasked.

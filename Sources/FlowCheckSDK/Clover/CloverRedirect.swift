@@ -29,7 +29,7 @@ enum CloverRedirect {
             // Also what a replayed redirect meets: the state it carries was used up.
             return .reject(OAuthError.stateMismatch("no login is in progress; a redirect is accepted once, for the login that sent its state"), endsLogin: false)
         }
-        guard isUnder(url, redirect: pending.redirectURL) else {
+        guard CallbackURL.isUnder(url, expected: pending.redirectURL) else {
             return .reject(OAuthError.authorization("the URL is not under the configured redirect URI"), endsLogin: false)
         }
         // Clover form-encodes the redirect's parameters, so `+` is a space here.
@@ -81,27 +81,5 @@ enum CloverRedirect {
             return .reject(OAuthError.authorization("the redirect carries no usable merchant_id"), endsLogin: true)
         }
         return .exchange(code: code, merchantID: merchantID)
-    }
-
-    /// Whether `url` has the redirect URI's scheme, host, port (a default port counts as given)
-    /// and path. Compared exactly, apart from the case of scheme and host, which RFC 3986 §6.2.2.1
-    /// makes case-insensitive: a prefix match would let a sibling path deliver codes.
-    static func isUnder(_ url: URL, redirect: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == redirect.scheme?.lowercased(),
-              url.host?.lowercased() == redirect.host?.lowercased(),
-              effectivePort(url) == effectivePort(redirect)
-        else { return false }
-        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath
-        let expected = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.percentEncodedPath
-        return path != nil && path == expected
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
-        case "https": return 443
-        case "http": return 80
-        default: return nil
-        }
     }
 }

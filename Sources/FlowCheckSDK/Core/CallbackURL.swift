@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reading a URL that an app was opened with (an OAuth redirect, a backend's return URL),
-/// without I/O, for the providers that receive one (Clever, Braintree).
+/// without I/O, for every provider that receives one (Clover, Clever, Braintree).
 ///
 /// The same rules `CloverRedirect` applies, shared so each later provider judges callbacks alike.
 enum CallbackURL {

@@ -78,6 +78,9 @@ struct InvariantJudge {
     private var nonces: [(kind: String, value: String, step: Int)] = []
     /// The state of the login page the SDK opened last.
     private var loginState: String?
+    /// The `redirect_uri` of the login page the SDK opened last: only a URL on it can be the
+    /// provider's answer to that login.
+    private var loginRedirect: String?
 
     init(provider: Provider, enabled: Set<Invariant>) {
         self.provider = provider
@@ -119,7 +122,9 @@ struct InvariantJudge {
         // measurement: an in-place rewrite across it is still seen.
         if let files = observation.storeFiles { previousFiles = files }
         for url in observation.opened {
-            loginState = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value
+            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems
+            loginState = items?.first { $0.name == "state" }?.value
+            loginRedirect = items?.first { $0.name == "redirect_uri" }?.value
         }
         return violations
     }
@@ -334,8 +339,7 @@ struct InvariantJudge {
         case (.always, .error(let kind, _)), (.unlessResult, .error(let kind, _)):
             if observation.window.contains(where: { $0.request.method == "POST" && Self.field("code", of: $0.request) != nil }) {
                 ending = "spent the code and ended in a \(kind) error"
-            } else if let answer = observation.arguments.values.compactMap(URLComponents.init(string:)).first(where: { $0.queryItems?.contains { $0.name == "error" } == true }),
-                      let state = answer.queryItems?.first(where: { $0.name == "state" })?.value, state == loginState {
+            } else if observation.arguments.values.contains(where: isErrorAnswerToTheLogin) {
                 ending = "received the provider's error answer for this login and ended in a \(kind) error"
             } else {
                 // A redirect refused as not this login's: the login goes on.
@@ -345,6 +349,21 @@ struct InvariantJudge {
             return []
         }
         return ["\(name) \(ending), ending the login, and the page the SDK opened is still showing"]
+    }
+
+    /// Whether `text` is the provider's error answer to the login the SDK opened last (RFC 6749
+    /// §4.1.2.1): on that login's redirect URI (scheme and host in any case, RFC 3986 §6.2.2.1;
+    /// no userinfo or other port), no parameter twice (§3.1), its state, an `error`, and no
+    /// credential beside it. Anything else an SDK may refuse as not this login's, ending nothing.
+    private func isErrorAnswerToTheLogin(_ text: String) -> Bool {
+        guard let answer = URLComponents(string: text), let items = answer.queryItems, let loginState,
+              items.contains(where: { $0.name == "error" }),
+              items.filter({ $0.name == "state" }).map(\.value) == [loginState],
+              Set(items.map(\.name)).count == items.count,
+              !items.contains(where: { Self.credentialParameters.contains($0.name) || $0.name == "token" }) else { return false }
+        guard let loginRedirect, let expected = URLComponents(string: loginRedirect) else { return true }
+        return answer.scheme?.lowercased() == expected.scheme?.lowercased() && answer.host?.lowercased() == expected.host?.lowercased()
+            && answer.port == expected.port && answer.user == nil && answer.password == nil && answer.percentEncodedPath == expected.percentEncodedPath
     }
 
     // MARK: - INV-STORE

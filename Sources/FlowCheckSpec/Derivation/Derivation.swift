@@ -1,0 +1,125 @@
+/// The families of adversarial variants the runner derives from every committed flow: the same
+/// attack tried at every place of every flow where it applies, each variant with its expected
+/// outcome given by a rule ( ``DerivedRule``), not written by hand.
+///
+/// A closed set: the deriver, the reports' family × provider table and the loader's opt-out
+/// switch over it with no `default:`.
+public enum DerivedFamily: String, CaseIterable, Sendable, Comparable {
+    /// The redirect or callback the SDK is handed, rewritten: a parameter changed, repeated,
+    /// removed or injected; the URL a near miss of the registered one; credentials added.
+    case tamper
+    /// A logout while each request of the flow's login or renewal is held in flight.
+    case interleave
+
+    /// One line for reports.
+    public var summary: String {
+        switch self {
+        case .tamper: return "redirect and callback tampers: each parameter changed, repeated, removed or injected with encoded delimiters; scheme, host and path near misses; credentials and fragments added; rewrites the RFCs make equivalent"
+        case .interleave: return "a logout while each request of a login or renewal is held in flight, then released"
+        }
+    }
+
+    public static func < (lhs: DerivedFamily, rhs: DerivedFamily) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// The rule that gives a derived variant its expected outcome, with the requirements that make
+/// it one.
+public struct DerivedRule: Sendable, Equatable {
+    /// `DRV-REFUSED`, ...
+    public var id: String
+    /// What a conforming SDK does, in one sentence.
+    public var statement: String
+    /// Requirement ids (in the catalogue).
+    public var requirements: [String]
+
+    public init(id: String, statement: String, requirements: [String]) {
+        self.id = id
+        self.statement = statement
+        self.requirements = requirements
+    }
+}
+
+/// Where a derived variant comes from: its flow, family, variant name and rule.
+public struct Derivation: Sendable, Equatable {
+    /// The id of the committed flow it was derived from.
+    public var parent: String
+    public var family: DerivedFamily
+    /// The variant's name within the flow, e.g. `state.case` or `step5.host.suffix`.
+    public var variant: String
+    public var rule: DerivedRule
+    /// What was done to the flow, in words for reports.
+    public var description: String
+
+    public init(parent: String, family: DerivedFamily, variant: String, rule: DerivedRule, description: String) {
+        self.parent = parent
+        self.family = family
+        self.variant = variant
+        self.rule = rule
+        self.description = description
+    }
+
+    /// The derived flow's id: `CLE-LOGIN~tamper.state.case`. Stable: built from the flow's id
+    /// and the variant's place and kind only.
+    public var id: String { "\(parent)~\(family.rawValue).\(variant)" }
+}
+
+/// A flow's opt-out of a family (`"notDerived": [{"family": "tamper", "why": "..."}]`): no
+/// variant of that family is derived from it, and reports show the reason.
+public struct DerivedOptOut: Sendable, Equatable {
+    public var family: DerivedFamily
+    public var why: String
+    public var location: SourceLocation
+
+    public init(family: DerivedFamily, why: String, location: SourceLocation) {
+        self.family = family
+        self.why = why
+        self.location = location
+    }
+
+    /// The keys of one opt-out object.
+    public static let keys = ["family", "why"]
+}
+
+/// How a provider's redirects are judged by the derived families, declared beside its kit.
+public struct DerivationProfile: Sendable {
+    /// What a redirect parameter stands for, so a tamper of it has a rule.
+    public enum ParameterRole: Sendable, Equatable {
+        /// Binds the redirect to the login the SDK started (`state`): any change is refused on
+        /// the device, before any request (RFC 6749 §10.12).
+        case bindsLogin
+        /// A credential the server checks (`code`): a changed one logs nobody in, though the
+        /// SDK may learn that only from the token endpoint.
+        case credential
+        /// No document says what the SDK must do with a changed value: not tampered, for this
+        /// reason.
+        case unjudged(String)
+    }
+
+    /// What the SDK must do with credential-like parameters its provider never puts in this
+    /// redirect (`access_token`, `token`, a fragment).
+    public enum InjectedCredentials: Sendable, Equatable {
+        /// Ignore them and go on as without them (RFC 6749 §4.1.2: the client ignores response
+        /// parameters it does not recognise); never store or send the injected value.
+        case ignored
+        /// Refuse the whole URL (a provider whose seed says a token never comes this way).
+        case refused(because: String, requirements: [String])
+    }
+
+    /// The redirect's query parameters and their roles; one not listed is not tampered.
+    public var parameters: [String: ParameterRole]
+    public var injectedCredentials: InjectedCredentials
+    /// Families that never apply to the provider, with why (the table shows it).
+    public var notApplicable: [DerivedFamily: String]
+    /// The app action that ends the session on the user's request (a logout), for the
+    /// interleavings; nil: none.
+    public var logoutAction: String?
+
+    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil) {
+        self.parameters = parameters
+        self.injectedCredentials = injectedCredentials
+        self.notApplicable = notApplicable
+        self.logoutAction = logoutAction
+    }
+}

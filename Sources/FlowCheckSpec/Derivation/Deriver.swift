@@ -1,0 +1,61 @@
+/// Derives the adversarial variants of committed flows (``DerivedFamily``): ordinary
+/// ``FlowSpec``s with a ``Derivation``, run and reported like flows.
+///
+/// Deterministic: the same specs give the same variants, in the same order, with the same ids.
+/// A variant whose steps (up to the end of what it judges) are the same as an earlier flow's
+/// variant is not derived twice: the first flow, in load order, carries it.
+public enum Deriver {
+    /// Every variant of `specs`, flow by flow in their order, families in ``DerivedFamily`` order.
+    /// - Parameters:
+    ///   - specs: Committed flows; a derived one among them derives nothing.
+    ///   - providers: The descriptions the flows' providers are looked up in.
+    ///   - families: The families to derive (all by default).
+    public static func variants(of specs: [FlowSpec], providers: ProviderCatalog, families: Set<DerivedFamily> = Set(DerivedFamily.allCases)) -> [FlowSpec] {
+        var seen = Set<String>()
+        var variants: [FlowSpec] = []
+        for spec in specs where spec.derivation == nil {
+            guard let provider = providers.description(of: spec.provider) else { continue }
+            let optedOut = Set(spec.notDerived.map(\.family))
+            for family in DerivedFamily.allCases where families.contains(family) && !optedOut.contains(family) && provider.derivation.notApplicable[family] == nil {
+                let derived: [Candidate]
+                // No default: a new family is derived here or nothing compiles.
+                switch family {
+                case .tamper: derived = RedirectTampers.derive(spec, provider: provider)
+                case .interleave: derived = Interleavings.derive(spec, provider: provider)
+                }
+                for candidate in derived where seen.insert(candidate.signature).inserted {
+                    variants.append(candidate.spec)
+                }
+            }
+        }
+        return variants
+    }
+
+    /// A variant and what makes it the same as another flow's: its provider, fixture, steps
+    /// and rule, without notes or places.
+    struct Candidate {
+        var spec: FlowSpec
+        var signature: String
+    }
+
+    /// The variant of `spec` with these steps (renumbered from 1) and this derivation.
+    /// `kind`: the attack without its place in the flow (`state.case`), for the signature.
+    static func candidate(_ spec: FlowSpec, steps: [Step], derivation: Derivation, kind: String) -> Candidate {
+        var variant = spec
+        variant.id = derivation.id
+        variant.title = "\(spec.title) — \(derivation.description)"
+        variant.summary = derivation.rule.statement
+        variant.steps = steps.enumerated().map { offset, step in
+            var step = step
+            step.number = offset + 1
+            return step
+        }
+        variant.requirements = spec.requirements + derivation.rule.requirements.filter { !spec.requirements.contains($0) }
+        variant.derivation = derivation
+        variant.notDerived = []
+        variant.decisions = spec.decisions + ["Derived (\(derivation.rule.id)): \(derivation.rule.statement)"]
+        let signature = ([spec.provider.rawValue, String(describing: spec.fixture), derivation.family.rawValue, kind, derivation.rule.id]
+            + variant.steps.map { "\(String(describing: $0.action))|\(String(describing: $0.expect))|\($0.background ?? "")" }).joined(separator: "\n")
+        return Candidate(spec: variant, signature: signature)
+    }
+}
