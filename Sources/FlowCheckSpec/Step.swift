@@ -83,7 +83,8 @@ public enum BrowserOperation: String, CaseIterable, Sendable {
             var types = Dictionary(uniqueKeysWithValues: settable.map { ($0, Vocabulary.ArgumentType.text) })
             types["remove"] = .listOf(Vocabulary.tamperParameters)
             types["order"] = .oneOf(["reversed"])
-            var tamper = Vocabulary.ActionSignature(name: rawValue, required: [], optional: settable + ["remove", "order"], summary: "an attacker rewrites the captured redirect: sets the given parameters and URL parts (or transforms their captured values), removes the parameters listed in remove, reverses the parameters' order", types: types)
+            types["move"] = .oneOf(["queryToFragment"])
+            var tamper = Vocabulary.ActionSignature(name: rawValue, required: [], optional: settable + ["remove", "order", "move"], summary: "an attacker rewrites the captured redirect: sets the given parameters and URL parts (or transforms their captured values), removes the parameters listed in remove, reverses the parameters' order", types: types)
             tamper.transformable = settable
             return tamper
         }

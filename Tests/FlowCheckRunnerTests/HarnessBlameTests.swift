@@ -121,7 +121,7 @@ struct HarnessBlameTests {
         let console = FlowCheckCommand.Console(out: { stdout.add($0) }, err: { lines.add($0) })
         let code = await FlowCheckCommand().run([
             "--driver", command, "--format", "json", "--junit", folder.path + "/j.xml", "--markdown", folder.path + "/m.md",
-            "--filter", "^MLT-(AUTH|PRODUCTS)$", SpecsEarnTheirPlaceTests.specsFolder,
+            "--filter", "^MLT-(AUTH|PRODUCTS)$", "--no-derived", SpecsEarnTheirPlaceTests.specsFolder,
         ], console: console)
         #expect(code == .harnessFailure, "\(lines.all)")
         let cause = command.hasPrefix("/nonexistent") ? "exited with status 127 before it sent hello" : "the driver speaks protocol 2; this runner speaks 1"

@@ -505,3 +505,35 @@ final class SentExpired: @unchecked Sendable {
         return expired
     }
 }
+
+/// Found by the derived interleavings (CLV-FULL-1~interleave.step4.POST-oauth-v2-token.logout):
+/// a code exchange in flight when the app logged out stored its session when the answer came,
+/// logging the user back in; No OAuth's setup and updateToken did the same after their
+/// merchant check.
+@Suite("Clover: a logout overtakes a call in flight", .integration, .timeLimit(.minutes(20)))
+struct CloverLogoutInFlightTests {
+    @Test("a code exchange answered after logout stores nothing, fires nothing")
+    func exchangeAfterLogoutStoresNothing() async throws {
+        let world = try CloverWorld()
+        let fired = CallCounter()
+        _ = await world.sdk.addOnTokenChangeCallback(fired.callback)
+        let outcome = try await world.sdk.setup(configuration: try world.full)
+        #expect(outcome == .loginStarted)
+        let redirect = try await world.authorize(try #require(world.browser.openedURLs.last))
+        let gate = Gate("the code exchange is held")
+        let arrived = Gate("the code exchange arrived")
+        world.tap.beforeSend { request in
+            guard request.url.path == "/oauth/v2/token" else { return }
+            arrived.open()
+            try await gate.wait()
+        }
+        let sdk = world.sdk
+        let exchange = Task { try await sdk.receivedOAuthCodeOrToken(redirect) }
+        try await arrived.wait()
+        try await sdk.logout()
+        gate.open()
+        await #expect(throws: OAuthError.self) { try await boundedValue(of: exchange, waitingFor: "the held exchange") }
+        #expect(await sdk.isLoggedIn == false)
+        #expect(fired.value == 0)
+    }
+}

@@ -55,3 +55,27 @@ struct MoltinClientConcurrencyTests {
         #expect(world.tokenRequests(grant: "refresh_token").count == 1)
     }
 }
+
+/// Found by the derived interleavings (MLT-AUTH~interleave.step1.POST-oauth-access_token.deleteToken):
+/// an Auth whose token request was in flight when the app deleted the token stored its token
+/// when the answer came, bringing back what the user had just deleted.
+@Suite("MoltinClient: a delete overtakes a call in flight", .integration, .timeLimit(.minutes(20)))
+struct MoltinClientDeleteInFlightTests {
+    @Test("an Auth answered after Delete Token stores nothing and says so")
+    func authAfterDeleteStoresNothing() async throws {
+        let world = try MoltinWorld()
+        let gate = Gate("the token request is held")
+        let arrived = Gate("the token request arrived")
+        world.tap.beforeSend { _ in
+            arrived.open()
+            try await gate.wait()
+        }
+        let client = world.client
+        let auth = Task { try await client.auth(clientId: MoltinWorld.clientID, clientSecret: MoltinWorld.clientSecret) }
+        try await arrived.wait()
+        try await client.deleteToken()
+        gate.open()
+        await #expect(throws: OAuthError.self) { _ = try await boundedValue(of: auth, waitingFor: "the held auth") }
+        #expect(try await client.currentToken() == nil)
+    }
+}

@@ -84,6 +84,13 @@ struct RawQuery {
         return true
     }
 
+    /// The query, as written, becomes the fragment (`#code=...&state=...`); no query is left.
+    mutating func moveQueryToFragment() {
+        let live = pieces.filter { !$0.raw.isEmpty }.map(\.raw).joined(separator: "&")
+        pieces = []
+        fragment = Substring("#" + live)
+    }
+
     /// The parameters last to first, each as written.
     mutating func reverse() {
         pieces.reverse()

@@ -163,7 +163,7 @@ final class ScriptedBrowser: Sendable {
         }
         var query = RawQuery(redirect)
         query.remove(Set((arguments["remove"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }))
-        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) where name != "remove" && name != "order" {
+        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) where !["remove", "order", "move"].contains(name) {
             if let part = RawQuery.URLPart(rawValue: name) {
                 query.setPart(part, value)
             } else {
@@ -171,6 +171,7 @@ final class ScriptedBrowser: Sendable {
             }
         }
         if arguments["order"] == "reversed" { query.reverse() }
+        if arguments["move"] == "queryToFragment" { query.moveQueryToFragment() }
         for rewrite in transforms {
             let place = "line \(rewrite.location.line), column \(rewrite.location.column)"
             if let part = RawQuery.URLPart(rawValue: rewrite.parameter) {

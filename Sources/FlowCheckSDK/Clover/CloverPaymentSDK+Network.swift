@@ -1,9 +1,23 @@
 import Foundation
 
 extension CloverPaymentSDK {
+    /// Stores `session` (and counts the change) only if nothing ended or replaced the session
+    /// since `startedAt` (a `logout`, another setup): a call that was in flight then must not
+    /// bring back what the user ended, nor write an older result over a newer one.
+    /// - Throws: `OAuthError` `.notLoggedIn` when the session was ended meanwhile (nothing is
+    ///   stored); `.storage` when the store fails.
+    func save(_ session: CloverStoredSession, unlessEndedSince startedAt: Int) throws {
+        guard generation == startedAt else {
+            throw OAuthError.notLoggedIn("the session was ended (a logout) while this call was under way; nothing was stored")
+        }
+        try persistence.save(session)
+        generation += 1
+    }
+
     /// Exchanges a code for the first token pair (`POST /oauth/v2/token` with the verifier),
     /// stores it and fires the callbacks once. On failure nothing is stored and a session already
-    /// there is kept: a failed exchange (the same code twice, say) says nothing about it.
+    /// there is kept: a failed exchange (the same code twice, say) says nothing about it. An
+    /// exchange that a logout overtook stores nothing either.
     func exchangeCode(
         _ code: String,
         verifier: String,
@@ -13,11 +27,11 @@ extension CloverPaymentSDK {
         secrets: [String]
     ) async throws -> CloverStoredSession {
         let secrets = secrets + [code, verifier]
+        let startedAt = generation
         let request = try CloverWire.tokenRequest(apiBaseURL: apiBaseURL, appID: appID, code: code, verifier: verifier)
         let response = try await send(request, secrets: secrets)
         let session = try CloverWire.session(from: response, merchantID: merchantID, now: clock.now, secrets: secrets)
-        try persistence.save(session)
-        generation += 1
+        try save(session, unlessEndedSince: startedAt)
         notifyTokenChange()
         return session
     }

@@ -59,9 +59,9 @@ extension CloverPaymentSDK {
             throw OAuthError.configuration("the token is empty")
         }
         let session = CloverStoredSession(accessToken: token, merchantID: flow.merchantID)
+        let startedAt = generation
         _ = try await fetchMerchant(with: session, configuration: configuration)
-        try persistence.save(session)
-        generation += 1
+        try save(session, unlessEndedSince: startedAt)
         flow.token = token
         // Keeps the remembered configuration in step with the token now in use.
         if self.configuration?.oauthFlowType is NoOAuth {
@@ -143,9 +143,9 @@ extension CloverPaymentSDK {
         // Remembered even if the token is refused, so the app can follow up with `updateToken`.
         self.configuration = configuration
         let session = CloverStoredSession(accessToken: flow.token, merchantID: flow.merchantID)
+        let startedAt = generation
         let merchant = try await fetchMerchant(with: session, configuration: configuration)
-        try persistence.save(session)
-        generation += 1
+        try save(session, unlessEndedSince: startedAt)
         return .ready(merchant)
     }
 }

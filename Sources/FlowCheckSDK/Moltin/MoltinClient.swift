@@ -85,12 +85,12 @@ public actor MoltinClient {
     @discardableResult
     public func auth(clientId: String, clientSecret: String) async throws -> StoredToken {
         let newCredentials = ClientCredentials(clientId: clientId, clientSecret: clientSecret)
+        let startedAt = generation
         let token = try await requestToken(
             fields: MoltinWire.clientCredentialsFields(newCredentials),
             secrets: [clientSecret]
         )
-        try persistence.save(token)
-        generation += 1
+        try save(token, unlessChangedSince: startedAt)
         if let credentialStore {
             let object = ["clientId": clientId, "clientSecret": clientSecret]
             do {
@@ -120,13 +120,26 @@ public actor MoltinClient {
         guard let current = try persistence.load() else {
             throw OAuthError.notLoggedIn("there is no stored token to refresh")
         }
+        let startedAt = generation
         let token = try await requestToken(
             fields: MoltinWire.refreshFields(credentials, token: current),
             secrets: secrets(credentials: credentials, tokens: [current])
         )
+        try save(token, unlessChangedSince: startedAt)
+        return token
+    }
+
+    /// Stores `token` (and counts the change) only if no explicit change (`auth`,
+    /// `refreshToken`, `deleteToken`) happened since `startedAt`: a call in flight when the token
+    /// was deleted must not bring it back, nor write an older token over a newer one.
+    /// - Throws: `OAuthError` `.notLoggedIn` when the token changed meanwhile (nothing is
+    ///   stored); `.storage` when the store fails.
+    private func save(_ token: StoredToken, unlessChangedSince startedAt: Int) throws {
+        guard generation == startedAt else {
+            throw OAuthError.notLoggedIn("the stored token was deleted or replaced while this call was under way; nothing was stored")
+        }
         try persistence.save(token)
         generation += 1
-        return token
     }
 
     /// Removes the stored token (local only, like the tutorial's "Delete Token"). The remembered

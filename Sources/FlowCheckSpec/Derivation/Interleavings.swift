@@ -1,7 +1,71 @@
-/// The `interleave` family (to come): a logout while each request of a login or renewal is
-/// held in flight.
+/// The `interleave` family: at every app call of a flow that makes requests, each of its
+/// requests held in flight on the server while the user logs out, then released. Whatever the
+/// held request brings back (a token, a refreshed pair, an API answer), the session the user
+/// ended stays ended.
 enum Interleavings {
+    /// A logout wins over everything in flight when it happened.
+    static let noResurrection = DerivedRule(
+        id: "DRV-NO-RESURRECTION",
+        statement: "a session the user ended (a logout, a delete) stays ended: a request in flight when it happened (a code exchange, a refresh, a renewal, an API call) that completes afterwards writes nothing back, and the store stays empty",
+        requirements: ["SEED-000-logout", "SEED-003-delete", "RFC6819-5.3.3"])
+
     static func derive(_ spec: FlowSpec, provider: any ProviderDescription) -> [Deriver.Candidate] {
-        []
+        guard let logout = provider.derivation.logoutAction, provider.actions.contains(where: { $0.name == logout }) else { return [] }
+        var candidates: [Deriver.Candidate] = []
+        for (index, step) in spec.steps.enumerated() {
+            guard case .app(let name, _)? = step.action, name != logout, step.background == nil,
+                  let expect = step.expect, let requests = expect.checks.lazy.compactMap({ check -> [RequestExpectation]? in
+                      if case .requests(let list) = check { return list } else { return nil }
+                  }).first else { continue }
+            var seen = Set<String>()
+            for request in requests where !request.isOptional {
+                guard let (method, path) = literal(request), seen.insert(path).inserted else { continue }
+                let slug = "\(method)-" + path.split(separator: "/").joined(separator: "-")
+                let derivation = Derivation(parent: spec.id, family: .interleave, variant: "step\(step.number).\(slug).\(logout)", rule: noResurrection,
+                                            description: "step \(step.number)'s \(method) \(path) held in flight while the app calls \(logout), then released")
+                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, derivation: derivation), derivation: derivation, kind: "\(name).\(slug).\(logout)"))
+            }
+        }
+        return candidates
+    }
+
+    /// The request's method and path, when both are written as literals.
+    private static func literal(_ request: RequestExpectation) -> (String, String)? {
+        var method: String?
+        var path: String?
+        for check in request.checks {
+            switch check {
+            case .method(let value): method = value
+            case .path(let matcher): if case .equals(let template) = matcher.kind, template.variables.isEmpty { path = template.raw }
+            default: break
+            }
+        }
+        guard let method, let path else { return nil }
+        return (method, path)
+    }
+
+    /// The flow up to the call, the hold, the call in the background, the logout, the release,
+    /// the call's end: the store empty after each.
+    static func build(_ spec: FlowSpec, at index: Int, path: String, logout: String, derivation: Derivation) -> [Step] {
+        let original = spec.steps[index]
+        let place = original.location
+        let label = "held"
+        let why = "Derived (\(derivation.rule.id)): \(derivation.rule.statement)."
+        var held = original
+        held.background = label
+        held.expect = nil
+        held.note = "Derived: the call starts; the step goes on once the server holds its \(path)."
+        var steps: [Step] = [
+            Step(number: 0, location: place, note: "Derived: the server will hold \(path) until faults are cleared.", action: .fault(FaultSpec(kind: "hold", path: path, times: 1))),
+            held,
+            Step(number: 0, location: place, note: "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
+                 expect: Expectation([.outcome(.any), .storeEmpty(true)])),
+            Step(number: 0, location: place, note: "Derived: the held request is answered now.", action: .clearFaults),
+            Step(number: 0, location: place, note: why, action: .await(label: label), expect: Expectation([.outcome(.any), .storeEmpty(true)])),
+        ]
+        // The spec author's opt-outs of the call's step hold for what is inserted around it (a
+        // simulated crash's leftover file, say), each with its own reason.
+        for i in steps.indices { steps[i].allow = original.allow }
+        return Array(spec.steps[..<index]) + steps
     }
 }

@@ -164,6 +164,11 @@ enum RedirectTampers {
         }
         if place.denied {
             attacks.append(Attack(name: "code.beside-error", description: "carrying a code beside its error", arguments: [Argument(name: "code", value: Template("injected-code-1"))], outcome: .refused, rule: codeBesideError))
+        } else if place.parameters.contains("code") {
+            attacks.append(Attack(name: "error.beside-code", description: "carrying an error beside its code", arguments: [Argument(name: "error", value: Template("access_denied"))], outcome: .refused, rule: codeBesideError))
+        }
+        if !place.parameters.isEmpty {
+            attacks.append(Attack(name: "query.in-fragment", description: "with its parameters moved from the query into the fragment", arguments: [Argument(name: "move", value: Template("queryToFragment"))], outcome: .refused, rule: refused))
         }
         // The URL: near misses are another URL; case in the scheme and host is the same one.
         attacks += [

@@ -1,0 +1,82 @@
+import Foundation
+import FlowCheckCoreDriver
+import FlowCheckProviders
+import FlowCheckRunner
+import FlowCheckSpec
+import FlowCheckTestLanes
+import Testing
+
+/// The variants derived from the committed flows (README, "Derived variants"): stable, passed by
+/// our SDK core and by conforming variants of it, failed by the broken ones they were written
+/// for, and accounted for in the family × provider table.
+@Suite(.integration, .timeLimit(.minutes(20)))
+struct DerivedVariantsTests {
+    static func derived() throws -> (specs: [FlowSpec], variants: [FlowSpec]) {
+        let specs = try SpecsEarnTheirPlaceTests.specs()
+        return (specs, Deriver.variants(of: specs, providers: ProviderRegistry.catalog))
+    }
+
+    @Test func theSameSpecsGiveTheSameVariantsInTheSameOrder() throws {
+        let first = try Self.derived().variants
+        let second = try Self.derived().variants
+        #expect(first.map(\.id) == second.map(\.id))
+        #expect(Set(first.map(\.id)).count == first.count, "every derived id is unique")
+        #expect(first.count > 500, "\(first.count) variants")
+        for variant in first {
+            #expect(variant.id.contains("~"), "\(variant.id)")
+            #expect(variant.derivation.map { !$0.rule.requirements.isEmpty } == true, "\(variant.id) cites its rule's requirements")
+        }
+    }
+
+    @Test func everyVariantPassesAgainstTheSDKCore() async throws {
+        let variants = try Self.derived().variants
+        for result in await FlowRunner(driver: CoreSDKDriver()).run(variants) where result.status != .passed {
+            Issue.record("\(result.id): \(result.status) \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
+        }
+    }
+
+    /// No false failure from a rule: the conforming variants that touch what the families attack
+    /// (the redirect's state, the authorize URL, the requests' encoding, a Retry-After waited out)
+    /// pass every derived variant too.
+    @Test(arguments: ConformingVariants.all.filter { ["a 64-character state in standard base64 (+, / and =)", "the authorize URL's scheme in capitals", "header names in lower case", "form spaces as %20", "Moltin waits out a Retry-After of up to 5 minutes and asks once more"].contains($0.name) })
+    func everyVariantPassesAgainstAConformingSDK(_ conforming: ConformingVariants.Variant) async throws {
+        let variants = try Self.derived().variants
+        for result in await FlowRunner(driver: conforming.driver).run(variants) where result.status != .passed {
+            Issue.record("\(result.id) against \"\(conforming.name)\": \(result.status) \(result.failures.map(\.message)) \(result.errorMessage ?? "")")
+        }
+    }
+
+    @Test func everyEmptyCellOfTheTableSaysWhy() throws {
+        let (specs, variants) = try Self.derived()
+        let table = DerivedCoverage(results: [], specs: specs + variants, providers: ProviderRegistry.catalog)
+        for row in table.rows {
+            for (provider, cell) in zip(table.providers, row.cells) {
+                if case .none(let reason) = cell { #expect(reason.count > 20, "\(row.family) × \(provider): \(reason)") }
+            }
+        }
+        // Every family derives something for every provider it applies to.
+        for provider in ProviderRegistry.catalog.all {
+            for family in DerivedFamily.allCases where provider.derivation.notApplicable[family] == nil {
+                #expect(variants.contains { $0.provider == provider.id && $0.derivation?.family == family }, "\(family) derives nothing for \(provider.id)")
+            }
+        }
+    }
+
+    @Test func aFlowOptsOutOfAFamilyWithItsReason() throws {
+        var (specs, _) = try Self.derived()
+        let index = try #require(specs.firstIndex { $0.id == "CLE-LOGIN" })
+        specs[index].notDerived = [DerivedOptOut(family: .tamper, why: "a test opts this flow out", location: SourceLocation(line: 1, column: 1))]
+        let variants = Deriver.variants(of: specs, providers: ProviderRegistry.catalog)
+        #expect(!variants.contains { $0.derivation?.parent == "CLE-LOGIN" })
+        #expect(variants.contains { $0.derivation?.parent == "CLE-STATE-FRESH" })
+    }
+
+    /// The report schema's `derived.family` lists exactly the families: the one declaration
+    /// (`DerivedFamily`) and the published schema cannot drift apart.
+    @Test func theReportSchemaNamesEveryFamily() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../reports/flowcheck-report.schema.json").standardized
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let listed = "\"family\": {\"enum\": [" + DerivedFamily.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]}"
+        #expect(text.contains(listed), "update reports/flowcheck-report.schema.json: \(listed)")
+    }
+}
