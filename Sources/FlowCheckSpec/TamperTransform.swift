@@ -27,6 +27,10 @@ public enum TamperTransformKind: String, CaseIterable, Sendable {
     /// The first unreserved character of the value written percent-encoded (`a` as `%61`): the
     /// same value by RFC 3986 §2.3, so a client must read it as the original.
     case percentEncode
+    /// The first unreserved character written as `%25` and its hex (`a` as `%2561`): decoded
+    /// once, as RFC 3986 asks, another value (`%61`); decoded twice, the original. Catches a
+    /// client that decodes twice.
+    case doubleEncode
 
     /// What the transform does, as reports say it.
     public var summary: String {
@@ -40,6 +44,7 @@ public enum TamperTransformKind: String, CaseIterable, Sendable {
         case .repeatLast: return "repeated, another value last"
         case .inject: return "with encoded text appended as written"
         case .percentEncode: return "with its first unreserved character percent-encoded (the same value)"
+        case .doubleEncode: return "with its first unreserved character percent-encoded twice (another value, unless decoded twice)"
         }
     }
 
@@ -50,7 +55,7 @@ public enum TamperTransformKind: String, CaseIterable, Sendable {
         case .prepend: return "the prefix"
         case .repeatFirst, .repeatLast: return "the other value"
         case .inject: return "the text, written as given"
-        case .flipCase, .dropLast, .empty, .percentEncode: return nil
+        case .flipCase, .dropLast, .empty, .percentEncode, .doubleEncode: return nil
         }
     }
 
@@ -58,7 +63,7 @@ public enum TamperTransformKind: String, CaseIterable, Sendable {
     public var takesValue: Bool {
         switch self {
         case .append, .prepend, .repeatFirst, .repeatLast, .inject: return true
-        case .flipCase, .dropLast, .empty, .percentEncode: return false
+        case .flipCase, .dropLast, .empty, .percentEncode, .doubleEncode: return false
         }
     }
 }
@@ -74,6 +79,7 @@ public enum TamperTransform: Sendable, Equatable {
     case repeatLast(Template)
     case inject(Template)
     case percentEncode
+    case doubleEncode
 
     public var kind: TamperTransformKind {
         switch self {
@@ -86,6 +92,7 @@ public enum TamperTransform: Sendable, Equatable {
         case .repeatLast: return .repeatLast
         case .inject: return .inject
         case .percentEncode: return .percentEncode
+        case .doubleEncode: return .doubleEncode
         }
     }
 
@@ -93,7 +100,7 @@ public enum TamperTransform: Sendable, Equatable {
     public var value: Template? {
         switch self {
         case .append(let value), .prepend(let value), .repeatFirst(let value), .repeatLast(let value), .inject(let value): return value
-        case .flipCase, .dropLast, .empty, .percentEncode: return nil
+        case .flipCase, .dropLast, .empty, .percentEncode, .doubleEncode: return nil
         }
     }
 
@@ -106,6 +113,7 @@ public enum TamperTransform: Sendable, Equatable {
         case .dropLast: return .dropLast
         case .empty: return .empty
         case .percentEncode: return .percentEncode
+        case .doubleEncode: return .doubleEncode
         case .append: return value.map { .append($0) }
         case .prepend: return value.map { .prepend($0) }
         case .repeatFirst: return value.map { .repeatFirst($0) }

@@ -31,6 +31,10 @@ struct TamperTransformTests {
             // The same value by RFC 3986 §2.3, written otherwise.
             #expect(Self.rewrite(.percentEncode).apply(toRaw: Substring(value)) == "%61B3-x_Z")
             #expect(Self.rewrite(.percentEncode).apply(to: value) == value)
+        case .doubleEncode:
+            // Decoded once: `%61`, another value; decoded twice: the original.
+            #expect(Self.rewrite(.doubleEncode).apply(toRaw: Substring(value)) == "%2561B3-x_Z")
+            #expect(Self.rewrite(.doubleEncode).apply(to: value) == "%61B3-x_Z")
         case .repeatFirst, .repeatLast:
             // Another piece, not a rewrite of the value (see `repeatedParameters`).
             #expect(Self.rewrite(kind == .repeatFirst ? .repeatFirst(Template("x")) : .repeatLast(Template("x"))).apply(to: value) == nil)

@@ -121,7 +121,7 @@ struct SpecLoaderErrorTests {
             "t.json:7:25: error: unknown browser operation \"logn\" at $.steps[0].browser\n  fix: did you mean \"login\"? browser operations: login, deny, open, tamper",
         ]),
         Case(name: "tamper: unknown transform", json: spec(steps: #"[{"browser": "tamper", "with": {"state": {"transform": "flipcase"}}}]"#), expected: [
-            "t.json:7:67: error: unknown transform \"flipcase\" at $.steps[0].with.state.transform\n  fix: did you mean \"flipCase\"? transforms: flipCase, dropLast, append, empty, prepend, repeatFirst, repeatLast, inject, percentEncode",
+            "t.json:7:67: error: unknown transform \"flipcase\" at $.steps[0].with.state.transform\n  fix: did you mean \"flipCase\"? transforms: flipCase, dropLast, append, empty, prepend, repeatFirst, repeatLast, inject, percentEncode, doubleEncode",
         ]),
         Case(name: "tamper: transform without its name", json: spec(steps: #"[{"browser": "tamper", "with": {"state": {"value": "x"}}}]"#), expected: [
             "t.json:7:53: error: missing required key \"transform\" at $.steps[0].with.state\n  fix: add \"transform\": \"flipCase\"",

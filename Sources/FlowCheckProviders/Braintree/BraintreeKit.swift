@@ -26,7 +26,7 @@ public struct BraintreeKit: ProviderKit {
     /// The device holds no token in the Braintree flow: there is nothing to store.
     public var derivation: DerivationProfile {
         DerivationProfile(
-            parameters: ["merchant_id": .unjudged("seed 002: the merchant server's word on which merchant connected; the SDK reports it and has nothing to check it against")],
+            parameters: ["merchant_id": .required("seed 002: the return URL names the merchant that connected (SEED-002-trusted: 'with its expected parameters'); which merchant it is, the SDK has nothing to check against")],
             injectedCredentials: .refused(because: "seed 002: the merchant server keeps the token; a return URL carrying one is not from the trusted source (BT-UNTRUSTED step 7)", requirements: ["SEED-002-trusted"]),
             notApplicable: [.interleave: "the device keeps no token (seed 002: the merchant server holds it), so there is no session to resurrect"])
     }

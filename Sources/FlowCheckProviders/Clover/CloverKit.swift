@@ -46,7 +46,7 @@ public struct CloverKit: ProviderKit {
             parameters: [
                 "state": .bindsLogin, "code": .credential,
                 "client_id": .unjudged("seed 000 hands the whole URL to receivedOAuthCodeOrToken and says nothing of comparing its client_id; the exchange carries the app's own"),
-                "merchant_id": .unjudged("the merchant the user logged in to: the SDK has nothing to check it against before the exchange"),
+                "merchant_id": .required("seed 000: the redirect names the merchant the session is for; which merchant it is, the SDK has nothing to check against before the exchange"),
             ],
             injectedCredentials: .ignored,
             logoutAction: "logout")

@@ -101,11 +101,12 @@ final class ScriptedBrowser: Sendable {
                 return value.isEmpty ? nil : String(raw) + value
             case .empty:
                 return raw.isEmpty ? nil : ""
-            case .percentEncode:
+            case .percentEncode, .doubleEncode:
                 // RFC 3986 §2.3: ALPHA / DIGIT / "-" / "." / "_" / "~", written as itself.
                 guard let index = units.firstIndex(where: { $0.raw.count == 1 && ($0.scalar.properties.isASCIIHexDigit || ($0.scalar.isASCII && (Character($0.scalar).isLetter || "-._~".unicodeScalars.contains($0.scalar)))) }) else { return nil }
+                let prefix = kind == .doubleEncode ? "%25" : "%"
                 return units.enumerated().map { offset, unit in
-                    offset == index ? String(format: "%%%02X", unit.scalar.value) : String(unit.raw)
+                    offset == index ? prefix + String(format: "%02X", unit.scalar.value) : String(unit.raw)
                 }.joined()
             case .repeatFirst, .repeatLast:
                 // Not a rewrite of the value: `tamper` adds another piece instead.

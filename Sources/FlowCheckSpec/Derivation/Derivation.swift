@@ -92,6 +92,9 @@ public struct DerivationProfile: Sendable {
         /// A credential the server checks (`code`): a changed one logs nobody in, though the
         /// SDK may learn that only from the token endpoint.
         case credential
+        /// Must be there and not empty (an emptied or removed one is refused, no request); what
+        /// its value must be, no document says, so other changes are not tried.
+        case required(String)
         /// No document says what the SDK must do with a changed value: not tampered, for this
         /// reason.
         case unjudged(String)

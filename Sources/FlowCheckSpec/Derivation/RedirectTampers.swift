@@ -9,6 +9,11 @@ enum RedirectTampers {
         id: "DRV-REFUSED",
         statement: "a redirect that is not this login's as the provider sent it (its state changed, a parameter repeated, its URL a near miss of the registered one) is refused on the device: no request, nothing stored",
         requirements: ["RFC6749-10.12", "RFC6749-3.1", "RFC6749-3.1.2", "RFC9700-2.1", "SEED-001-redirect"])
+    /// A redirect without a parameter its provider always sends.
+    static let missingRequired = DerivedRule(
+        id: "DRV-MISSING",
+        statement: "a redirect or return URL without a parameter its provider always sends (emptied or removed) is refused: no request, nothing stored",
+        requirements: ["SEED-001-redirect", "SEED-002-trusted", "RFC6749-4.1.2"])
     /// A redirect whose code is not the one issued.
     static let noLogin = DerivedRule(
         id: "DRV-NO-LOGIN",
@@ -143,6 +148,12 @@ enum RedirectTampers {
             switch role {
             case .bindsLogin: (bad, rule) = (.refused, refused)
             case .credential: (bad, rule) = (.noLogin, noLogin)
+            case .required:
+                attacks += [
+                    Attack(name: "\(parameter).empty", description: "with \(parameter) present but empty", transforms: [(parameter, .empty)], outcome: .refused, rule: missingRequired),
+                    Attack(name: "\(parameter).removed", description: "with \(parameter) removed", arguments: [Argument(name: "remove", value: Template(parameter))], outcome: .refused, rule: missingRequired),
+                ]
+                continue
             case .unjudged: continue
             }
             func attack(_ kind: String, _ words: String, transform: TamperTransform? = nil, arguments: [Argument] = [], outcome: Attack.Outcome? = nil, rule other: DerivedRule? = nil) -> Attack {
@@ -161,6 +172,7 @@ enum RedirectTampers {
                 attacks.append(attack("encoded-\(hex)", "with an encoded \(character) (%\(hex)) and more text appended", transform: .inject(Template("%\(hex)x"))))
             }
             attacks.append(attack("percent-encoded", "with its first unreserved character percent-encoded", transform: .percentEncode, outcome: .equivalent, rule: equivalent))
+            attacks.append(attack("double-encoded", "with its first unreserved character percent-encoded twice", transform: .doubleEncode))
         }
         if place.denied {
             attacks.append(Attack(name: "code.beside-error", description: "carrying a code beside its error", arguments: [Argument(name: "code", value: Template("injected-code-1"))], outcome: .refused, rule: codeBesideError))
