@@ -28,7 +28,10 @@ public struct BraintreeKit: ProviderKit {
         DerivationProfile(
             parameters: ["merchant_id": .required("seed 002: the return URL names the merchant that connected (SEED-002-trusted: 'with its expected parameters'); which merchant it is, the SDK has nothing to check against")],
             injectedCredentials: .refused(because: "seed 002: the merchant server keeps the token; a return URL carrying one is not from the trusted source (BT-UNTRUSTED step 7)", requirements: ["SEED-002-trusted"]),
-            notApplicable: [.interleave: "the device keeps no token (seed 002: the merchant server holds it), so there is no session to resurrect"])
+            notApplicable: [
+                .interleave: "the device keeps no token (seed 002: the merchant server holds it), so there is no session to resurrect",
+                .storeCrash: "the device keeps no token (seed 002: the merchant server holds it), so it writes no store to crash",
+            ])
     }
 
     public var storeFields: [String] { [] }

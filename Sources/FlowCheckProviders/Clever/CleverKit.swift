@@ -28,7 +28,10 @@ public struct CleverKit: ProviderKit {
         DerivationProfile(
             parameters: ["state": .bindsLogin, "code": .credential],
             injectedCredentials: .ignored,
-            notApplicable: [.interleave: "seed 004's SDK has no logout and no renewal: a login's one request (the code exchange) has nothing to race"])
+            notApplicable: [
+                .interleave: "seed 004's SDK has no logout and no renewal: a login's one request (the code exchange) has nothing to race",
+                .storeCrash: "seed 004's SDK has no logout, so a session cannot be ended to see what a crashed write left (a relaunch alone keeps the token, crash or not)",
+            ])
     }
     public var serverOperations: [String] { ["revokeTokens"] }
 

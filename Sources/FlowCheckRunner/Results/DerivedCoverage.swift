@@ -37,7 +37,13 @@ public struct DerivedCoverage: Sendable, Equatable {
                 if written.isEmpty { return .none("no flow of this provider in this run") }
                 let optedOut = written.flatMap { spec in spec.notDerived.filter { $0.family == family }.map { "\(spec.id): \($0.why)" } }
                 if !optedOut.isEmpty && optedOut.count == written.count { return .none("every flow opts out: " + optedOut.joined(separator: "; ")) }
-                return .none("no flow of this run has a place for it (\(family == .tamper ? "no step hands the SDK a captured redirect" : "no request the family holds"))")
+                let place: String
+                switch family {
+                case .tamper: place = "no step hands the SDK a captured redirect"
+                case .interleave: place = "no app call lists a request to hold"
+                case .storeCrash: place = "no app call shows a store write, or the flow crashes its store itself"
+                }
+                return .none("no flow of this run has a place for it (\(place))")
             }
             return (family, cells)
         }

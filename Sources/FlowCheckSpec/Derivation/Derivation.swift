@@ -10,12 +10,15 @@ public enum DerivedFamily: String, CaseIterable, Sendable, Comparable {
     case tamper
     /// A logout while each request of the flow's login or renewal is held in flight.
     case interleave
+    /// The store's write dies before its commit at every write, then a relaunch and a logout.
+    case storeCrash
 
     /// One line for reports.
     public var summary: String {
         switch self {
         case .tamper: return "redirect and callback tampers: each parameter changed, repeated, removed or injected with encoded delimiters; scheme, host and path near misses; credentials and fragments added; rewrites the RFCs make equivalent"
         case .interleave: return "a logout while each request of a login or renewal is held in flight, then released"
+        case .storeCrash: return "every store write crashed before its commit, then a relaunch and a logout: nothing of the token left"
         }
     }
 

@@ -19,6 +19,11 @@ enum RedirectTampers {
         id: "DRV-NO-LOGIN",
         statement: "a redirect whose code is not the one the provider issued (changed, cut, emptied, removed or repeated) logs nobody in: the call fails and nothing is stored",
         requirements: ["RFC6749-4.1.2", "RFC6749-4.1.3", "RFC6749-3.1"])
+    /// The same redirect handed over twice at once.
+    static let exchangedOnce = DerivedRule(
+        id: "DRV-ONCE",
+        statement: "the same redirect handed to the SDK twice at once (a double tap, two URL-open events) is exchanged once: one token request in all, and the session stored",
+        requirements: ["RFC6749-10.5", "RFC6749-4.1.2", "SEED-001-code-once"])
     /// A rewrite the RFCs make the same URL.
     static let equivalent = DerivedRule(
         id: "DRV-EQUIVALENT",
@@ -43,6 +48,9 @@ enum RedirectTampers {
         var candidates: [Deriver.Candidate] = []
         for place in places {
             let prefix = places.count > 1 ? "step\(spec.steps[place.index].number)." : ""
+            if let twice = deliveredTwice(spec, place: place, provider: provider, prefix: prefix) {
+                candidates.append(twice)
+            }
             for attack in attacks(for: place, profile: provider.derivation) {
                 let steps = build(spec, place: place, attack: attack, provider: provider)
                 let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + attack.name, rule: attack.rule,
@@ -226,6 +234,37 @@ enum RedirectTampers {
             }
         }
         return attacks
+    }
+
+    // MARK: - Twice at once
+
+    /// The receiving step run twice at once, when its original succeeds with exactly one token
+    /// request (a code exchange): still exactly one request in all, the session stored.
+    static func deliveredTwice(_ spec: FlowSpec, place: Place, provider: any ProviderDescription, prefix: String) -> Deriver.Candidate? {
+        let receiving = spec.steps[place.index]
+        guard !place.denied, place.parameters.contains(where: { provider.derivation.parameters[$0] == .credential }),
+              let checks = receiving.expect?.checks, checks.contains(where: { $0 == .outcome(.error) || $0.kind == .error }) == false,
+              let requests = checks.lazy.compactMap({ check -> [RequestExpectation]? in if case .requests(let list) = check { return list } else { return nil } }).first,
+              requests.count == 1, !requests[0].isOptional else { return nil }
+        let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + "delivered-twice", rule: exchangedOnce,
+                                    description: "step \(receiving.number)'s redirect handed over twice at once")
+        var first = receiving
+        first.background = "first"
+        first.expect = nil
+        first.note = "Derived: the redirect is handed over; the second copy follows at once."
+        var second = receiving
+        second.background = "second"
+        second.expect = nil
+        second.note = first.note
+        let tokenFields = provider.storeFields.filter { $0.lowercased().contains("token") }
+        var ending: [Check] = [.outcome(.any), .requests([requests[0]])]
+        if !tokenFields.isEmpty { ending.append(.storeEmpty(false)) }
+        let steps = Array(spec.steps[..<place.index]) + [
+            first, second,
+            Step(number: 0, location: receiving.location, note: "Derived: the second copy ends (refused, or the same session).", action: .await(label: "second"), expect: Expectation([.outcome(.any)])),
+            Step(number: 0, location: receiving.location, note: "Derived (\(exchangedOnce.id)): \(exchangedOnce.statement).", action: .await(label: "first"), expect: Expectation(ending)),
+        ]
+        return Deriver.candidate(spec, steps: steps, derivation: derivation, kind: "delivered-twice")
     }
 
     // MARK: - Building
