@@ -55,8 +55,33 @@ public enum Deriver {
         variant.derivation = derivation
         variant.notDerived = []
         variant.decisions = spec.decisions + ["Derived (\(derivation.rule.id)): \(derivation.rule.statement)"]
-        let signature = ([spec.provider.rawValue, String(describing: spec.fixture), derivation.family.rawValue, kind, derivation.rule.id]
-            + variant.steps.map { "\(String(describing: $0.action))|\(String(describing: $0.expect))|\($0.background ?? "")" }).joined(separator: "\n")
+        // What the variant does and judges: the provider, the attack and its rule, the shape of
+        // the way to the attacked place (each step's action by kind and name: `app setupFull`,
+        // `browser login`, `fault hold`), and everything of the steps from the attack on. Two
+        // flows that reach the place the same way (other fixtures, other accounts, other checks
+        // on the way, which the written flows judge) meet the same attack there: the first, in
+        // load order, carries it.
+        let touched = variant.steps.firstIndex { $0.note?.hasPrefix("Derived") == true } ?? 0
+        let signature = ([spec.provider.rawValue, derivation.family.rawValue, kind, derivation.rule.id]
+            + variant.steps.enumerated().map { offset, step in
+                offset >= touched ? "\(String(describing: step.action))|\(step.background ?? "")|\(String(describing: step.expect))" : shape(step)
+            }).joined(separator: "\n")
         return Candidate(spec: variant, signature: signature)
+    }
+
+    /// A step's action by kind and name only.
+    static func shape(_ step: Step) -> String {
+        switch step.action {
+        case .app(let name, _)?: return "app \(name)" + (step.background.map { " async" + $0 } ?? "")
+        case .browser(let operation, _, _)?: return "browser \(operation.rawValue)"
+        case .fault(let fault)?: return "fault \(fault.kind)"
+        case .await(let label)?: return "await \(label)"
+        case .advanceClock?: return "advanceClock"
+        case .clearFaults?: return "clearFaults"
+        case .server(let operation)?: return "server \(operation)"
+        case .send?: return "send"
+        case .crashStore?: return "crashStore"
+        case nil: return "expect"
+        }
     }
 }

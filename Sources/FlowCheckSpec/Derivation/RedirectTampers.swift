@@ -168,15 +168,24 @@ enum RedirectTampers {
                 Attack(name: "\(parameter).\(kind)", description: "with \(parameter) \(words)", arguments: arguments, transforms: transform.map { [(parameter, $0)] } ?? [], outcome: outcome ?? bad, rule: other ?? rule)
             }
             attacks += [
-                attack("case", "in another case", transform: .flipCase),
-                attack("short", "one character short", transform: .dropLast),
-                attack("long", "one character long", transform: .append(Template("x"))),
                 attack("empty", "present but empty", transform: .empty),
                 attack("removed", "removed", arguments: [Argument(name: "remove", value: Template(parameter))]),
                 attack("repeated-first", "repeated, a forged value first", transform: .repeatFirst(Template("forged-\(parameter)-1"))),
                 attack("repeated-last", "repeated, a forged value last", transform: .repeatLast(Template("forged-\(parameter)-1"))),
             ]
-            for (hex, character) in delimiters {
+            // A credential the server checks: a changed value is the server's to refuse, so the
+            // near misses of its value (which only the SDK's own comparison could catch) are
+            // tried on the parameter the SDK compares, and one encoded delimiter is enough here
+            // to catch a client that splits or decodes the query wrongly.
+            let nearMisses = role == .bindsLogin
+            if nearMisses {
+                attacks += [
+                    attack("case", "in another case", transform: .flipCase),
+                    attack("short", "one character short", transform: .dropLast),
+                    attack("long", "one character long", transform: .append(Template("x"))),
+                ]
+            }
+            for (hex, character) in delimiters where nearMisses || hex == "26" {
                 attacks.append(attack("encoded-\(hex)", "with an encoded \(character) (%\(hex)) and more text appended", transform: .inject(Template("%\(hex)x"))))
             }
             attacks.append(attack("percent-encoded", "with its first unreserved character percent-encoded", transform: .percentEncode, outcome: .equivalent, rule: equivalent))
