@@ -150,10 +150,17 @@ export class TokenStore {
   }
 
   delete() {
+    // The temporary files of writes that died before their rename hold token bytes too: once
+    // the store is empty, nothing of a token stays in its folder.
+    for (const name of fs.readdirSync(this.directory)) {
+      if (name.startsWith('.token.') && name.endsWith('.tmp')) {
+        try { fs.unlinkSync(path.join(this.directory, name)); } catch { /* gone already */ }
+      }
+    }
     try {
       fs.unlinkSync(this.file);
     } catch (error) {
-      if (error.code === 'ENOENT') return;
+      if (error.code === 'ENOENT') { this.syncDirectory(); return; }
       throw new ClientError('storage', `The token cannot be deleted: ${error.message}`);
     }
     this.syncDirectory();
@@ -185,6 +192,7 @@ export class MoltinClient {
   static RENEWAL_MARGIN = 60; // seconds before expiry at which the token is renewed first
 
   constructor(baseURL, clock, store, transport = new HTTPTransport(clock)) {
+    this.generation = 0; // bumped by every change of the stored token (auth, refresh, delete)
     this.baseURL = baseURL.replace(/\/+$/, '');
     this.clock = clock;
     this.store = store;
@@ -202,18 +210,21 @@ export class MoltinClient {
   // -- app actions -------------------------------------------------------------------------
 
   async auth(id, secret) {
+    const started = this.generation;
     const token = await this.grant({ grant_type: 'client_credentials', client_id: id, client_secret: secret });
+    this.keepUnlessChanged(token, started);
     this.credentials = { id, secret };
-    this.keep(token);
   }
 
   async refreshToken() {
     if (!this.token || !this.credentials) throw new ClientError('notLoggedIn', 'There is no token and credentials to refresh');
-    this.keep(await this.refresh(this.token, this.credentials));
+    const started = this.generation;
+    this.keepUnlessChanged(await this.refresh(this.token, this.credentials), started);
   }
 
   deleteToken() {
     this.token = null;
+    this.generation += 1;
     this.store.delete();
   }
 
@@ -267,6 +278,7 @@ export class MoltinClient {
     if (!this.credentials) return Promise.reject(new ClientError('notLoggedIn', 'There are no credentials to renew the token'));
     if (!this.renewal) {
       const credentials = this.credentials;
+      const started = this.generation;
       this.renewal = (async () => {
         let token;
         try {
@@ -276,7 +288,7 @@ export class MoltinClient {
           log(`refresh refused (${error.message}); falling back to client credentials`);
           token = await this.grant({ grant_type: 'client_credentials', client_id: credentials.id, client_secret: credentials.secret });
         }
-        this.keep(token);
+        this.keepUnlessChanged(token, started);
         return token;
       })().finally(() => { this.renewal = null; });
     }
@@ -285,6 +297,16 @@ export class MoltinClient {
 
   refresh(token, credentials) {
     return this.grant({ grant_type: 'refresh_token', client_id: credentials.id, client_secret: credentials.secret, refresh_token: token.accessToken });
+  }
+
+  /** Keeps `token` only if nothing changed the stored token since `started`: a Delete Token
+   * while the request was in flight must not be undone by its answer. */
+  keepUnlessChanged(token, started) {
+    if (this.generation !== started) {
+      throw new ClientError('notLoggedIn', 'The token was deleted or replaced while the request was under way; nothing was stored');
+    }
+    this.generation += 1;
+    this.keep(token);
   }
 
   keep(token) {

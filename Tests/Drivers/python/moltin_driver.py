@@ -245,9 +245,15 @@ class TokenStore:
 
     def delete(self):
         with self._lock:
+            # The temporary files of writes that died before their rename hold token bytes
+            # too: once the store is empty, nothing of a token stays in its folder.
+            for name in os.listdir(self.directory):
+                if name.startswith(".token.") and name.endswith(".tmp"):
+                    self._remove(os.path.join(self.directory, name))
             try:
                 os.unlink(self.path)
             except FileNotFoundError:
+                self._sync_directory()
                 return
             except OSError as error:
                 raise ClientError("storage", "The token cannot be deleted: %s" % error)
@@ -286,6 +292,7 @@ class MoltinClient:
         self._credentials = None  # (client_id, client_secret) of the last successful auth
         self._lock = threading.Lock()
         self._renewal = None  # the Future of the renewal in flight, shared by every caller
+        self._generation = 0  # bumped by every change of the stored token (auth, refresh, delete)
         try:
             self._token = store.load()
         except ClientError as error:
@@ -295,21 +302,24 @@ class MoltinClient:
     # -- app actions -----------------------------------------------------------------------
 
     def auth(self, client_id, client_secret):
+        started = self._started()
         token = self._grant({"grant_type": "client_credentials", "client_id": client_id, "client_secret": client_secret})
+        self._keep_unless_changed(token, started)
         with self._lock:
             self._credentials = (client_id, client_secret)
-        self._keep(token)
 
     def refresh_token(self):
         with self._lock:
             token, credentials = self._token, self._credentials
         if token is None or credentials is None:
             raise ClientError("notLoggedIn", "There is no token and credentials to refresh")
-        self._keep(self._refresh(token, credentials))
+        started = self._started()
+        self._keep_unless_changed(self._refresh(token, credentials), started)
 
     def delete_token(self):
         with self._lock:
             self._token = None
+            self._generation += 1
         self.store.delete()
 
     def products(self):
@@ -378,6 +388,7 @@ class MoltinClient:
                 shared, owner = concurrent.futures.Future(), True
                 self._renewal = shared
                 credentials = self._credentials
+                started = self._generation
         if not owner:
             return shared.result()
         try:
@@ -388,7 +399,7 @@ class MoltinClient:
                     raise  # 429, 5xx, transport, invalid answers: no verdict on the grant
                 log("refresh refused (%s); falling back to client credentials" % error.message)
                 token = self._grant({"grant_type": "client_credentials", "client_id": credentials[0], "client_secret": credentials[1]})
-            self._keep(token)
+            self._keep_unless_changed(token, started)
             shared.set_result(token)
             return token
         except BaseException as error:
@@ -405,6 +416,19 @@ class MoltinClient:
             "client_secret": credentials[1],
             "refresh_token": token["accessToken"],
         })
+
+    def _started(self):
+        with self._lock:
+            return self._generation
+
+    def _keep_unless_changed(self, token, started):
+        """Keeps `token` only if nothing changed the stored token since `started` (a Delete
+        Token while the request was in flight must not be undone by its answer)."""
+        with self._lock:
+            if self._generation != started:
+                raise ClientError("notLoggedIn", "The token was deleted or replaced while the request was under way; nothing was stored")
+            self._generation += 1
+        self._keep(token)
 
     def _keep(self, token):
         self.store.save(token)  # a storage error leaves memory as it was
