@@ -13,6 +13,10 @@ public struct Step: Sendable {
     public var allow: [InvariantAllowance] = []
     /// Requirement ids this step's checks enforce beyond the flow's own (`"requirements"`).
     public var requirements: [String] = []
+    /// A derived variant's step with an action its flow never asks of the driver (a logout, a
+    /// relaunch): a driver that cannot perform it leaves the variant skipped, with the reason,
+    /// never failed and never passed. False for every written step.
+    public var addedByDerivation = false
 
     public init(number: Int, location: SourceLocation, note: String? = nil, action: Action? = nil, expect: Expectation? = nil, background: String? = nil, allow: [InvariantAllowance] = []) {
         self.allow = allow

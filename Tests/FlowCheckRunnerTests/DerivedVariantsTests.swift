@@ -62,6 +62,23 @@ struct DerivedVariantsTests {
         }
     }
 
+    /// A team's driver without the logout a variant adds (the README's example performs four
+    /// Moltin actions): those variants are not run, with the reason, never a harness error and
+    /// never a pass; the run still passes.
+    @Test func aDriverWithoutTheAddedActionLeavesTheVariantNotRun() async throws {
+        struct NoSuchAction: Error, CustomStringConvertible { var description: String { "my SDK has no action deleteToken" } }
+        let driver = BrokenVariants.overriding("no Delete Token") { call, _, _ in
+            if call.name == "deleteToken" { throw NoSuchAction() }
+            return nil
+        }
+        let variants = try Self.derived().variants.filter { $0.derivation?.parent == "MLT-AUTH" }
+        #expect(variants.contains { $0.derivation?.family == .interleave })
+        for result in await FlowRunner(driver: driver).run(variants) {
+            #expect(result.status == .passedWithSkips, "\(result.id): \(result.status) \(result.errorMessage ?? "")")
+            #expect(result.skips.contains { $0.check == "derived.deleteToken" && $0.reason.contains("my SDK has no action deleteToken") }, "\(result.id): \(result.skips)")
+        }
+    }
+
     @Test func aFlowOptsOutOfAFamilyWithItsReason() throws {
         var (specs, _) = try Self.derived()
         let index = try #require(specs.firstIndex { $0.id == "CLE-LOGIN" })

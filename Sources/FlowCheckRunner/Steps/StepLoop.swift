@@ -75,6 +75,18 @@ struct StepLoop {
             } catch {
                 // Whose it is: a DriverError names its party; anything else came from the driver.
                 let stop = FlowExecution.located(error, at: .during(step: step.number))
+                if step.addedByDerivation, stop.error.party == .driver, case .app(let name, _)? = step.action {
+                    // An action the written flow never asks for: a driver without it cannot run
+                    // this variant, which is then not run rather than broken.
+                    let skip = CheckSkip(step: step.number, line: step.location.line, check: "derived.\(name)",
+                                         reason: "the driver cannot perform \(name) (\(stop.error.message)), which this derived variant adds to its flow; the variant was not run to its end")
+                    progress.state.withLock { state in
+                        guard state.error == nil else { return }
+                        state.stepStatuses[index] = .skipped
+                        state.skips.append(skip)
+                    }
+                    return
+                }
                 progress.state.withLock { state in
                     if state.error == nil { state.error = stop.error }
                 }

@@ -44,6 +44,13 @@ enum Interleavings {
         return (method, path)
     }
 
+    /// `step`, marked as an action the written flow may not ask of the driver.
+    static func added(_ step: Step) -> Step {
+        var step = step
+        step.addedByDerivation = true
+        return step
+    }
+
     /// The flow up to the call, the hold, the call in the background, the logout, the release,
     /// the call's end: the store empty after each.
     static func build(_ spec: FlowSpec, at index: Int, path: String, logout: String, derivation: Derivation) -> [Step] {
@@ -58,8 +65,8 @@ enum Interleavings {
         var steps: [Step] = [
             Step(number: 0, location: place, note: "Derived: the server will hold \(path) until faults are cleared.", action: .fault(FaultSpec(kind: "hold", path: path, times: 1))),
             held,
-            Step(number: 0, location: place, note: "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
-                 expect: Expectation([.outcome(.any), .storeEmpty(true)])),
+            added(Step(number: 0, location: place, note: "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
+                       expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
             Step(number: 0, location: place, note: "Derived: the held request is answered now.", action: .clearFaults),
             Step(number: 0, location: place, note: why, action: .await(label: label), expect: Expectation([.outcome(.any), .storeEmpty(true)])),
         ]

@@ -51,8 +51,8 @@ enum StoreCrashes {
         return Array(spec.steps[..<index]) + [
             Step(number: 0, location: place, note: "Derived: the next store write will die before its commit.", action: .crashStore(.nextWrite), allow: excuse),
             crashed,
-            Step(number: 0, location: place, note: "Derived: the app relaunches over the same store.", action: .app(name: "relaunch", arguments: []), expect: Expectation([.outcome(.any)]), allow: excuse),
-            Step(number: 0, location: place, note: "Derived (\(nothingLeft.id)): \(nothingLeft.statement).", action: .app(name: logout, arguments: []), expect: Expectation([.outcome(.any), .storeEmpty(true)])),
+            Interleavings.added(Step(number: 0, location: place, note: "Derived: the app relaunches over the same store.", action: .app(name: "relaunch", arguments: []), expect: Expectation([.outcome(.any)]), allow: excuse)),
+            Interleavings.added(Step(number: 0, location: place, note: "Derived (\(nothingLeft.id)): \(nothingLeft.statement).", action: .app(name: logout, arguments: []), expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
         ]
     }
 }
