@@ -24,6 +24,8 @@ struct FuzzProvider: ProviderDescription {
     }
     var storeFields: [String] { ["accessToken", "refreshToken"] }
     var serverOperations: [String] { ["revokeTokens"] }
+    // Every family applies, so a decoded spec reaches the deriver's every path.
+    var derivation: DerivationProfile { DerivationProfile(parameters: ["state": .bindsLogin, "code": .credential, "name": .required("fuzz")], logoutAction: "auth") }
     var fixtureSchema: SchemaNode { .closedObject([("clients", .array(of: .anyString))]) }
 
     func decodeFixture(_ node: JSONNode, at path: String, reader: SpecReader) -> (any ProviderFixture)? {
@@ -52,8 +54,10 @@ public func specFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     let loader = SpecLoader(providers: ProviderCatalog([FuzzProvider()]), requirements: fuzzRequirements)
     switch loader.decode(bytes, file: "fuzz.json") {
     case .valid(let spec):
-        // Rendering touches every decoded value, as the runner and reports do.
+        // Rendering touches every decoded value, as the runner and reports do; deriving its
+        // variants walks every step as `flowcheck specs/` does.
         _ = String(describing: spec)
+        for variant in Deriver.variants(of: [spec], providers: ProviderCatalog([FuzzProvider()])) { _ = variant.id }
         for warning in spec.warnings { _ = warning.description }
     case .invalid(let diagnostics):
         for diagnostic in diagnostics { _ = diagnostic.description }
