@@ -103,7 +103,8 @@ final class ScriptedBrowser: Sendable {
                 return raw.isEmpty ? nil : ""
             case .percentEncode, .doubleEncode:
                 // RFC 3986 §2.3: ALPHA / DIGIT / "-" / "." / "_" / "~", written as itself.
-                guard let index = units.firstIndex(where: { $0.raw.count == 1 && ($0.scalar.properties.isASCIIHexDigit || ($0.scalar.isASCII && (Character($0.scalar).isLetter || "-._~".unicodeScalars.contains($0.scalar)))) }) else { return nil }
+                let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".unicodeScalars)
+                guard let index = units.firstIndex(where: { $0.raw.count == 1 && unreserved.contains($0.scalar) }) else { return nil }
                 let prefix = kind == .doubleEncode ? "%25" : "%"
                 return units.enumerated().map { offset, unit in
                     offset == index ? prefix + String(format: "%02X", unit.scalar.value) : String(unit.raw)

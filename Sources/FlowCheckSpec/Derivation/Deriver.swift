@@ -40,8 +40,9 @@ public enum Deriver {
     }
 
     /// The variant of `spec` with these steps (renumbered from 1) and this derivation.
-    /// `kind`: the attack without its place in the flow (`state.case`), for the signature.
-    static func candidate(_ spec: FlowSpec, steps: [Step], derivation: Derivation, kind: String) -> Candidate {
+    /// `kind`: the attack without its place in the flow (`state.case`), for the signature;
+    /// `attacked`: how many of `steps` are the written flow's own, untouched, before the attack.
+    static func candidate(_ spec: FlowSpec, steps: [Step], attacked: Int, derivation: Derivation, kind: String) -> Candidate {
         var variant = spec
         variant.id = derivation.id
         variant.title = "\(spec.title) — \(derivation.description)"
@@ -61,12 +62,19 @@ public enum Deriver {
         // flows that reach the place the same way (other fixtures, other accounts, other checks
         // on the way, which the written flows judge) meet the same attack there: the first, in
         // load order, carries it.
-        let touched = variant.steps.firstIndex { $0.note?.hasPrefix("Derived") == true } ?? 0
         let signature = ([spec.provider.rawValue, derivation.family.rawValue, kind, derivation.rule.id]
             + variant.steps.enumerated().map { offset, step in
-                offset >= touched ? "\(String(describing: step.action))|\(step.background ?? "")|\(String(describing: step.expect))" : shape(step)
+                offset >= attacked ? "\(String(describing: step.action))|\(step.background ?? "")|\(String(describing: step.expect))" : shape(step)
             }).joined(separator: "\n")
         return Candidate(spec: variant, signature: signature)
+    }
+
+    /// `step`, marked as an action the written flow may not ask of the driver (a logout, a
+    /// relaunch): a driver without it leaves the variant not run.
+    static func added(_ step: Step) -> Step {
+        var step = step
+        step.addedByDerivation = true
+        return step
     }
 
     /// A step's action by kind and name only.

@@ -23,7 +23,7 @@ enum Interleavings {
                 let slug = "\(method)-" + path.split(separator: "/").joined(separator: "-")
                 let derivation = Derivation(parent: spec.id, family: .interleave, variant: "step\(step.number).\(slug).\(logout)", rule: noResurrection,
                                             description: "step \(step.number)'s \(method) \(path) held in flight while the app calls \(logout), then released")
-                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, derivation: derivation), derivation: derivation, kind: "\(name).\(slug).\(logout)"))
+                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, derivation: derivation), attacked: index, derivation: derivation, kind: "\(name).\(slug).\(logout)"))
             }
         }
         return candidates
@@ -44,13 +44,6 @@ enum Interleavings {
         return (method, path)
     }
 
-    /// `step`, marked as an action the written flow may not ask of the driver.
-    static func added(_ step: Step) -> Step {
-        var step = step
-        step.addedByDerivation = true
-        return step
-    }
-
     /// The flow up to the call, the hold, the call in the background, the logout, the release,
     /// the call's end: the store empty after each.
     static func build(_ spec: FlowSpec, at index: Int, path: String, logout: String, derivation: Derivation) -> [Step] {
@@ -65,7 +58,7 @@ enum Interleavings {
         var steps: [Step] = [
             Step(number: 0, location: place, note: "Derived: the server will hold \(path) until faults are cleared.", action: .fault(FaultSpec(kind: "hold", path: path, times: 1))),
             held,
-            added(Step(number: 0, location: place, note: "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
+            Deriver.added(Step(number: 0, location: place, note: "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
                        expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
             Step(number: 0, location: place, note: "Derived: the held request is answered now.", action: .clearFaults),
             Step(number: 0, location: place, note: why, action: .await(label: label), expect: Expectation([.outcome(.any), .storeEmpty(true)])),

@@ -55,7 +55,7 @@ enum RedirectTampers {
                 let steps = build(spec, place: place, attack: attack, provider: provider)
                 let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + attack.name, rule: attack.rule,
                                             description: "step \(spec.steps[place.index].number)'s redirect \(attack.description)")
-                candidates.append(Deriver.candidate(spec, steps: steps, derivation: derivation, kind: attack.name))
+                candidates.append(Deriver.candidate(spec, steps: steps, attacked: place.index, derivation: derivation, kind: attack.name))
             }
         }
         return candidates
@@ -273,7 +273,7 @@ enum RedirectTampers {
             Step(number: 0, location: receiving.location, note: "Derived: the second copy ends (refused, or the same session).", action: .await(label: "second"), expect: Expectation([.outcome(.any)])),
             Step(number: 0, location: receiving.location, note: "Derived (\(exchangedOnce.id)): \(exchangedOnce.statement).", action: .await(label: "first"), expect: Expectation(ending)),
         ]
-        return Deriver.candidate(spec, steps: steps, derivation: derivation, kind: "delivered-twice")
+        return Deriver.candidate(spec, steps: steps, attacked: place.index, derivation: derivation, kind: "delivered-twice")
     }
 
     // MARK: - Building

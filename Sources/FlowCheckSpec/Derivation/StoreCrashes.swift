@@ -23,7 +23,7 @@ enum StoreCrashes {
             if spec.steps.contains(where: { if case .crashStore? = $0.action { return true } else { return false } }) { continue }
             let derivation = Derivation(parent: spec.id, family: .storeCrash, variant: "step\(step.number).\(name)", rule: nothingLeft,
                                         description: "step \(step.number)'s store write dies before its commit, the app relaunches, then calls \(logout)")
-            candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, logout: logout), derivation: derivation, kind: name))
+            candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, logout: logout), attacked: index, derivation: derivation, kind: name))
         }
         return candidates
     }
@@ -51,8 +51,8 @@ enum StoreCrashes {
         return Array(spec.steps[..<index]) + [
             Step(number: 0, location: place, note: "Derived: the next store write will die before its commit.", action: .crashStore(.nextWrite), allow: excuse),
             crashed,
-            Interleavings.added(Step(number: 0, location: place, note: "Derived: the app relaunches over the same store.", action: .app(name: "relaunch", arguments: []), expect: Expectation([.outcome(.any)]), allow: excuse)),
-            Interleavings.added(Step(number: 0, location: place, note: "Derived (\(nothingLeft.id)): \(nothingLeft.statement).", action: .app(name: logout, arguments: []), expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
+            Deriver.added(Step(number: 0, location: place, note: "Derived: the app relaunches over the same store.", action: .app(name: "relaunch", arguments: []), expect: Expectation([.outcome(.any)]), allow: excuse)),
+            Deriver.added(Step(number: 0, location: place, note: "Derived (\(nothingLeft.id)): \(nothingLeft.statement).", action: .app(name: logout, arguments: []), expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
         ]
     }
 }
