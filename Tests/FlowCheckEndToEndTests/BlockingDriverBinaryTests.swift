@@ -21,12 +21,12 @@ struct BlockingDriverBinaryTests {
         try Binary.binary().deletingLastPathComponent().appendingPathComponent("blocking-driver")
     }
 
-    static func launch(_ name: String, in root: URL, block: String, entry: String, arguments: [String] = ["specs/"]) async throws -> ChildProcess {
+    static func launch(_ name: String, in root: URL, block: String, entry: String, arguments: [String] = ["specs/"], on trigger: (stream: ChildProcess.Stream, text: String, action: @Sendable (ChildProcess) -> Void)? = nil) async throws -> ChildProcess {
         try await ChildProcess.launch(
             "blocking-driver \(name)", executable: try executable(), arguments: arguments, directory: root,
             environment: ["NO_COLOR": "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
                           "BLOCKING_DRIVER_BLOCK": block, "BLOCKING_DRIVER_ENTRY": entry],
-            deadline: Binary.childDeadline
+            deadline: Binary.childDeadline, on: trigger
         )
     }
 
@@ -38,11 +38,10 @@ struct BlockingDriverBinaryTests {
     func sigintEndsARunWhoseDriverBlocksTheMainThread(_ entry: String) async throws {
         let root = try ConsoleAndSignalBinaryTests.workspace(flows: 4)
         defer { try? FileManager.default.removeItem(at: root) }
-        let child = try await Self.launch("(\(entry), SIGINT once blocked)", in: root, block: "main+pool", entry: entry)
-        defer { child.kill() }
         // Signalled from the reading thread the moment the driver has blocked, however busy
-        // the test's own threads are.
-        child.stderr.when("blocking-driver: blocking") { child.signal(SIGINT) }
+        // the test's own threads are: the trigger is set before the child starts.
+        let child = try await Self.launch("(\(entry), SIGINT once blocked)", in: root, block: "main+pool", entry: entry, on: (.stderr, "blocking-driver: blocking", { $0.signal(SIGINT) }))
+        defer { child.kill() }
         let status = try await child.exitStatus()
         #expect(status == 130, "exit \(status); stderr: \(child.stderr.text)")
         ConsoleAndSignalBinaryTests.expectNoCrash(child.stderr.text)

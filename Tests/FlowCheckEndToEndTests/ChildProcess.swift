@@ -42,10 +42,19 @@ final class ChildProcess: @unchecked Sendable {
         self.launchPlan = plan
     }
 
+    /// Which of the child's output streams a trigger watches.
+    enum Stream: Sendable {
+        case stdout, stderr
+    }
+
     /// Starts `executable` and returns once it runs.
-    /// - Parameter onStdout: run on the reading thread, the moment stdout first contains the
-    ///   text: for a reaction (a signal) that must not wait for a busy cooperative pool.
-    static func launch(_ name: String, executable: URL, arguments: [String], directory: URL? = nil, environment: [String: String]? = nil, deadline: Duration = HangBound.standard, onStdout: (text: String, action: @Sendable (ChildProcess) -> Void)? = nil) async throws -> ChildProcess {
+    /// - Parameter on: run on the reading thread, the moment the stream first contains the
+    ///   text: for a reaction (a signal) that must not wait for a busy cooperative pool. It is
+    ///   set here, before the child starts, never on the log after `launch` returns: that
+    ///   return resumes on the test process's cooperative pool, which a busy run can hold for
+    ///   longer than the child lives (a SIGINT meant for the middle of a run once arrived 30 s
+    ///   late, after the run had ended on its own).
+    static func launch(_ name: String, executable: URL, arguments: [String], directory: URL? = nil, environment: [String: String]? = nil, deadline: Duration = HangBound.standard, on trigger: (stream: Stream, text: String, action: @Sendable (ChildProcess) -> Void)? = nil) async throws -> ChildProcess {
         let plan: (executable: String, arguments: [String], directory: String?, environment: [String: String]?)
         if let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: FileManager.default.isExecutableFile(atPath:)) {
             plan = (setpriv, ["--pdeathsig", "KILL", "--", executable.path] + arguments, directory?.path, environment)
@@ -53,7 +62,10 @@ final class ChildProcess: @unchecked Sendable {
             plan = (executable.path, arguments, directory?.path, environment)
         }
         let child = ChildProcess(name: name, deadline: deadline, plan: plan)
-        if let onStdout { child.stdout.when(onStdout.text) { [weak child] in if let child { onStdout.action(child) } } }
+        if let trigger {
+            let log = trigger.stream == .stdout ? child.stdout : child.stderr
+            log.when(trigger.text) { [weak child] in if let child { trigger.action(child) } }
+        }
         let launched = OneShot<Void>()
         let thread = Thread { child.supervise(launched) }
         thread.name = "ChildProcess \(name)"
@@ -167,9 +179,9 @@ final class OutputLog: @unchecked Sendable {
     private var triggers: [(text: String, action: @Sendable () -> Void)] = []
 
     /// Runs `action` on the reading thread as soon as the output contains `text` (once); at
-    /// once, on the calling thread, when it already does (the child may have written it before
-    /// the trigger was set).
-    func when(_ text: String, _ action: @escaping @Sendable () -> Void) {
+    /// once, on the calling thread, when it already does. Only ``ChildProcess/launch`` sets
+    /// one, before the child starts (see its `on` parameter).
+    fileprivate func when(_ text: String, _ action: @escaping @Sendable () -> Void) {
         lock.lock()
         let already = String(decoding: data, as: UTF8.self).contains(text)
         if !already { triggers.append((text, action)) }

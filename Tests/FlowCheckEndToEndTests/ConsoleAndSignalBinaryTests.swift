@@ -153,7 +153,7 @@ struct ConsoleAndSignalBinaryTests {
             directory: root, environment: ["NO_COLOR": "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], deadline: Binary.childDeadline,
             // Signalled from the reading thread the moment the first flow is reported, however
             // busy the test's own threads are.
-            onStdout: ("✔ E2E-", { $0.signal(signal) })
+            on: (.stdout, "✔ E2E-", { $0.signal(signal) })
         )
         defer { child.kill() }
         #expect(try await child.exitStatus() == status)

@@ -40,7 +40,7 @@ struct StoreKillBinaryTests {
     static func killMidSave(_ folder: URL, round: Int) async throws -> [String: Data] {
         let child = try await ChildProcess.launch(
             "store-churn (round \(round))", executable: try churn(), arguments: [folder.path, "access"],
-            onStdout: ("saving", { child in
+            on: (.stdout, "saving", { child in
                 // On the child's reading thread: once a save's temporary file is there (or
                 // after 10 s), kill. The save may still finish between the look and the kill.
                 let giveUp = Date().addingTimeInterval(10)
