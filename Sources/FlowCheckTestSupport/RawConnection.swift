@@ -153,6 +153,29 @@ public final class RawConnection: Sendable {
         }
     }
 
+    /// What ``sendUnlessReadable(_:)`` did.
+    public enum SendOutcome: Sendable, Equatable {
+        case sent
+        /// Something from the peer waits to be read: nothing was sent.
+        case readable
+        /// The connection failed (the peer reset or closed it).
+        case failed
+    }
+
+    /// Sends every byte unless something from the peer already waits to be read, looked at on
+    /// the same thread just before the send. Two calls (``isReadable(within:)``, then
+    /// ``send(_:)``) each wait for a thread of their own: under load seconds can pass between
+    /// them, long enough for a server to answer, close, and meet the byte with a reset that
+    /// throws its answer away.
+    /// - Throws: ``WaitTimedOut`` when the peer took none of the rest within `patience`.
+    public func sendUnlessReadable(_ bytes: [UInt8]) async throws -> SendOutcome {
+        if !unread.withLock({ $0.isEmpty }) { return .readable }
+        return try await perform("sendUnlessReadable") { fd, _, deadline in
+            if Self.poll(fd, for: POLLIN, until: .now) { return .readable }
+            return try Self.sendAll(bytes, fd: fd, until: deadline, port: self.port, patience: self.patience) ? .sent : .failed
+        }
+    }
+
     /// Reads at most `count` bytes.
     /// - Returns: What arrived (empty at end of stream); nil when the connection failed.
     /// - Throws: ``WaitTimedOut`` when nothing arrived within `patience`.

@@ -40,9 +40,9 @@ struct HTTPServerLoadTests {
         defer { client.close() }
         for byte in bytes {
             // The server's answer (a 408) may already wait: a byte sent after it closed would
-            // draw a reset that throws the answer away, so look before each send.
-            if try await client.isReadable(within: .zero) { break }
-            guard try await client.send([byte]) else { break }
+            // draw a reset that throws the answer away, so look before each send, on the
+            // send's own thread (two calls could be seconds apart under load).
+            guard try await client.sendUnlessReadable([byte]) == .sent else { break }
             outcome.bytesSent += 1
             // Generous: a loaded machine may run the server's deadline late; the wait ends as
             // soon as the answer comes, so an idle machine spends the head deadline and no more.
