@@ -28,7 +28,8 @@ struct WatchdogAndInterruptTests {
                     // The last blocker to start arms the watchdog: by then every blocker holds a thread.
                     if started.withLock({ count in count += 1; return count == blockers }) {
                         armed.withLock {
-                            $0 = Watchdog.realTime.arm(.milliseconds(20)) { _ in
+                            // Starved on purpose: excused the minimum, four rounds.
+                            $0 = Watchdog.realTime(starvedTime: 0).arm(.milliseconds(20)) { _ in
                                 firedOn.withLock { $0 = pthread_self() }
                                 for _ in 0..<blockers { release.signal() }
                             }
@@ -51,14 +52,14 @@ struct WatchdogAndInterruptTests {
     /// an overloaded machine) is not called hung until it stops moving, or has had
     /// `progressLimits` limits in all. A still flow is read once more after the probe ran.
     /// (A still flow's probe may not run within 20 ms on a loaded machine: each such round is
-    /// excused and costs two more reads, at most `starvedLimits` times.)
+    /// excused and costs two more reads, at most `starvedLimits` times in a row here.)
     @Test(arguments: [(2, 5...(5 + 2 * Watchdog.starvedLimits)), (Int.max, (1 + Watchdog.progressLimits)...(1 + Watchdog.progressLimits))])
     func theRealTimeWatchdogFiresWhenProgressStops(moves: Int, readsWhenFired: ClosedRange<Int>) async throws {
         let reads = Locked(0)
         let fired = DispatchSemaphore(value: 0)
         let readsAtFire = Locked(0)
         let firing = Locked<Watchdog.Firing?>(nil)
-        let armed = Watchdog.realTime.arm(.milliseconds(20), progress: {
+        let armed = Watchdog.realTime(starvedTime: 0).arm(.milliseconds(20), progress: {
             reads.withLock { count in
                 defer { count += 1 }
                 return min(count, moves)

@@ -193,8 +193,8 @@ struct FlowExecution: Sendable {
             return "the flow made no progress for \(seconds) s of real time (it hung in step \(step)); \(awaited): no step began, the fake server read and wrote nothing, the driver said nothing and the browser opened nothing, while the harness itself kept running; the virtual clock never needs real waiting, so an SDK call or the server is stuck"
         case .keptMoving:
             return "the flow kept the server or driver busy for \(Watchdog.progressLimits) limits of \(seconds) s of real time without finishing (it was in step \(step)); \(awaited): a loop of requests or messages that never ends"
-        case .starved:
-            return "the flow made no progress (it was in step \(step)) and the harness itself could not run either, \(Watchdog.starvedLimits + 1) times in a row over limits of \(seconds) s; \(awaited): something holds every thread of the task pool (a synchronous call that never returns)"
+        case .starved(let rounds):
+            return "the flow made no progress (it was in step \(step)) and the harness itself could not run either, \(rounds) times in a row over limits of \(seconds) s; \(awaited): something holds every thread of the task pool (a synchronous call that never returns)"
         }
     }
 
