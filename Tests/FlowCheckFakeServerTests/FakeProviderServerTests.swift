@@ -32,6 +32,31 @@ struct FakeProviderServerTests {
         #expect(exchanges.allSatisfy { $0.fault == nil })
     }
 
+    /// A reshape changes whatever answers (the provider, or a fault injected after it), never
+    /// stands in a fault's way, counts down with `times`, and goes with `clearFaults`.
+    @Test func aReshapeChangesTheAnswerAndLeavesFaultsInForce() throws {
+        world.inject(Fault(.unknownMembers, path: "/v1/products", times: 2))
+        world.inject(Fault(.tokenNotValid, path: "/v1/products", times: 1))
+        let faulted = get("/v1/products")
+        #expect(faulted.status == 401)
+        #expect(faulted.headers["WWW-Authenticate"] != nil)
+        #expect(faulted.bodyText == #"{"error":"Access token is not valid","flowcheck_unknown":"ignored","flowcheck_unknown_object":{"nested":[1,true,null]},"status":false}"#)
+        let own = get("/v1/products")
+        #expect(own.status == 400)
+        #expect(own.bodyText.contains(#""flowcheck_unknown":"ignored""#))
+        #expect(!get("/v1/products").bodyText.contains("flowcheck_unknown"), "spent after 2")
+        world.inject(Fault(.errorsMember, path: "/v1/products"))
+        world.inject(Fault(.withoutChallenge, path: "/v1/products"))
+        world.inject(Fault(.tokenNotValid, path: "/v1/products"))
+        let renamed = get("/v1/products")
+        #expect(renamed.bodyText == #"{"errors":"Access token is not valid","status":false}"#)
+        #expect(renamed.headers["WWW-Authenticate"] == nil)
+        world.clearFaults()
+        #expect(get("/v1/products").bodyText.contains(#""error":"#))
+        // The recording keeps the fault that answered; a reshape is not one.
+        #expect(world.exchanges.map(\.fault) == ["tokenNotValid", nil, nil, "tokenNotValid", nil])
+    }
+
     @Test func faultWithTimesAndPathDecrementsThenDisappears() {
         world.inject(Fault(kind: .serverError, path: "/v1/products", times: 2))
         #expect(get("/nope").status == 404)
@@ -45,8 +70,9 @@ struct FakeProviderServerTests {
         #expect(world.exchanges.map(\.fault) == [nil, "serverError", "serverError", nil])
     }
 
-    // `hold` has no canned answer: the provider answers (socket-free, at once).
-    @Test(arguments: FaultKind.allCases.filter { $0 != .unreachable && $0 != .hold })
+    // `hold` has no canned answer: the provider answers (socket-free, at once). Reshapes have
+    // none either (the next test).
+    @Test(arguments: FaultKind.allCases.filter { $0 != .unreachable && $0 != .hold && !$0.isReshape })
     func faultsWithoutLimitLastUntilCleared(kind: FaultKind) throws {
         world.inject(Fault(kind))
         for path in ["/v1/products", "/oauth/access_token", "/anything"] {

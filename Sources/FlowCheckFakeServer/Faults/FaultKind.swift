@@ -53,6 +53,31 @@ public enum FaultKind: String, Sendable, CaseIterable {
     /// then let it complete. A harness learns the hold began through `holdObserver`. Over the
     /// socket-free responder it holds nothing and is answered at once.
     case hold
+    /// The provider's own answer, with two members it never sends added to its JSON object
+    /// body (`"flowcheck_unknown": "ignored"` and an object). RFC 6749 §5.1 and §5.2: the
+    /// client ignores value names it does not recognise, so a conforming client reads the
+    /// answer exactly as the original. A reshape (``isReshape``): it changes the answer
+    /// whoever gives it, and leaves every other fault in force.
+    case unknownMembers
+    /// The provider's own answer without its `expires` member, Moltin's epoch expiry: a plain
+    /// RFC 6749 §5.1 token answer, whose `expires_in` still says when the token expires (seed
+    /// 003 documents both members). A reshape.
+    case withoutExpires
+    /// The provider's own answer with its `error` member named `errors`, as seed 003's own
+    /// `authErrorMessage` reads either (`TokenInvalidResponseKeys.Errors`). A reshape.
+    case errorsMember
+    /// The provider's own answer without `expires` or `expires_in`: RFC 6749 §5.1 lets a
+    /// server leave the lifetime out where its default is documented, and seed 003 documents
+    /// it (tokens last an hour). A reshape.
+    case withoutExpiry
+    /// 200 `application/json` with an object of none of the provider's shapes
+    /// (`{"status":false,"error":"..."}`): readable JSON, no token, no result. A client reports
+    /// an invalid answer instead of a made-up default.
+    case otherJSON
+    /// The provider's own answer without its `WWW-Authenticate` field: seed 003 documents the
+    /// expired-token answer by its body alone, so a client must know it from the body. A
+    /// reshape.
+    case withoutChallenge
 
     /// The body `connectionReset` announces: Moltin-shaped products, about 2 KB, so that
     /// half of it is a real partial read rather than a few bytes.
@@ -71,6 +96,51 @@ public enum FaultKind: String, Sendable, CaseIterable {
 
     /// The body `truncatedJSON` sends: a products document cut inside a key.
     private static let truncatedJSONBody = #"{"status":true,"result":[{"id":"prod-1","tit"#
+
+    /// Whether this kind reshapes the answer the request gets (the provider's own, or another
+    /// fault's) instead of replacing it: a reshape never wins over a fault, and is applied on
+    /// top of whatever answers.
+    public var isReshape: Bool {
+        switch self {
+        case .unknownMembers, .withoutExpires, .errorsMember, .withoutChallenge, .withoutExpiry:
+            return true
+        case .unreachable, .serverError, .nonJSONBody, .tokenNotValid, .connectionReset, .stall, .htmlServerError,
+             .truncatedJSON, .redirectLoop, .rateLimited, .invalidGrant, .serviceUnavailable, .hold, .otherJSON:
+            return false
+        }
+    }
+
+    /// `response` reshaped as this kind says; unchanged for a kind that is no reshape, and for
+    /// an answer it finds nothing to change in (a body that is not a JSON object, no such
+    /// member). The body is rewritten as compact JSON; `Content-Length` is the server's.
+    public func reshape(_ response: HTTPResponse) -> HTTPResponse {
+        var reshaped = response
+        switch self {
+        case .withoutChallenge:
+            reshaped.headers.remove("WWW-Authenticate")
+            return reshaped
+        case .unknownMembers, .withoutExpires, .errorsMember, .withoutExpiry:
+            guard case .object(var members)? = FakeJSON.parse(response.body) else { return response }
+            switch self {
+            case .unknownMembers:
+                members["flowcheck_unknown"] = .string("ignored")
+                members["flowcheck_unknown_object"] = .object(["nested": .array([.number("1"), .bool(true), .null])])
+            case .withoutExpires:
+                guard members.removeValue(forKey: "expires") != nil else { return response }
+            case .withoutExpiry:
+                let removed = [members.removeValue(forKey: "expires"), members.removeValue(forKey: "expires_in")]
+                guard removed.contains(where: { $0 != nil }) else { return response }
+            default:
+                guard let error = members.removeValue(forKey: "error") else { return response }
+                members["errors"] = error
+            }
+            reshaped.body = Data(FakeJSON.object(members).compactText.utf8)
+            return reshaped
+        case .unreachable, .serverError, .nonJSONBody, .tokenNotValid, .connectionReset, .stall, .htmlServerError,
+             .truncatedJSON, .redirectLoop, .rateLimited, .invalidGrant, .serviceUnavailable, .hold, .otherJSON:
+            return response
+        }
+    }
 
     /// The canned response for a request to `/`; nil for `unreachable`, which acts on the
     /// transport and never produces a response. Kept for callers that need no request; use
@@ -119,6 +189,11 @@ public enum FaultKind: String, Sendable, CaseIterable {
             return response
         case .hold:
             // No canned answer: the provider answers, once the hold ends.
+            return nil
+        case .otherJSON:
+            return .json(200, ["status": false, "error": "FlowCheck: an answer of none of the provider's shapes"])
+        case .unknownMembers, .withoutExpires, .errorsMember, .withoutChallenge, .withoutExpiry:
+            // No answer of its own: it reshapes another's.
             return nil
         }
     }

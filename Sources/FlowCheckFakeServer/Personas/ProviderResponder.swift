@@ -12,6 +12,9 @@ import Foundation
 final class ProviderResponder: TransportAwareResponder {
     private struct State {
         var faults: [Fault] = []
+        /// Reshapes (``FaultKind/isReshape``), apart: they change whatever answers, and never
+        /// stand in the way of a fault.
+        var reshapes: [Fault] = []
         var exchanges: [RecordedExchange] = []
         /// Stalls that may still hold a connection; `clearFaults()` releases them.
         var stalls: [StallGate] = []
@@ -29,6 +32,17 @@ final class ProviderResponder: TransportAwareResponder {
                 }
             }
             return fault.kind
+        }
+
+        /// `answer` reshaped by every reshape matching `request`, each counted down as taken.
+        mutating func reshaped(_ answer: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+            var answer = answer
+            for index in reshapes.indices where reshapes[index].matches(request) {
+                answer = reshapes[index].kind.reshape(answer)
+                if let times = reshapes[index].times { reshapes[index].times = times - 1 }
+            }
+            reshapes.removeAll { ($0.times ?? 1) <= 0 }
+            return answer
         }
 
         var bounds = RecordingBounds.unbounded
@@ -97,19 +111,23 @@ final class ProviderResponder: TransportAwareResponder {
     }
 
     var faults: [Fault] {
-        state.withLock { $0.faults }
+        state.withLock { $0.faults + $0.reshapes }
     }
 
-    /// Adds an HTTP-level fault; the earliest injected matching fault wins.
+    /// Adds an HTTP-level fault; the earliest injected matching fault wins. A reshape is kept
+    /// apart and applied to whatever answers (see ``FaultKind/isReshape``).
     func inject(_ fault: Fault) {
         guard fault.kind != .unreachable else { return }
-        state.withLock { $0.faults.append(fault) }
+        state.withLock { state in
+            if fault.kind.isReshape { state.reshapes.append(fault) } else { state.faults.append(fault) }
+        }
     }
 
     /// Disarms every fault and ends every stall in progress (their connections close).
     func clearFaults() {
         let stalls = state.withLock { state -> [StallGate] in
             state.faults.removeAll()
+            state.reshapes.removeAll()
             defer { state.stalls.removeAll() }
             return state.stalls
         }
@@ -168,7 +186,7 @@ final class ProviderResponder: TransportAwareResponder {
         let (plan, exchange) = state.withLock { state -> (ResponsePlan, RecordedExchange) in
             let fault = state.takeFault(for: request)
             // Only `unreachable` has no response, and it is never armed here.
-            let answer = fault?.response(for: request) ?? provider.handle(request.answeringHEADAsGET, now: time)
+            let answer = state.reshaped(fault?.response(for: request) ?? provider.handle(request.answeringHEADAsGET, now: time), for: request)
             var plan = ResponsePlan(response: answer)
             if overSocket {
                 switch fault {
@@ -210,7 +228,7 @@ final class ProviderResponder: TransportAwareResponder {
     private func answerHeld(_ request: HTTPRequest, origin: String) -> HTTPResponse {
         let time = now()
         let (answer, exchange) = state.withLock { state -> (HTTPResponse, RecordedExchange) in
-            let answer = provider.handle(request.answeringHEADAsGET, now: time)
+            let answer = state.reshaped(provider.handle(request.answeringHEADAsGET, now: time), for: request)
             return (answer, state.record(request, answer, fault: .hold, at: time, origin: origin))
         }
         observer?(exchange)

@@ -31,7 +31,10 @@ public struct BraintreeKit: ProviderKit {
             notApplicable: [
                 .interleave: "the device keeps no token (seed 002: the merchant server holds it), so there is no session to resurrect",
                 .storeCrash: "the device keeps no token (seed 002: the merchant server holds it), so it writes no store to crash",
-            ])
+            ],
+            // The merchant server reads the token answers (seed 002); the device reads the
+            // connect URL its backend gives.
+            answers: [.init(path: FakeBraintreeConnect.connectURLPath)])
     }
 
     public var storeFields: [String] { [] }

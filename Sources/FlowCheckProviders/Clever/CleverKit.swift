@@ -31,7 +31,8 @@ public struct CleverKit: ProviderKit {
             notApplicable: [
                 .interleave: "seed 004's SDK has no logout and no renewal: a login's one request (the code exchange) has nothing to race",
                 .storeCrash: "seed 004's SDK has no logout, so a session cannot be ended to see what a crashed write left (a relaunch alone keeps the token, crash or not)",
-            ])
+            ],
+            answers: [.init(path: FakeClever.tokenPath, equivalent: [.init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise")])])
     }
     public var serverOperations: [String] { ["revokeTokens"] }
 

@@ -49,7 +49,12 @@ public struct CloverKit: ProviderKit {
                 "merchant_id": .required("seed 000: the redirect names the merchant the session is for; which merchant it is, the SDK has nothing to check against before the exchange"),
             ],
             injectedCredentials: .ignored,
-            logoutAction: "logout")
+            logoutAction: "logout",
+            answers: [
+                .init(path: FakeClover.tokenPath, equivalent: [.init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise")]),
+                .init(path: FakeClover.refreshPath, equivalent: [.init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise")]),
+                .init(path: FakeClover.merchantsPrefix),
+            ])
     }
 
     public var storeFields: [String] { ["accessToken", "accessTokenExpiration", "refreshToken", "refreshTokenExpiration", "merchantId"] }

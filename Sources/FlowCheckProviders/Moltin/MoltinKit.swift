@@ -27,7 +27,19 @@ public struct MoltinKit: ProviderKit {
     public var derivation: DerivationProfile {
         DerivationProfile(
             notApplicable: [.tamper: "seed 003's grants are client credentials and refresh tokens: no redirect or callback URL ever reaches the SDK"],
-            logoutAction: "deleteToken")
+            logoutAction: "deleteToken",
+            answers: [
+                .init(path: FakeMoltin.tokenPath, equivalent: [
+                    .init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise"),
+                    .init("withoutExpires", statuses: 200...299, why: "seed 003 documents expires and expires_in; an RFC 6749 §5.1 answer gives expires_in alone, which says when the token expires as well"),
+                    .init("withoutExpiry", statuses: 200...299, why: "RFC 6749 §5.1: a server that leaves expires_in out documents its default, and seed 003 does: tokens last an hour",
+                          appliesTo: { ($0 as? MoltinFixture)?.tokenLifetime == 3600 }),
+                ]),
+                .init(path: FakeMoltin.productsPath, equivalent: [
+                    .init("errorsMember", statuses: 400...401, why: "seed 003's authErrorMessage reads the error text under error or errors"),
+                    .init("withoutChallenge", statuses: 401...401, why: "seed 003 documents the expired-token answer by its body alone"),
+                ]),
+            ])
     }
 
     public var storeFields: [String] { ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"] }

@@ -42,6 +42,7 @@ public struct DerivedCoverage: Sendable, Equatable {
                 case .tamper: place = "no step hands the SDK a captured redirect"
                 case .interleave: place = "no app call lists a request to hold"
                 case .storeCrash: place = "no app call shows a store write, or the flow crashes its store itself"
+                case .answer: place = "no app call that succeeds lists a request for an answer the SDK reads, outside a fault the flow arms itself"
                 }
                 return .none("no flow of this run has a place for it (\(place))")
             }

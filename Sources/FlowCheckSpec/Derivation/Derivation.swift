@@ -12,6 +12,9 @@ public enum DerivedFamily: String, CaseIterable, Sendable, Comparable {
     case interleave
     /// The store's write dies before its commit at every write, then a relaunch and a logout.
     case storeCrash
+    /// Every answer the SDK reads, garbled (a truncated document, an HTML page) or reshaped as
+    /// its documents allow (a member it does not know, one expiry field of two, ...).
+    case answer
 
     /// One line for reports.
     public var summary: String {
@@ -19,6 +22,7 @@ public enum DerivedFamily: String, CaseIterable, Sendable, Comparable {
         case .tamper: return "redirect and callback tampers: each parameter changed, repeated, removed or injected with encoded delimiters; scheme, host and path near misses; credentials and fragments added; rewrites the RFCs make equivalent"
         case .interleave: return "a logout while each request of a login or renewal is held in flight, then released"
         case .storeCrash: return "every store write crashed before its commit, then a relaunch and a logout: nothing of the token left"
+        case .answer: return "every answer the SDK reads garbled (a truncated JSON document, an HTML page or a JSON object of none of its shapes sent with 200), and reshaped as its documents allow (unknown members, one of two expiry fields or none where the default holds, the error text under another documented name, no challenge beside a documented body)"
         }
     }
 
@@ -113,6 +117,47 @@ public struct DerivationProfile: Sendable {
         case refused(because: String, requirements: [String])
     }
 
+    /// An answer the SDK reads and acts on (a token endpoint's, an API's), for the `answer`
+    /// family: garbled wherever a flow's call gets it, and reshaped as listed.
+    public struct ParsedAnswer: Sendable {
+        /// The request path; one ending in `/` is a prefix (`/v3/merchants/`).
+        public var path: String
+        /// Reshapes of the answer (fault kinds with ``FaultKind/isReshape``) that a conforming
+        /// client reads as the original.
+        public var equivalent: [EquivalentShape]
+
+        public init(path: String, equivalent: [EquivalentShape] = []) {
+            self.path = path
+            self.equivalent = equivalent
+        }
+
+        /// Whether a request to `requestPath` gets this answer.
+        public func matches(_ requestPath: String) -> Bool {
+            path.hasSuffix("/") ? requestPath.hasPrefix(path) && requestPath.count > path.count : requestPath == path
+        }
+    }
+
+    /// A reshape a conforming client reads as the original answer, and the document that says so.
+    public struct EquivalentShape: Sendable {
+        /// The reshape's fault kind (`unknownMembers`, ...).
+        public var fault: String
+        /// The statuses of the answers it is tried on (a flow's first request to the path that
+        /// expects one of them is where it starts).
+        public var statuses: ClosedRange<Int>
+        /// Why a conforming client reads it as the original.
+        public var why: String
+        /// Whether it is tried on a flow with this fixture (a documented default lifetime holds
+        /// only where the fixture's lifetime is that default).
+        public var appliesTo: @Sendable (any ProviderFixture) -> Bool
+
+        public init(_ fault: String, statuses: ClosedRange<Int>, why: String, appliesTo: @escaping @Sendable (any ProviderFixture) -> Bool = { _ in true }) {
+            self.fault = fault
+            self.statuses = statuses
+            self.why = why
+            self.appliesTo = appliesTo
+        }
+    }
+
     /// The redirect's query parameters and their roles; one not listed is not tampered.
     public var parameters: [String: ParameterRole]
     public var injectedCredentials: InjectedCredentials
@@ -121,8 +166,11 @@ public struct DerivationProfile: Sendable {
     /// The app action that ends the session on the user's request (a logout), for the
     /// interleavings; nil: none.
     public var logoutAction: String?
+    /// The answers the SDK reads, for the `answer` family; none: the family has no place.
+    public var answers: [ParsedAnswer]
 
-    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil) {
+    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil, answers: [ParsedAnswer] = []) {
+        self.answers = answers
         self.parameters = parameters
         self.injectedCredentials = injectedCredentials
         self.notApplicable = notApplicable

@@ -23,6 +23,7 @@ public enum Deriver {
                 case .tamper: derived = RedirectTampers.derive(spec, provider: provider)
                 case .interleave: derived = Interleavings.derive(spec, provider: provider)
                 case .storeCrash: derived = StoreCrashes.derive(spec, provider: provider)
+                case .answer: derived = AnswerShapes.derive(spec, provider: provider)
                 }
                 for candidate in derived where seen.insert(candidate.signature).inserted {
                     variants.append(candidate.spec)

@@ -30,7 +30,7 @@ enum Interleavings {
     }
 
     /// The request's method and path, when both are written as literals.
-    private static func literal(_ request: RequestExpectation) -> (String, String)? {
+    static func literal(_ request: RequestExpectation) -> (String, String)? {
         var method: String?
         var path: String?
         for check in request.checks {

@@ -285,7 +285,7 @@ enum RedirectTampers {
         let transforms = attack.transforms.map { ParameterTransform(parameter: $0.0, transform: $0.1, location: receiving.location) }
         let tamper = Step(number: 0, location: receiving.location, note: "Derived: the redirect \(attack.description).",
                           action: .browser(operation: .tamper, arguments: attack.arguments, transforms: transforms))
-        var steps = Array(spec.steps[..<place.index]) + [tamper]
+        let steps = Array(spec.steps[..<place.index]) + [tamper]
         var judged = receiving
         judged.requirements = receiving.requirements + attack.rule.requirements.filter { !receiving.requirements.contains($0) }
         switch attack.outcome {
