@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckRunner
 import FlowCheckSDK
@@ -75,10 +76,16 @@ public struct CoreSDKDriver: FlowDriver {
 
     public func makeSession(for context: DriverContext) async throws -> any FlowSession {
         let base = URLSessionTransport()
-        let fileStore = try FileTokenStore(directory: context.storageDirectory.appendingPathComponent("tokens", isDirectory: true))
+        let folder = context.storageDirectory.appendingPathComponent("tokens", isDirectory: true)
+        let fileStore = try FileTokenStore(directory: folder)
         // The runner may arm a crash of the next write (`crashStore`); a store that cannot be
-        // interrupted reports so instead.
-        let crashable = CrashableStore(wrapStore(fileStore))
+        // interrupted reports so instead. A relaunch opens the store anew over its folder.
+        let wrapStore = self.wrapStore
+        let first = Locked<FileTokenStore?>(fileStore)
+        let crashable = try CrashableStore(open: {
+            let opened = first.withLock { store -> FileTokenStore? in defer { store = nil }; return store }
+            return wrapStore(try opened ?? FileTokenStore(directory: folder))
+        })
         let store: any TokenStore = crashable
         let clock = wrapClock(context.clock)
         // A request the server never answers ends on the SDK's clock, as in an app: with the
@@ -123,7 +130,12 @@ final class FileBackedSession: FlowSession {
 
     func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport { crashable.arm(point) }
 
-    func perform(_ call: AppCall) async throws -> CallOutcome { try await inner.perform(call) }
+    func perform(_ call: AppCall) async throws -> CallOutcome {
+        // A relaunch is a new process: it opens the store over its folder again.
+        if call.name == "relaunch" { try crashable.reopen() }
+        return try await inner.perform(call)
+    }
+
     func storeContents() async throws -> [String: String] { try await inner.storeContents() }
     func close() async { await inner.close() }
 

@@ -76,12 +76,25 @@ public struct StoreCrashError: Error, CustomStringConvertible {
 
 /// The store the SDK is given: the real (or a broken) store, with a crash the runner can arm.
 final class CrashableStore: TokenStore {
-    private let inner: any TokenStore
     /// The crash armed for the next write, if any.
     private let armed = Locked<StoreCrashPoint?>(nil)
+    /// The store as opened now: a relaunch opens it anew.
+    private let current: Locked<any TokenStore>
+    private let open: @Sendable () throws -> any TokenStore
 
-    init(_ inner: any TokenStore) {
-        self.inner = inner
+    /// - Parameter open: Opens the store over its folder, as an app does at launch.
+    init(open: @escaping @Sendable () throws -> any TokenStore) throws {
+        self.open = open
+        current = Locked(try open())
+    }
+
+    private var inner: any TokenStore { current.withLock { $0 } }
+
+    /// Opens the store anew over the same folder, as a relaunched app does: whatever the
+    /// store does at open (a `FileTokenStore` removes the temporary files of dead saves) runs.
+    func reopen() throws {
+        let reopened = try open()
+        current.withLock { $0 = reopened }
     }
 
     /// Arms a crash at `point` of the next write, when the store can be interrupted there.
