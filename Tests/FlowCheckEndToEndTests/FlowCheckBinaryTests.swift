@@ -66,7 +66,7 @@ struct FlowCheckBinaryTests {
           "title": "Products after auth",
           "source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "Using a valid token"}, "requirements": ["SEED-003-bearer"],
           "provider": "moltin",
-          "fixture": {"clients": [{"id": "store-1", "secret": "sk-E2e&Secret=+ é"}]}, "notDerived": [{"family": "interleave", "why": "these tests count the flows the binary runs; the derived variants have tests of their own"}, {"family": "storeCrash", "why": "these tests count the flows the binary runs; the derived variants have tests of their own"}],
+          "fixture": {"clients": [{"id": "store-1", "secret": "sk-E2e&Secret=+ é"}]}, "notDerived": [{"family": "interleave", "why": "these tests count the flows the binary runs; the derived variants have tests of their own"}, {"family": "storeCrash", "why": "these tests count the flows the binary runs; the derived variants have tests of their own"}, {"family": "answer", "why": "these tests count the flows the binary runs; the derived variants have tests of their own"}],
           "steps": [
             {"app": "auth", "with": {"clientId": "store-1", "clientSecret": "sk-E2e&Secret=+ é"}, "expect": {"store": {"accessToken": {"present": true, "capture": "token"}}}},
             {"app": "products", "expect": {"result": {"productCount": "\(productCount)"}, "requests": [{"method": "GET", "path": "/v1/products", "headers": {"Authorization": "Bearer ${token}"}}]}}
@@ -163,9 +163,18 @@ struct FlowCheckBinaryTests {
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             reports.append(try String(contentsOf: out.appendingPathComponent("m\(run).md"), encoding: .utf8))
         }
-        #expect(reports[0] == reports[1])
+        #expect(reports[0] == reports[1], "two runs differ: \(Self.firstDifference(reports[0], reports[1]))")
         let committed = try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)
-        #expect(reports[0] == committed, "reports/flowcheck.md is out of date: run swift run flowcheck specs/ and commit it")
+        #expect(reports[0] == committed, "reports/flowcheck.md is out of date: run swift run flowcheck specs/ and commit it (\(Self.firstDifference(committed, reports[0])))")
+    }
+
+    /// Where two long texts part, as a short message: the line number and both lines, instead
+    /// of two 17,000-line documents in the failure.
+    static func firstDifference(_ old: String, _ new: String) -> String {
+        let (a, b) = (old.components(separatedBy: "\n"), new.components(separatedBy: "\n"))
+        guard let line = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset ?? (a.count == b.count ? nil : min(a.count, b.count)) else { return "no difference" }
+        let show = { (lines: [String]) in line < lines.count ? String(lines[line].prefix(300)) : "(end)" }
+        return "line \(line + 1): \"\(show(a))\" became \"\(show(b))\""
     }
 
     @Test func validateChecksWithoutRunningAndGivesTheSameLocations() async throws {

@@ -180,8 +180,11 @@ function serverMessage(body, status) {
   let document;
   try { document = JSON.parse(body.toString('utf8')); } catch { document = undefined; }
   if (document && typeof document === 'object') {
-    for (const key of ['error_description', 'error', 'message']) {
-      if (typeof document[key] === 'string' && document[key]) return `${document[key]} (HTTP ${status})`;
+    // Seed 003's authErrorMessage reads the text under "error" or "errors".
+    for (const key of ['error_description', 'error', 'errors', 'message']) {
+      let value = document[key];
+      if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')) value = value.join('; ');
+      if (typeof value === 'string' && value) return `${value} (HTTP ${status})`;
     }
   }
   return `HTTP ${status} ${STATUS_TEXT[status] ?? ''}`.trim();
@@ -190,6 +193,7 @@ function serverMessage(body, status) {
 /** A Moltin API client. Credentials live in memory only; the token lives in the store. */
 export class MoltinClient {
   static RENEWAL_MARGIN = 60; // seconds before expiry at which the token is renewed first
+  static DEFAULT_LIFETIME = 3600; // seed 003: tokens last an hour
 
   constructor(baseURL, clock, store, transport = new HTTPTransport(clock)) {
     this.generation = 0; // bumped by every change of the stored token (auth, refresh, delete)
@@ -330,8 +334,9 @@ export class MoltinClient {
     }
     let expires = document.expires;
     if (typeof expires !== 'number') {
-      if (typeof document.expires_in !== 'number') throw new ClientError('invalidResponse', 'The token answer has no expiry');
-      expires = this.clock.now() + document.expires_in;
+      // RFC 6749 §5.1: without expires_in the server's documented default holds, and seed 003
+      // documents it: tokens last an hour.
+      expires = this.clock.now() + (typeof document.expires_in === 'number' ? document.expires_in : MoltinClient.DEFAULT_LIFETIME);
     }
     const tokenType = typeof document.token_type === 'string' ? document.token_type : 'Bearer';
     return { accessToken: document.access_token, tokenType, expiresAt: String(Math.trunc(expires)) };

@@ -281,6 +281,8 @@ class MoltinClient:
     """A Moltin API client. Credentials live in memory only; the token lives in the store."""
 
     RENEWAL_MARGIN = 60  # seconds before expiry at which the token is renewed before use
+
+    DEFAULT_LIFETIME = 3600  # seed 003: tokens last an hour
     TOKEN_PATH = "/oauth/access_token"
     PRODUCTS_PATH = "/v1/products"
 
@@ -456,7 +458,9 @@ class MoltinClient:
         if not isinstance(expires, (int, float)) or isinstance(expires, bool):
             expires_in = document.get("expires_in")
             if not isinstance(expires_in, (int, float)) or isinstance(expires_in, bool):
-                raise ClientError("invalidResponse", "The token answer has no expiry")
+                # RFC 6749 5.1: without expires_in the server's documented default holds, and
+                # seed 003 documents it: tokens last an hour.
+                expires_in = self.DEFAULT_LIFETIME
             expires = self.clock.now() + expires_in
         token_type = document.get("token_type") if isinstance(document.get("token_type"), str) else "Bearer"
         return {"accessToken": document["access_token"], "tokenType": token_type, "expiresAt": str(int(expires))}
@@ -484,9 +488,13 @@ class MoltinClient:
         except (UnicodeDecodeError, ValueError):
             document = None
         if isinstance(document, dict):
-            for key in ("error_description", "error", "message"):
-                if isinstance(document.get(key), str) and document[key]:
-                    return "%s (HTTP %d)" % (document[key], status)
+            # Seed 003's authErrorMessage reads the text under "error" or "errors".
+            for key in ("error_description", "error", "errors", "message"):
+                value = document.get(key)
+                if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+                    value = "; ".join(value)
+                if isinstance(value, str) and value:
+                    return "%s (HTTP %d)" % (value, status)
         return "HTTP %d %s" % (status, http.client.responses.get(status, ""))
 
 
