@@ -69,7 +69,9 @@ struct StoreDirectoryFacts: Sendable, Equatable {
             throw DriverError("storeFiles: the store directory the driver named cannot be listed", party: .driver)
         }
         let user = geteuid()
-        let forms = Array(Set(secrets.filter { $0.count >= 4 }.flatMap(Redactor.forms(of:)).filter { !$0.isEmpty }))
+        // Built only when the folder holds something besides the store's own files (the common
+        // case holds nothing else, and measuring runs after every step).
+        var forms: [String]?
         var budget = Self.readBudget
         var entries: [Entry] = []
         for name in names {
@@ -81,7 +83,11 @@ struct StoreDirectoryFacts: Sendable, Equatable {
                 name: name, mode: UInt32(entry.st_mode) & 0o7777, inode: UInt64(entry.st_ino),
                 isRegularFile: (entry.st_mode & S_IFMT) == S_IFREG, ownedByUser: entry.st_uid == user,
                 size: Int64(entry.st_size), modified: Self.modified(entry),
-                holdsSecret: !isStoreFile && !forms.isEmpty && Self.holdsSecret(path + "/" + name, forms: forms, budget: &budget)
+                holdsSecret: !isStoreFile && {
+                    let secretForms = forms ?? Array(Set(secrets.filter { $0.count >= 4 }.flatMap(Redactor.forms(of:)).filter { !$0.isEmpty }))
+                    forms = secretForms
+                    return !secretForms.isEmpty && Self.holdsSecret(path + "/" + name, forms: secretForms, budget: &budget)
+                }()
             ))
         }
         return StoreDirectoryFacts(

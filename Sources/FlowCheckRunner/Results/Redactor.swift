@@ -134,6 +134,10 @@ public struct Redactor: Sendable {
 
     /// The forms a secret takes on the wire and in text.
     static func forms(of secret: String) -> [String] {
+        // Letters, digits, `-`, `.` and `_` are left as they are by every encoding below but
+        // base64: the common case (issued tokens, codes), without building each form to find
+        // it equal to the secret.
+        if secret.utf8.allSatisfy(isPlain) { return [secret, Data(secret.utf8).base64EncodedString()] }
         var forms = [secret]
         let formEncoded = formEncode(secret)
         forms.append(formEncoded)
@@ -149,6 +153,17 @@ public struct Redactor: Sendable {
         }
         forms.append(Data(secret.utf8).base64EncodedString())
         return forms
+    }
+
+    /// A byte no encoding of ``forms(of:)`` changes (form and host encoding, JSON escaping).
+    static func isPlain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// `encoded` with the two hex digits after each `%` in lower case.

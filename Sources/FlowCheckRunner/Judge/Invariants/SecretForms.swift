@@ -37,12 +37,20 @@ struct SecretForms: Sendable {
     /// base64 (standard and URL-safe, with and without padding).
     static func forms(of secret: String) -> [String] {
         var forms: [String] = [secret]
-        for upper in [true, false] {
+        // Letters, digits, `-`, `.` and `_` are left as they are by every percent-encoding and
+        // JSON escape (checked here, apart from the redactor's own test of the same bytes).
+        let plain = secret.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+        }
+        for upper in [true, false] where !plain {
             let form = encode(secret, keep: formSafe, spaceAsPlus: true, upper: upper)
             forms += [form, form.replacingOccurrences(of: "+", with: "%20"), encode(secret, keep: unreserved, spaceAsPlus: false, upper: upper)]
         }
-        forms.append(jsonEscaped(secret, slash: false))
-        forms.append(jsonEscaped(secret, slash: true))
+        if !plain {
+            forms.append(jsonEscaped(secret, slash: false))
+            forms.append(jsonEscaped(secret, slash: true))
+        }
         let base64 = Data(secret.utf8).base64EncodedString()
         let unpadded = String(base64.reversed().drop { $0 == "=" }.reversed())
         let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
