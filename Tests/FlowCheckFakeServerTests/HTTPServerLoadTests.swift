@@ -124,9 +124,10 @@ struct HTTPServerLoadTests {
             }
             trickler.close()
             await server.stopOffThePool()
+            // Every socket this test saw is gone. Not "nothing on the port": once stopped, the
+            // port is free, and another test's server in this process may be given it at once
+            // (a client of that server then shows with this remote port).
             #expect(OpenSockets.stillOpen(serverSide.union(clientSide)).isEmpty)
-            #expect(OpenSockets.inodes(port: port, local: true).isEmpty)
-            #expect(OpenSockets.inodes(port: port, local: false).isEmpty)
         }
     }
 
