@@ -112,7 +112,9 @@ public struct Redactor: Sendable {
     /// True when a form field of this name may be shown at all (its value still masked when sensitive).
     static func isNameShowable(_ field: String) -> Bool {
         publicFormFields.contains(field)
-            || (isSensitive(field: field) && field.range(of: "\\A[A-Za-z_]{1,40}\\z", options: .regularExpression) != nil)
+            || (isSensitive(field: field) && (1...40).contains(field.utf8.count) && field.utf8.allSatisfy { byte in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || byte == UInt8(ascii: "_")
+            })
     }
 
     /// True when a field of this name carries a secret.

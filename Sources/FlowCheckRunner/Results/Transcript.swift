@@ -61,8 +61,9 @@ package enum Transcript {
         if type.hasPrefix("application/json") || type.isEmpty, let value = FakeJSON.parse(data) {
             return cut(mask(maskJSON(value).compactText))
         }
+        // Bytes, not `String.contains(String)`, which goes through NSString on Linux.
         if type.hasPrefix("application/x-www-form-urlencoded") || type.isEmpty, let text = String(data: data, encoding: .utf8),
-           !text.contains(" "), !text.contains("\n"), text.contains("=") {
+           !text.utf8.contains(UInt8(ascii: " ")), !text.utf8.contains(UInt8(ascii: "\n")), text.utf8.contains(UInt8(ascii: "=")) {
             let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
@@ -73,7 +74,7 @@ package enum Transcript {
             return "form: " + cut(mask(pairs.joined(separator: "&")))
         }
         guard let text = String(data: data, encoding: .utf8) else { return "(\(data.count) bytes, not UTF-8)" }
-        return cut(mask(text.replacingOccurrences(of: "\n", with: "\\n")))
+        return cut(mask(Redactor.replacing("\n", with: "\\n", in: text)))
     }
 
     private static func maskJSON(_ value: FakeJSON) -> FakeJSON {

@@ -11,7 +11,9 @@ public enum Deriver {
     ///   - providers: The descriptions the flows' providers are looked up in.
     ///   - families: The families to derive (all by default).
     public static func variants(of specs: [FlowSpec], providers: ProviderCatalog, families: Set<DerivedFamily> = Set(DerivedFamily.allCases)) -> [FlowSpec] {
-        var seen = Set<String>()
+        // Candidates kept so far by their cheap key; the full signature (every attacked step
+        // described) is built only when two cheap keys meet, which most never do.
+        var kept: [String: [Candidate]] = [:]
         var variants: [FlowSpec] = []
         for spec in specs where spec.derivation == nil {
             guard let provider = providers.description(of: spec.provider) else { continue }
@@ -25,7 +27,13 @@ public enum Deriver {
                 case .storeCrash: derived = StoreCrashes.derive(spec, provider: provider)
                 case .answer: derived = AnswerShapes.derive(spec, provider: provider)
                 }
-                for candidate in derived where seen.insert(candidate.signature).inserted {
+                for candidate in derived {
+                    let rivals = kept[candidate.key, default: []]
+                    if !rivals.isEmpty {
+                        let signature = candidate.signature
+                        if rivals.contains(where: { $0.signature == signature }) { continue }
+                    }
+                    kept[candidate.key, default: []].append(candidate)
                     variants.append(candidate.spec)
                 }
             }
@@ -37,7 +45,19 @@ public enum Deriver {
     /// and rule, without notes or places.
     struct Candidate {
         var spec: FlowSpec
-        var signature: String
+        /// What the variant does, cheaply: the provider, the attack, its rule and every step's
+        /// shape. Two candidates with different keys differ.
+        var key: String
+        /// How many of the steps come before the attack, untouched.
+        var attacked: Int
+
+        /// The full signature: the key's parts with every step from the attack on described
+        /// whole. Built only to tell two candidates with the same key apart.
+        var signature: String {
+            ([key] + spec.steps.enumerated().map { offset, step in
+                offset >= attacked ? "\(String(describing: step.action))|\(step.background ?? "")|\(String(describing: step.expect))" : ""
+            }).joined(separator: "\n")
+        }
     }
 
     /// The variant of `spec` with these steps (renumbered from 1) and this derivation.
@@ -63,11 +83,8 @@ public enum Deriver {
         // flows that reach the place the same way (other fixtures, other accounts, other checks
         // on the way, which the written flows judge) meet the same attack there: the first, in
         // load order, carries it.
-        let signature = ([spec.provider.rawValue, derivation.family.rawValue, kind, derivation.rule.id]
-            + variant.steps.enumerated().map { offset, step in
-                offset >= attacked ? "\(String(describing: step.action))|\(step.background ?? "")|\(String(describing: step.expect))" : shape(step)
-            }).joined(separator: "\n")
-        return Candidate(spec: variant, signature: signature)
+        let key = ([spec.provider.rawValue, derivation.family.rawValue, kind, derivation.rule.id] + variant.steps.map(shape)).joined(separator: "\n")
+        return Candidate(spec: variant, key: key, attacked: attacked)
     }
 
     /// `step`, marked as an action the written flow may not ask of the driver (a logout, a
