@@ -144,7 +144,9 @@ actor MiniMoltinClient {
         let (status, json) = try await send("POST", "oauth/access_token", body: fields)
         guard status == 200 else { throw Self.failure(status, json, endpoint: true) }
         guard let value = json?["access_token"] as? String else { throw Failure(kind: "invalidResponse", message: "no access_token") }
-        let expires = (json?["expires"] as? Double).map(Date.init(timeIntervalSince1970:)) ?? now().addingTimeInterval(3600)
+        // Moltin's absolute `expires`, else RFC 6749's `expires_in`, else seed 003's hour.
+        let expires = (json?["expires"] as? Double).map(Date.init(timeIntervalSince1970:))
+            ?? now().addingTimeInterval((json?["expires_in"] as? Double) ?? 3600)
         return Token(value: value, expiresAt: expires)
     }
 
