@@ -91,8 +91,10 @@ struct RecordedRejectionTests {
         let moltin = FakeMoltin(fixture: MoltinFixture(clients: []))
         let world = FakeProviderServer(provider: moltin, now: { Date(timeIntervalSince1970: 0) }, limits: HTTPServerLimits(readTimeout: 0.2))
         try await world.serving {
-            let client = try await RawConnection.connect(port: world.port)
-            try await client.send("GET /v1/products HTTP/1.1\r\nHost: x\r\n")
+            // Sent as the connect completes: sent later by this task, a starved test process
+            // could hold it past the server's idle timeout, which closes a silent connection
+            // without an answer.
+            let client = try await RawConnection.connect(port: world.port, sending: "GET /v1/products HTTP/1.1\r\nHost: x\r\n")
             #expect(try await client.readResponse()?.status == 408)
             let exchange = try #require(world.exchanges.first)
             #expect(exchange.request.method == "GET")
