@@ -1,5 +1,4 @@
 import Foundation
-import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckRunner
 import FlowCheckSDK
@@ -81,11 +80,7 @@ public struct CoreSDKDriver: FlowDriver {
         // The runner may arm a crash of the next write (`crashStore`); a store that cannot be
         // interrupted reports so instead. A relaunch opens the store anew over its folder.
         let wrapStore = self.wrapStore
-        let first = Locked<FileTokenStore?>(fileStore)
-        let crashable = try CrashableStore(open: {
-            let opened = first.withLock { store -> FileTokenStore? in defer { store = nil }; return store }
-            return wrapStore(try opened ?? FileTokenStore(directory: folder))
-        })
+        let crashable = CrashableStore(wrapStore(fileStore), reopen: { wrapStore(try FileTokenStore(directory: folder)) })
         let store: any TokenStore = crashable
         let clock = wrapClock(context.clock)
         // A request the server never answers ends on the SDK's clock, as in an app: with the

@@ -82,10 +82,12 @@ final class CrashableStore: TokenStore {
     private let current: Locked<any TokenStore>
     private let open: @Sendable () throws -> any TokenStore
 
-    /// - Parameter open: Opens the store over its folder, as an app does at launch.
-    init(open: @escaping @Sendable () throws -> any TokenStore) throws {
-        self.open = open
-        current = Locked(try open())
+    /// - Parameters:
+    ///   - inner: The store as the session opened it.
+    ///   - reopen: Opens the store over its folder again, as an app does at launch.
+    init(_ inner: any TokenStore, reopen: @escaping @Sendable () throws -> any TokenStore) {
+        self.open = reopen
+        current = Locked(inner)
     }
 
     private var inner: any TokenStore { current.withLock { $0 } }

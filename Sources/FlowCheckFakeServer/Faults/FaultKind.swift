@@ -114,32 +114,43 @@ public enum FaultKind: String, Sendable, CaseIterable {
     /// an answer it finds nothing to change in (a body that is not a JSON object, no such
     /// member). The body is rewritten as compact JSON; `Content-Length` is the server's.
     public func reshape(_ response: HTTPResponse) -> HTTPResponse {
-        var reshaped = response
         switch self {
         case .withoutChallenge:
+            var reshaped = response
             reshaped.headers.remove("WWW-Authenticate")
             return reshaped
-        case .unknownMembers, .withoutExpires, .errorsMember, .withoutExpiry:
-            guard case .object(var members)? = FakeJSON.parse(response.body) else { return response }
-            switch self {
-            case .unknownMembers:
+        case .unknownMembers:
+            return Self.editingObject(response) { members in
                 members["flowcheck_unknown"] = .string("ignored")
                 members["flowcheck_unknown_object"] = .object(["nested": .array([.number("1"), .bool(true), .null])])
-            case .withoutExpires:
-                guard members.removeValue(forKey: "expires") != nil else { return response }
-            case .withoutExpiry:
-                let removed = [members.removeValue(forKey: "expires"), members.removeValue(forKey: "expires_in")]
-                guard removed.contains(where: { $0 != nil }) else { return response }
-            default:
-                guard let error = members.removeValue(forKey: "error") else { return response }
-                members["errors"] = error
+                return true
             }
-            reshaped.body = Data(FakeJSON.object(members).compactText.utf8)
-            return reshaped
+        case .withoutExpires:
+            return Self.editingObject(response) { $0.removeValue(forKey: "expires") != nil }
+        case .withoutExpiry:
+            return Self.editingObject(response) { members in
+                let removed = [members.removeValue(forKey: "expires"), members.removeValue(forKey: "expires_in")]
+                return removed.contains { $0 != nil }
+            }
+        case .errorsMember:
+            return Self.editingObject(response) { members in
+                guard let error = members.removeValue(forKey: "error") else { return false }
+                members["errors"] = error
+                return true
+            }
         case .unreachable, .serverError, .nonJSONBody, .tokenNotValid, .connectionReset, .stall, .htmlServerError,
              .truncatedJSON, .redirectLoop, .rateLimited, .invalidGrant, .serviceUnavailable, .hold, .otherJSON:
             return response
         }
+    }
+
+    /// `response` with its JSON object body edited by `edit` and written back compact; as it
+    /// was when the body is no JSON object or `edit` changed nothing (returned false).
+    private static func editingObject(_ response: HTTPResponse, _ edit: (inout [String: FakeJSON]) -> Bool) -> HTTPResponse {
+        guard case .object(var members)? = FakeJSON.parse(response.body), edit(&members) else { return response }
+        var reshaped = response
+        reshaped.body = Data(FakeJSON.object(members).compactText.utf8)
+        return reshaped
     }
 
     /// The canned response for a request to `/`; nil for `unreachable`, which acts on the

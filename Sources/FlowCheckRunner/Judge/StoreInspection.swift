@@ -78,16 +78,17 @@ struct StoreDirectoryFacts: Sendable, Equatable {
             var entry = stat()
             // Gone between the listing and now: the store was still writing, so nothing to judge.
             guard lstat(path + "/" + name, &entry) == 0 else { continue }
-            let isStoreFile = location.files.contains(name)
+            var holdsSecret = false
+            if !location.files.contains(name) {
+                let secretForms = forms ?? Array(Set(secrets.filter { $0.count >= 4 }.flatMap(Redactor.forms(of:)).filter { !$0.isEmpty }))
+                forms = secretForms
+                holdsSecret = !secretForms.isEmpty && Self.holdsSecret(path + "/" + name, forms: secretForms, budget: &budget)
+            }
             entries.append(Entry(
                 name: name, mode: UInt32(entry.st_mode) & 0o7777, inode: UInt64(entry.st_ino),
                 isRegularFile: (entry.st_mode & S_IFMT) == S_IFREG, ownedByUser: entry.st_uid == user,
                 size: Int64(entry.st_size), modified: Self.modified(entry),
-                holdsSecret: !isStoreFile && {
-                    let secretForms = forms ?? Array(Set(secrets.filter { $0.count >= 4 }.flatMap(Redactor.forms(of:)).filter { !$0.isEmpty }))
-                    forms = secretForms
-                    return !secretForms.isEmpty && Self.holdsSecret(path + "/" + name, forms: secretForms, budget: &budget)
-                }()
+                holdsSecret: holdsSecret
             ))
         }
         return StoreDirectoryFacts(

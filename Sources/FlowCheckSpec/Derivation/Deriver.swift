@@ -13,7 +13,7 @@ public enum Deriver {
     public static func variants(of specs: [FlowSpec], providers: ProviderCatalog, families: Set<DerivedFamily> = Set(DerivedFamily.allCases)) -> [FlowSpec] {
         // Candidates kept so far by their cheap key; the full signature (every attacked step
         // described) is built only when two cheap keys meet, which most never do.
-        var kept: [String: [Candidate]] = [:]
+        var kept: [String: (first: Candidate, signatures: Set<String>?)] = [:]
         var variants: [FlowSpec] = []
         for spec in specs where spec.derivation == nil {
             guard let provider = providers.description(of: spec.provider) else { continue }
@@ -28,12 +28,14 @@ public enum Deriver {
                 case .answer: derived = AnswerShapes.derive(spec, provider: provider)
                 }
                 for candidate in derived {
-                    let rivals = kept[candidate.key, default: []]
-                    if !rivals.isEmpty {
-                        let signature = candidate.signature
-                        if rivals.contains(where: { $0.signature == signature }) { continue }
+                    if let rivals = kept[candidate.key] {
+                        // Each kept candidate's signature is built once, when its key is met.
+                        var signatures = rivals.signatures ?? [rivals.first.signature]
+                        guard signatures.insert(candidate.signature).inserted else { continue }
+                        kept[candidate.key]?.signatures = signatures
+                    } else {
+                        kept[candidate.key] = (candidate, nil)
                     }
-                    kept[candidate.key, default: []].append(candidate)
                     variants.append(candidate.spec)
                 }
             }
