@@ -46,6 +46,21 @@ struct DerivedVariantsTests {
         }
     }
 
+    /// Every reshape a provider lists for an answer is tried on that answer by some committed
+    /// flow: two answers listing the same reshape (Clover's token and refresh) each get it.
+    @Test func everyListedReshapeOfEveryAnswerIsDerived() throws {
+        let (_, variants) = try Self.derived()
+        for provider in ProviderRegistry.catalog.all {
+            for answer in provider.derivation.answers {
+                let slug = answer.path.split(separator: "/").joined(separator: "-")
+                for shape in answer.equivalent {
+                    #expect(variants.contains { $0.provider == provider.id && $0.id.hasSuffix("~answer.\(slug).\(shape.fault)") },
+                            "\(provider.id): \(answer.path) \(shape.fault) is derived by no flow")
+                }
+            }
+        }
+    }
+
     @Test func everyEmptyCellOfTheTableSaysWhy() throws {
         let (specs, variants) = try Self.derived()
         let table = DerivedCoverage(results: [], specs: specs + variants, providers: ProviderRegistry.catalog)

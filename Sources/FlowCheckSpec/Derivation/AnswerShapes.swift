@@ -1,8 +1,8 @@
 /// The `answer` family: every answer the SDK reads (``DerivationProfile/answers``), where a
 /// flow's call gets it,
 ///
-/// - **garbled**: a truncated JSON document, or an HTML page sent with 200, from then until
-///   the call ends. The call fails with an error value; when the garbled answer is the call's
+/// - **garbled**: a truncated JSON document, an HTML page or a JSON object of none of its shapes
+///   sent with 200, from then until the call ends. The call fails with an error value; when the garbled answer is the call's
 ///   first, the store is as it was (nothing the call could have learnt was written, nothing
 ///   deleted). The variant ends with the call.
 /// - **reshaped** as the provider's documents allow (a member the client does not know, one
@@ -29,6 +29,8 @@ enum AnswerShapes {
         guard !answers.isEmpty else { return [] }
         let logout = provider.derivation.logoutAction
         var candidates: [Deriver.Candidate] = []
+        // Where each reshape of each answer starts, by the answer's path and the reshape: two
+        // answers may list the same reshape (Clover's token and refresh answers).
         var reshapeStarts: [String: (index: Int, path: String)] = [:]
         for (index, step) in spec.steps.enumerated() {
             guard case .app(let name, _)? = step.action, step.background == nil, let expect = step.expect,
@@ -39,8 +41,8 @@ enum AnswerShapes {
             for (position, request) in requests.enumerated() where !request.isOptional {
                 guard let (method, path) = Interleavings.literal(request), let answer = answers.first(where: { $0.matches(path) }) else { continue }
                 let status = request.checks.lazy.compactMap { check -> Int? in if case .status(let status) = check { return status } else { return nil } }.first
-                for shape in answer.equivalent where reshapeStarts[shape.fault] == nil && shape.appliesTo(spec.fixture) {
-                    if let status, shape.statuses.contains(status) { reshapeStarts[shape.fault] = (index, path) }
+                for shape in answer.equivalent where reshapeStarts[answer.path + " " + shape.fault] == nil && shape.appliesTo(spec.fixture) {
+                    if let status, shape.statuses.contains(status) { reshapeStarts[answer.path + " " + shape.fault] = (index, path) }
                 }
                 // Garbled where the call was to succeed with this answer, no fault of the
                 // flow's own stands in the way, and the call is not the session's end (which a
@@ -58,7 +60,7 @@ enum AnswerShapes {
         }
         for answer in answers {
             for shape in answer.equivalent {
-                guard let start = reshapeStarts[shape.fault], answer.matches(start.path) else { continue }
+                guard let start = reshapeStarts[answer.path + " " + shape.fault] else { continue }
                 let slug = start.path.split(separator: "/").joined(separator: "-")
                 let derivation = Derivation(parent: spec.id, family: .answer, variant: "\(slug).\(shape.fault)", rule: same,
                                             description: "every answer to \(start.path) from step \(spec.steps[start.index].number) on reshaped (\(shape.fault): \(shape.why))")
