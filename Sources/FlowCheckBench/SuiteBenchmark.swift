@@ -22,24 +22,26 @@ struct SuiteBenchmark {
     }
 
     let directory: String
+    /// Flows at once (`--jobs`); nil: the runner's default, the core count.
+    var concurrency: Int? = nil
     /// Timed runs after the warm-up; the best one is reported.
     let runs: Int
 
     /// - Throws: ``BenchError`` when a spec is invalid or any flow does not pass, in any run.
     func run() async throws(BenchError) -> Figure {
         // The warm-up loads lazily bound symbols, FoundationNetworking's curl and the caches.
-        var (flows, derived, _, _) = try await Self.timeOnce(directory)
+        var (flows, derived, _, _) = try await Self.timeOnce(directory, concurrency: concurrency)
         var best = Double.infinity
         var bestCPU = 0.0
         for _ in 0..<max(1, runs) {
-            let (count, variants, seconds, cpu) = try await Self.timeOnce(directory)
+            let (count, variants, seconds, cpu) = try await Self.timeOnce(directory, concurrency: concurrency)
             (flows, derived) = (count, variants)
             if seconds < best { (best, bestCPU) = (seconds, cpu) }
         }
         return Figure(seconds: best, cpuSeconds: bestCPU, flows: flows, derived: derived, directory: directory)
     }
 
-    private static func timeOnce(_ directory: String) async throws(BenchError) -> (flows: Int, derived: Int, seconds: Double, cpu: Double) {
+    private static func timeOnce(_ directory: String, concurrency: Int?) async throws(BenchError) -> (flows: Int, derived: Int, seconds: Double, cpu: Double) {
         let cpuBefore = ProcessCPU.seconds()
         let start = ContinuousClock.now
         let loaded: SpecLoader.Result
@@ -54,7 +56,9 @@ struct SuiteBenchmark {
         guard !loaded.specs.isEmpty else { throw .usage("no specs in \(directory)") }
         let driver = CoreSDKDriver()
         let variants = Deriver.variants(of: loaded.specs, providers: ProviderRegistry.catalog)
-        let flows = await FlowRunner(driver: driver).run(loaded.specs + variants)
+        var options = FlowRunner.Options()
+        if let concurrency { options.concurrency = concurrency }
+        let flows = await FlowRunner(driver: driver, options: options).run(loaded.specs + variants)
         let run = RunResult(flows: flows, driverName: driver.name)
         _ = JUnitReport.render(run)
         _ = MarkdownReport.render(run)

@@ -35,7 +35,7 @@ enum BenchEntry {
         if let note = MachineLoad.note() { err("flowcheck-bench: note: \(note)") }
         do throws(BenchError) {
             if options.parts.contains(.suite) {
-                let suite = try await SuiteBenchmark(directory: options.specsDirectory, runs: options.suiteRuns).run()
+                let suite = try await SuiteBenchmark(directory: options.specsDirectory, concurrency: options.jobs, runs: options.suiteRuns).run()
                 out(suite.line)
                 if options.cpu { out(suite.cpuLine) }
             }

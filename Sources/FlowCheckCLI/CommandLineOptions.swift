@@ -126,8 +126,8 @@ public struct CommandLineOptions: Sendable, Equatable {
       --markdown PATH   Markdown report (default: reports/flowcheck.md)
       --filter REGEX    run only the flows whose id matches REGEX
       --shard I/N       run the I-th of N deterministic slices of the flows (by id)
-      --jobs N          flows run at once (default: the number of cores; one for a Swift
-                        driver whose SDK keeps process-wide state)
+      --jobs N          flows run at once (default: one more than the number of cores;
+                        one for a Swift driver whose SDK keeps process-wide state)
       --format FORMAT   text (default) or json: machine-readable results on stdout
       --baseline FILE   flows expected to fail, one a line as `FLOW-ID reason words` (# comments,
                         blank lines; an invariant id such as INV-KEEP covers the flows that fail

@@ -72,16 +72,27 @@ final class HarnessHTTPExchange: Sendable {
             try waiter.wait(fd, for: Int16(POLLIN), awaiting: parser.awaiting)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
-                if let response = try parser.feed(chunk[0..<count]) { return response }
+                if let response = try parser.feed(chunk[0..<count]) { return Self.ended(fd, with: response) }
             } else if count == 0 {
                 try checkCancelled()
-                return try parser.finish()
+                return Self.ended(fd, with: try parser.finish())
             } else if errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
                 let reason = Self.reason(errno)
                 try checkCancelled()
                 throw HarnessHTTPError.connectionFailed(while: "awaiting \(parser.awaiting)", reason: reason)
             }
         }
+    }
+
+    /// The response is read in full: the coming close resets the connection (SO_LINGER
+    /// {1, 0}) instead of ending it politely. Nothing is left to say on it, and the polite end
+    /// leaves a TIME_WAIT entry on one side or the other for 60 s; a run of a thousand flows
+    /// left thousands, and every later bind(port 0) on the machine (the next flow's fake
+    /// server) scanned past them.
+    private static func ended(_ fd: Int32, with response: HarnessHTTPResponse) -> HarnessHTTPResponse {
+        var value = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
+        return response
     }
 
     // MARK: - Connecting

@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 
 /// The harness's own HTTP/1.1 client, for the scripted browser and a spec's `send` steps.
 ///
@@ -39,13 +40,14 @@ public struct HarnessHTTPClient: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HarnessHTTPResponse, any Error>) in
                 // Blocking socket calls stay off the cooperative pool: a thread of their own,
                 // bounded by the deadline, so a slow server cannot starve other flows' tasks.
-                let thread = Thread {
+                let started = ConnectionThread.start {
                     continuation.resume(with: Result {
                         try exchange.run(target: target, bytes: bytes, method: method, timeout: timeout, limit: limit)
                     })
                 }
-                thread.name = "flowcheck-harness-http"
-                thread.start()
+                if !started {
+                    continuation.resume(throwing: HarnessHTTPError.connectionFailed(while: "starting the exchange's thread", reason: "the system could not create a thread"))
+                }
             }
         } onCancel: {
             exchange.cancel()

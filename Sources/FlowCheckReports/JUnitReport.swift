@@ -124,29 +124,52 @@ public enum JUnitReport {
         escape(s, attribute: false)
     }
 
+    /// One pass over the UTF-8 bytes (a report escapes every transcript, so this is on the
+    /// suite's hot path). In valid UTF-8 the only multi-byte characters XML 1.0 forbids are
+    /// U+FFFE and U+FFFF (`EF BF BE`, `EF BF BF`): surrogates cannot occur in a `String`.
     private static func escape(_ s: String, attribute: Bool) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"" where attribute: out += "&quot;"
-            case "\n" where attribute: out += "&#10;"
-            case "\t" where attribute: out += "&#9;"
-            case "\r": out += "&#13;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            default:
-                if isAllowedInXML(scalar) {
-                    out.unicodeScalars.append(scalar)
-                } else {
-                    // XML 1.0 forbids it even as a reference: show it, do not drop it silently.
-                    out += String(format: "\\u{%X}", scalar.value)
+        let bytes = s.utf8
+        if !bytes.contains(where: { needsEscape($0, attribute: attribute) }) { return s }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\""): if attribute { out.append(contentsOf: "&quot;".utf8) } else { out.append(byte) }
+            case UInt8(ascii: "\n"): if attribute { out.append(contentsOf: "&#10;".utf8) } else { out.append(byte) }
+            case UInt8(ascii: "\t"): if attribute { out.append(contentsOf: "&#9;".utf8) } else { out.append(byte) }
+            case UInt8(ascii: "\r"): out.append(contentsOf: "&#13;".utf8)
+            case 0..<0x20:
+                // XML 1.0 forbids it even as a reference: show it, do not drop it silently.
+                out += Array(String(format: "\\u{%X}", UInt32(byte)).utf8)
+            case 0xEF:
+                let next = bytes.index(after: index)
+                if next != bytes.endIndex, bytes[next] == 0xBF, bytes.index(after: next) != bytes.endIndex,
+                   case let last = bytes[bytes.index(after: next)], last == 0xBE || last == 0xBF {
+                    out += Array(String(format: "\\u{%X}", 0xFFC0 | UInt32(last & 0x3F)).utf8)
+                    index = bytes.index(after: bytes.index(after: next))
+                    continue
                 }
+                out.append(byte)
+            default: out.append(byte)
             }
+            index = bytes.index(after: index)
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `byte` is one the escape rewrites (or may: `EF` starts U+FFFE and U+FFFF).
+    private static func needsEscape(_ byte: UInt8, attribute: Bool) -> Bool {
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\r"), 0xEF: return true
+        case UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\t"): return attribute
+        case 0..<0x20: return true
+        default: return false
+        }
     }
 
     /// XML 1.0 Char production.

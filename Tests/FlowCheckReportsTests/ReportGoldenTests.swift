@@ -116,6 +116,35 @@ struct ReportGoldenTests {
         #expect(try document.nodes(forXPath: "//testsuite[@name='moltin.MLT-NETFAIL']/properties").isEmpty)
     }
 
+    /// The byte-level escape against the scalar-level one it replaced (kept here as the
+    /// reference): every character class either path treats differently.
+    @Test func junitEscapesByteForByteAsTheScalarReference() {
+        func reference(_ s: String, attribute: Bool) -> String {
+            var out = ""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"" where attribute: out += "&quot;"
+                case "\n" where attribute: out += "&#10;"
+                case "\t" where attribute: out += "&#9;"
+                case "\r": out += "&#13;"
+                case "\n", "\t": out.unicodeScalars.append(scalar)
+                default:
+                    if JUnitReport.isAllowedInXML(scalar) { out.unicodeScalars.append(scalar) } else { out += String(format: "\\u{%X}", scalar.value) }
+                }
+            }
+            return out
+        }
+        let samples = ["", "plain text", "a&b<c>d\"e'f", "line\nnext\ttab\rcr", "\u{0}\u{1}\u{8}\u{B}\u{1B}[31m\u{1F}\u{7F}",
+                       "\u{FFFE}\u{FFFF}\u{FFFD}\u{EFFF}\u{FEFF}x\u{FFFE}", "é ü 漢字 🙂 \u{10FFFF}", "end\u{EF}", "‹redacted› → ✓", String(repeating: "&<>\"", count: 50)]
+        for sample in samples {
+            #expect(JUnitReport.attr(sample) == reference(sample, attribute: true), "attribute: \(sample.debugDescription)")
+            #expect(JUnitReport.text(sample) == reference(sample, attribute: false), "text: \(sample.debugDescription)")
+        }
+    }
+
     @Test func junitHasNoForbiddenCharactersAndParses() throws {
         let xml = JUnitReport.render(Self.sample)
         #expect(xml.unicodeScalars.allSatisfy { JUnitReport.isAllowedInXML($0) })

@@ -177,13 +177,17 @@ public final class HTTPServer: Sendable {
         let group = DispatchGroup()
         group.enter()
         state.acceptThread = group
-        let thread = Thread { [self] in
+        let accept: @Sendable () -> Void = { [self] in
             acceptLoop(fd)
             close(fd)
             group.leave()
         }
-        thread.name = "FlowCheckFakeServer.accept"
-        thread.start()
+        // A waiting thread if there is one (ConnectionThread); Foundation's own otherwise.
+        if !ConnectionThread.start(accept) {
+            let thread = Thread(block: accept)
+            thread.name = "FlowCheckFakeServer.accept"
+            thread.start()
+        }
     }
 
     /// What becomes of an accepted socket.
@@ -235,7 +239,9 @@ public final class HTTPServer: Sendable {
         let connection = HTTPConnection(fd: fd, responder: responder, limits: limits, activity: activity)
         let marker = threadMarker
         let started = startThread { [self] in
+            // Taken off again: the thread may go on to serve another server's connection.
             Thread.current.threadDictionary[marker] = true
+            defer { Thread.current.threadDictionary[marker] = nil }
             connection.run()
             _ = self.state.withLock { $0.connections.remove(fd) }
             close(fd)

@@ -270,13 +270,20 @@ struct HTMLForm {
         return form
     }
 
+    /// Compiled once (compiling was most of what a login page's parse cost). An
+    /// `NSRegularExpression` is immutable and safe to use from several threads at once.
+    private static let tagPatterns = ["input", "button"].reduce(into: [String: NSRegularExpression]()) { patterns, name in
+        patterns[name] = try? NSRegularExpression(pattern: "<\(name)\\b[^>]*>", options: .caseInsensitive)
+    }
+    private static let attributePattern = try? NSRegularExpression(pattern: "([A-Za-z_:-]+)\\s*=\\s*\"([^\"]*)\"")
+
     private static func tags(named name: String, in html: String) -> [String] {
-        guard let regex = try? NSRegularExpression(pattern: "<\(name)\\b[^>]*>", options: .caseInsensitive) else { return [] }
+        guard let regex = tagPatterns[name] else { return [] }
         return regex.matches(in: html, range: NSRange(html.startIndex..., in: html)).compactMap { Range($0.range, in: html).map { String(html[$0]) } }
     }
 
     private static func attributes(of tag: String) -> [String: String] {
-        guard let regex = try? NSRegularExpression(pattern: "([A-Za-z_:-]+)\\s*=\\s*\"([^\"]*)\"") else { return [:] }
+        guard let regex = attributePattern else { return [:] }
         var result: [String: String] = [:]
         for match in regex.matches(in: tag, range: NSRange(tag.startIndex..., in: tag)) {
             guard let nameRange = Range(match.range(at: 1), in: tag), let valueRange = Range(match.range(at: 2), in: tag) else { continue }
@@ -286,7 +293,8 @@ struct HTMLForm {
     }
 
     private static func decodeEntities(_ s: String) -> String {
-        s.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+        guard s.utf8.contains(UInt8(ascii: "&")) else { return s }
+        return s.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&amp;", with: "&")
     }

@@ -60,7 +60,7 @@ public struct Watchdog: Sendable {
             let disarmed = DispatchSemaphore(value: 0)
             let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
             let allowance = Self.starvedAllowance(for: limit, starvedTime: starvedTime)
-            let thread = Thread {
+            let watch: @Sendable () -> Void = {
                 var seen = progress()
                 var starved = 0
                 var moves = 0
@@ -106,9 +106,13 @@ public struct Watchdog: Sendable {
                 }
                 fire(why)
             }
-            thread.name = "flowcheck watchdog"
-            thread.stackSize = 64 * 1024
-            thread.start()
+            // A waiting thread if there is one (every flow arms a watch); Foundation's otherwise.
+            if !ConnectionThread.start(watch) {
+                let thread = Thread(block: watch)
+                thread.name = "flowcheck watchdog"
+                thread.stackSize = 64 * 1024
+                thread.start()
+            }
             return Armed { disarmed.signal() }
         case .waiting(let wait):
             let task = Task {

@@ -76,7 +76,7 @@ public final class FileTokenStore: TokenStore {
     public func write(_ data: Data, for key: String) throws {
         let path = try filePath(for: key)
         removeLeftoverTemporaryFiles()
-        let temporaryPath = directory.appendingPathComponent(Self.temporaryName(pid: getpid())).path
+        let temporaryPath = directory.appendingPathComponent(Self.temporaryName(pid: getpid()), isDirectory: false).path
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw Self.posixFailure("could not create a temporary token file for key '\(key)'")
@@ -141,7 +141,7 @@ public final class FileTokenStore: TokenStore {
     /// store's files, such as a conformance harness checking their modes.
     /// - Throws: `OAuthError` `.storage` when `key` cannot name a file.
     public func fileURL(forKey key: String) throws -> URL {
-        directory.appendingPathComponent(try Self.fileName(forKey: key))
+        directory.appendingPathComponent(try Self.fileName(forKey: key), isDirectory: false)
     }
 
     // MARK: - Private
@@ -169,13 +169,13 @@ public final class FileTokenStore: TokenStore {
                 // Alive, or alive under another user: not ours to remove.
                 if kill(pid, 0) == 0 || errno == EPERM { continue }
             }
-            if unlink(directory.appendingPathComponent(name).path) == 0 { removed += 1 }
+            if unlink(directory.appendingPathComponent(name, isDirectory: false).path) == 0 { removed += 1 }
         }
         return removed
     }
 
     private func filePath(for key: String) throws -> String {
-        directory.appendingPathComponent(try Self.fileName(forKey: key)).path
+        directory.appendingPathComponent(try Self.fileName(forKey: key), isDirectory: false).path
     }
 
     private func syncDirectory() throws {

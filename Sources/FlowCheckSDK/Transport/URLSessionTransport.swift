@@ -17,16 +17,27 @@ public final class URLSessionTransport: HTTPTransport {
     /// Creates a transport with its own session.
     /// - Parameter timeout: Seconds before a request or resource load times out.
     public init(timeout: TimeInterval = 30) {
-        let configuration = URLSessionConfiguration.ephemeral
+        // A copy of one template: `URLSessionConfiguration.ephemeral` builds a `URLCache` each
+        // time it is read (on Linux, most of what a new transport costs), only to drop it here.
+        let configuration = Self.template.copy() as? URLSessionConfiguration ?? Self.makeConfiguration()
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    /// Ephemeral, with no cache, cookies or credential storage. Only read (copied) after it is
+    /// built, so sharing it across threads is safe.
+    nonisolated(unsafe) private static let template = makeConfiguration()
+
+    private static func makeConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         configuration.urlCredentialStorage = nil
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        return configuration
     }
 
     deinit {

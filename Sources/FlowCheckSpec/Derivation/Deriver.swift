@@ -11,9 +11,9 @@ public enum Deriver {
     ///   - providers: The descriptions the flows' providers are looked up in.
     ///   - families: The families to derive (all by default).
     public static func variants(of specs: [FlowSpec], providers: ProviderCatalog, families: Set<DerivedFamily> = Set(DerivedFamily.allCases)) -> [FlowSpec] {
-        // Candidates kept so far by their cheap key; the full signature (every attacked step
-        // described) is built only when two cheap keys meet, which most never do.
-        var kept: [String: (first: Candidate, signatures: Set<String>?)] = [:]
+        // Candidates kept so far by their cheap key, with the tails of those that share it:
+        // compared whole only when two cheap keys meet, which most never do.
+        var kept: [String: [Candidate.Tail]] = [:]
         var variants: [FlowSpec] = []
         for spec in specs where spec.derivation == nil {
             guard let provider = providers.description(of: spec.provider) else { continue }
@@ -28,13 +28,12 @@ public enum Deriver {
                 case .answer: derived = AnswerShapes.derive(spec, provider: provider)
                 }
                 for candidate in derived {
+                    let tail = candidate.tail
                     if let rivals = kept[candidate.key] {
-                        // Each kept candidate's signature is built once, when its key is met.
-                        var signatures = rivals.signatures ?? [rivals.first.signature]
-                        guard signatures.insert(candidate.signature).inserted else { continue }
-                        kept[candidate.key]?.signatures = signatures
+                        guard !rivals.contains(tail) else { continue }
+                        kept[candidate.key]?.append(tail)
                     } else {
-                        kept[candidate.key] = (candidate, nil)
+                        kept[candidate.key] = [tail]
                     }
                     variants.append(candidate.spec)
                 }
@@ -53,12 +52,22 @@ public enum Deriver {
         /// How many of the steps come before the attack, untouched.
         var attacked: Int
 
-        /// The full signature: the key's parts with every step from the attack on described
-        /// whole. Built only to tell two candidates with the same key apart.
-        var signature: String {
-            ([key] + spec.steps.enumerated().map { offset, step in
-                offset >= attacked ? "\(String(describing: step.action))|\(step.background ?? "")|\(String(describing: step.expect))" : ""
-            }).joined(separator: "\n")
+        /// What the key leaves out: every step from the attack on, whole (action, background
+        /// label, expectation), without notes or places. Two candidates with the same key and
+        /// tail are the same variant.
+        struct Tail: Equatable {
+            var attacked: Int
+            var steps: [StepTail]
+        }
+
+        struct StepTail: Equatable {
+            var action: Action?
+            var background: String?
+            var expect: Expectation?
+        }
+
+        var tail: Tail {
+            Tail(attacked: attacked, steps: spec.steps.dropFirst(attacked).map { StepTail(action: $0.action, background: $0.background, expect: $0.expect) })
         }
     }
 

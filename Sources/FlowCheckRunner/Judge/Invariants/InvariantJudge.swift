@@ -86,8 +86,8 @@ struct InvariantJudge {
         self.provider = provider
         self.enabled = enabled
         inputs = enabled.reduce(into: []) { $0.formUnion($1.inputs) }
-        secrets.add(provider.fixtureSecrets)
-        serverOnly.add(provider.serverOnlySecrets)
+        secrets = SecretForms.of(provider.fixtureSecrets)
+        serverOnly = SecretForms.of(provider.serverOnlySecrets)
     }
 
     /// Secrets the app handed the SDK in call arguments: the SDK must not hand them back in

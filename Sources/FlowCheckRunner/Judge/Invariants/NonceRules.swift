@@ -24,10 +24,21 @@ enum NonceRules {
                 return "contains \(run), a timestamp of the flow's clock"
             }
         }
-        if value.range(of: "[0-9]{4}-[0-9]{2}-[0-9]{2}", options: .regularExpression) != nil {
+        if containsDate(value) {
             return "contains a date"
         }
         return nil
+    }
+
+    /// Whether `value` holds `NNNN-NN-NN` (ten bytes: four digits, a dash, two, a dash, two).
+    static func containsDate(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count >= 10 else { return false }
+        let digit: (UInt8) -> Bool = { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        let dash = UInt8(ascii: "-")
+        return (0...(bytes.count - 10)).contains { start in
+            (0..<10).allSatisfy { offset in offset == 4 || offset == 7 ? bytes[start + offset] == dash : digit(bytes[start + offset]) }
+        }
     }
 
     /// Why `value` is related to `earlier`, an earlier login's value, or nil.

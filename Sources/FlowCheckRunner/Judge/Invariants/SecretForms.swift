@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckFakeServer
 
 /// The forms a secret takes in text, for judging leaks (INV-LEAK, INV-SECRET-WIRE).
 ///
@@ -13,6 +14,21 @@ struct SecretForms: Sendable {
     /// Each secret with the forms to look for, longest form first.
     private(set) var needles: [(secret: String, forms: [[UInt8]])] = []
     private var known: Set<String> = []
+
+    /// The forms of a fixture's secrets, built once per list: every flow of a provider starts
+    /// from the same ones, and building their forms was a measurable share of a short flow.
+    static func of(_ secrets: [String]) -> SecretForms {
+        if let built = built.withLock({ $0[secrets] }) { return built }
+        var forms = SecretForms()
+        forms.add(secrets)
+        built.withLock { cache in
+            // Fixtures are few; a caller making secrets up by the thousand gets no cache.
+            if cache.count < 256 { cache[secrets] = forms }
+        }
+        return forms
+    }
+
+    private static let built = Locked<[[String]: SecretForms]>([:])
 
     /// Adds secrets not yet known.
     mutating func add<S: Sequence<String>>(_ secrets: S) {
@@ -71,16 +87,19 @@ struct SecretForms: Sendable {
             readings.append(percentDecoded(Array(text.utf8), plusIsSpace: false))
         }
         for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "," || $0 == "\"" }) where token.count >= 8 {
-            if let data = Data(base64Encoded: String(token)) ?? Data(base64Encoded: padded(String(token))) {
+            if let data = Data(base64Encoded: String(token)) ?? Data(base64Encoded: padded(token)) {
                 readings.append(Array(data))
             }
         }
         return readings
     }
 
-    private static func padded(_ text: String) -> String {
-        let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        return standard + String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
+    /// URL-safe base64 made standard and padded (a byte loop: this runs on every token-like
+    /// word of every text judged).
+    private static func padded(_ text: Substring) -> String {
+        var bytes: [UInt8] = text.utf8.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }
+        bytes += repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func percentDecoded(_ bytes: [UInt8], plusIsSpace: Bool) -> [UInt8] {
