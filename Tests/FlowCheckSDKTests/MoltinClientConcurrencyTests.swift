@@ -79,3 +79,55 @@ struct MoltinClientDeleteInFlightTests {
         #expect(try await client.currentToken() == nil)
     }
 }
+
+/// Found by the derived relaunch interleavings
+/// (MLT-EXPIRED~interleave.step3.POST-oauth-access_token.relaunch.deleteToken): a renewal or
+/// refresh in flight in one instance, the token deleted by another over the same store (the
+/// app relaunched meanwhile); the first instance's answer stored the token again, because it
+/// checked only its own change counter. Mutants 63 and 64 put the old code back.
+@Suite("MoltinClient: another instance's delete overtakes a renewal in flight", .integration, .timeLimit(.minutes(20)))
+struct MoltinClientRelaunchDeleteInFlightTests {
+    /// `world`'s client with its token request held at the transport until `body` has run.
+    private func holdingTokenRequest(_ world: MoltinWorld, during body: () async throws -> Void, call: @escaping @Sendable () async throws -> Void) async throws -> Task<Void, any Error> {
+        let gate = Gate("the token request is held")
+        let arrived = Gate("the token request arrived")
+        world.tap.beforeSend { request in
+            guard request.url.path == FakeMoltin.tokenPath else { return }
+            arrived.open()
+            try await gate.wait()
+        }
+        let task = Task { try await call() }
+        try await arrived.wait()
+        try await body()
+        gate.open()
+        return task
+    }
+
+    @Test("an automatic renewal answered after another instance's Delete Token stores nothing")
+    func renewalAfterAnotherInstanceDeletes() async throws {
+        let world = try MoltinWorld()
+        try await world.authenticate()
+        world.clock.advance(by: 61 * 60)
+        let client = world.client
+        let relaunched = try world.relaunched()
+        let products = try await holdingTokenRequest(world, during: {
+            try await relaunched.client.deleteToken()
+        }, call: { _ = try await client.products() })
+        _ = try? await boundedValue(of: products, waitingFor: "the products call with its held renewal")
+        #expect(world.tokenRequests.count == 2, "the renewal's token request was not sent")
+        #expect(try world.storedBytes == nil, "the renewal stored a token the other instance had deleted")
+    }
+
+    @Test("an explicit refresh answered after another instance's Delete Token stores nothing and says so")
+    func refreshAfterAnotherInstanceDeletes() async throws {
+        let world = try MoltinWorld()
+        try await world.authenticate()
+        let client = world.client
+        let relaunched = try world.relaunched()
+        let refresh = try await holdingTokenRequest(world, during: {
+            try await relaunched.client.deleteToken()
+        }, call: { _ = try await client.refreshToken() })
+        await #expect(throws: OAuthError.self) { try await boundedValue(of: refresh, waitingFor: "the held refresh") }
+        #expect(try world.storedBytes == nil, "the refresh stored a token the other instance had deleted")
+    }
+}

@@ -19,7 +19,7 @@ extension MoltinClient {
     /// Refreshes the stored token, falling back to `client_credentials` when the token endpoint
     /// refuses the refresh (Moltin may not accept an expired token as a refresh token; the
     /// remembered credentials always yield a new one). Stores the result unless the token was
-    /// changed explicitly meanwhile.
+    /// changed explicitly meanwhile, by this instance or another over the same store.
     private func renew() async throws -> StoredToken {
         guard let credentials else {
             throw OAuthError.notLoggedIn("no client credentials in memory to renew the token with")
@@ -37,7 +37,9 @@ extension MoltinClient {
         } else {
             token = try await requestToken(fields: MoltinWire.clientCredentialsFields(credentials), secrets: secrets)
         }
-        if generation == startGeneration {
+        // The store is shared (another SDK instance, e.g. after a relaunch, may have deleted or
+        // replaced the token meanwhile): a renewal replaces only the token it started from.
+        if generation == startGeneration, try persistence.load()?.accessToken == current?.accessToken {
             try persistence.save(token)
         }
         return token

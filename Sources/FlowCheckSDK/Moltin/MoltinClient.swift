@@ -125,6 +125,11 @@ public actor MoltinClient {
             fields: MoltinWire.refreshFields(credentials, token: current),
             secrets: secrets(credentials: credentials, tokens: [current])
         )
+        // Another SDK instance over the same store (after a relaunch) may have deleted or
+        // replaced the token meanwhile: only the one this refresh started from is replaced.
+        guard try persistence.load()?.accessToken == current.accessToken else {
+            throw OAuthError.notLoggedIn("the stored token was deleted or replaced by another SDK instance while this refresh was under way; nothing was stored")
+        }
         try save(token, unlessChangedSince: startedAt)
         return token
     }

@@ -8,7 +8,8 @@ public enum DerivedFamily: String, CaseIterable, Sendable, Comparable {
     /// The redirect or callback the SDK is handed, rewritten: a parameter changed, repeated,
     /// removed or injected; the URL a near miss of the registered one; credentials added.
     case tamper
-    /// A logout while each request of the flow's login or renewal is held in flight.
+    /// A logout, on the same SDK instance or on a new one after a relaunch, while each request
+    /// of the flow is held in flight.
     case interleave
     /// The store's write dies before its commit at every write, then a relaunch and a logout.
     case storeCrash
@@ -20,7 +21,7 @@ public enum DerivedFamily: String, CaseIterable, Sendable, Comparable {
     public var summary: String {
         switch self {
         case .tamper: return "redirect and callback tampers: each parameter changed, repeated, removed or injected with encoded delimiters; scheme, host and path near misses; credentials and fragments added; rewrites the RFCs make equivalent"
-        case .interleave: return "a logout while each request of a login or renewal is held in flight, then released"
+        case .interleave: return "a logout, on the same SDK instance or on a new one after a relaunch over the same store, while each request of a login, renewal or API call is held in flight, then released"
         case .storeCrash: return "every store write crashed before its commit, then a relaunch and a logout: nothing of the token left"
         case .answer: return "every answer the SDK reads garbled (a truncated JSON document, an HTML page or a JSON object of none of its shapes sent with 200), and reshaped as its documents allow (unknown members, one of two expiry fields or none where the default holds, the error text under another documented name, no challenge beside a documented body)"
         }
@@ -168,9 +169,25 @@ public struct DerivationProfile: Sendable {
     public var logoutAction: String?
     /// The answers the SDK reads, for the `answer` family; none: the family has no place.
     public var answers: [ParsedAnswer]
+    /// App actions that begin a session (a login, a setup, a token the app hands over): no
+    /// relaunch interleaving is derived around their requests. The new instance's logout ends
+    /// the session the store holds; a login still pending in the old instance is another,
+    /// newer one, and no document says one instance must cancel another's (in an app, the
+    /// relaunch ended the process that started it). The logout on the same instance is
+    /// derived for them as for every call.
+    public var sessionStarts: Set<String>
+    /// Why a request of the session still in flight in an instance the app relaunched away
+    /// from must not write back after the new instance's logout (a written flow that says so);
+    /// nil: the relaunch interleavings are not derived for the provider. In an app a relaunch
+    /// ends the process whose request was in flight, so only a provider whose own flows
+    /// settle what a late answer may do gets them; the others keep the logout on the same
+    /// instance.
+    public var relaunchInFlight: String?
 
-    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil, answers: [ParsedAnswer] = []) {
+    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil, sessionStarts: Set<String> = [], relaunchInFlight: String? = nil, answers: [ParsedAnswer] = []) {
         self.answers = answers
+        self.sessionStarts = sessionStarts
+        self.relaunchInFlight = relaunchInFlight
         self.parameters = parameters
         self.injectedCredentials = injectedCredentials
         self.notApplicable = notApplicable

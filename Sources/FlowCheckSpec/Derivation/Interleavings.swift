@@ -1,7 +1,8 @@
 /// The `interleave` family: at every app call of a flow that makes requests, each of its
-/// requests held in flight on the server while the user logs out, then released. Whatever the
-/// held request brings back (a token, a refreshed pair, an API answer), the session the user
-/// ended stays ended.
+/// requests held in flight on the server while the user logs out (on the same SDK instance, or
+/// on a new one after a relaunch over the same store), then released. Whatever the held
+/// request brings back (a token, a refreshed pair, an API answer), the session the user ended
+/// stays ended.
 enum Interleavings {
     /// A logout wins over everything in flight when it happened.
     static let noResurrection = DerivedRule(
@@ -11,9 +12,10 @@ enum Interleavings {
 
     static func derive(_ spec: FlowSpec, provider: any ProviderDescription) -> [Deriver.Candidate] {
         guard let logout = provider.derivation.logoutAction, provider.actions.contains(where: { $0.name == logout }) else { return [] }
+        let relaunch = provider.derivation.relaunchInFlight != nil && provider.actions.contains { $0.name == relaunchAction }
         var candidates: [Deriver.Candidate] = []
         for (index, step) in spec.steps.enumerated() {
-            guard case .app(let name, _)? = step.action, name != logout, step.background == nil,
+            guard case .app(let name, _)? = step.action, name != logout, name != relaunchAction, step.background == nil,
                   let expect = step.expect, let requests = expect.checks.lazy.compactMap({ check -> [RequestExpectation]? in
                       if case .requests(let list) = check { return list } else { return nil }
                   }).first else { continue }
@@ -23,7 +25,13 @@ enum Interleavings {
                 let slug = "\(method)-" + path.split(separator: "/").joined(separator: "-")
                 let derivation = Derivation(parent: spec.id, family: .interleave, variant: "step\(step.number).\(slug).\(logout)", rule: noResurrection,
                                             description: "step \(step.number)'s \(method) \(path) held in flight while the app calls \(logout), then released")
-                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, derivation: derivation), attacked: index, derivation: derivation, kind: "\(name).\(slug).\(logout)"))
+                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, relaunch: false, derivation: derivation), attacked: index, derivation: derivation, kind: "\(name).\(slug).\(logout)"))
+                guard relaunch, !provider.derivation.sessionStarts.contains(name) else { continue }
+                // The provider's written relaunch flow (CLV-FULL-20 for Clover), on every request
+                // of every flow: the instance that sent it is not the one the user logs out on.
+                let relaunched = Derivation(parent: spec.id, family: .interleave, variant: "step\(step.number).\(slug).\(relaunchAction).\(logout)", rule: noResurrection,
+                                            description: "step \(step.number)'s \(method) \(path) held in flight while the app relaunches (a new SDK instance over the same store) and calls \(logout) on the new instance, then released")
+                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, relaunch: true, derivation: relaunched), attacked: index, derivation: relaunched, kind: "\(name).\(slug).\(relaunchAction).\(logout)"))
             }
         }
         return candidates
@@ -44,9 +52,12 @@ enum Interleavings {
         return (method, path)
     }
 
-    /// The flow up to the call, the hold, the call in the background, the logout, the release,
-    /// the call's end: the store empty after each.
-    static func build(_ spec: FlowSpec, at index: Int, path: String, logout: String, derivation: Derivation) -> [Step] {
+    /// The app action that starts a new SDK instance over the same store.
+    static let relaunchAction = "relaunch"
+
+    /// The flow up to the call, the hold, the call in the background, (a relaunch,) the
+    /// logout, the release, the call's end: the store empty after each from the logout on.
+    static func build(_ spec: FlowSpec, at index: Int, path: String, logout: String, relaunch: Bool, derivation: Derivation) -> [Step] {
         let original = spec.steps[index]
         let place = original.location
         let label = "held"
@@ -58,7 +69,13 @@ enum Interleavings {
         var steps: [Step] = [
             Step(number: 0, location: place, note: "Derived: the server will hold \(path) until faults are cleared.", action: .fault(FaultSpec(kind: "hold", path: path, times: 1))),
             held,
-            Deriver.added(Step(number: 0, location: place, note: "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
+        ]
+        if relaunch {
+            steps.append(Deriver.added(Step(number: 0, location: place, note: "Derived: the app relaunches while the request is in flight; the old instance still waits for its answer.",
+                                            action: .app(name: relaunchAction, arguments: []), expect: Expectation([.outcome(.any)]))))
+        }
+        steps += [
+            Deriver.added(Step(number: 0, location: place, note: relaunch ? "Derived: the user ends the session on the new instance while the old one's request is in flight." : "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
                        expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
             Step(number: 0, location: place, note: "Derived: the held request is answered now.", action: .clearFaults),
             Step(number: 0, location: place, note: why, action: .await(label: label), expect: Expectation([.outcome(.any), .storeEmpty(true)])),
