@@ -24,6 +24,11 @@ enum RedirectTampers {
         id: "DRV-ONCE",
         statement: "the same redirect handed to the SDK twice at once (a double tap, two URL-open events) is exchanged once: one token request in all, and the session stored",
         requirements: ["RFC6749-10.5", "RFC6749-4.1.2", "SEED-001-code-once"])
+    /// The same redirect handed over again once its login has ended.
+    static let replayRefused = DerivedRule(
+        id: "DRV-REPLAY",
+        statement: "a redirect handed over again after its login ended (exchanged, refused, failed or denied) is refused: its state bound one login and is spent, its code is single use; no request, nothing stored",
+        requirements: ["RFC6749-10.12", "RFC6749-4.1.2", "RFC9700-2.1", "SEED-001-code-once"])
     /// A rewrite the RFCs make the same URL.
     static let equivalent = DerivedRule(
         id: "DRV-EQUIVALENT",
@@ -51,6 +56,7 @@ enum RedirectTampers {
             if let twice = deliveredTwice(spec, place: place, provider: provider, prefix: prefix) {
                 candidates.append(twice)
             }
+            candidates.append(replayed(spec, place: place, prefix: prefix))
             for attack in attacks(for: place, profile: provider.derivation) {
                 let steps = build(spec, place: place, attack: attack, provider: provider)
                 let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + attack.name, rule: attack.rule,
@@ -274,6 +280,30 @@ enum RedirectTampers {
             Step(number: 0, location: receiving.location, note: "Derived (\(exchangedOnce.id)): \(exchangedOnce.statement).", action: .await(label: "first"), expect: Expectation(ending)),
         ]
         return Deriver.candidate(spec, steps: steps, attacked: place.index, derivation: derivation, kind: "delivered-twice")
+    }
+
+    /// The receiving step as written (its own checks judge it), then the same redirect handed
+    /// over again: refused, as the provider's refusal reads (an error, or the action's
+    /// "not handled" result), with no request and the store as it was. Whatever became of the
+    /// first delivery (a session, a denial, a failed exchange), the login it belonged to is over.
+    static func replayed(_ spec: FlowSpec, place: Place, prefix: String) -> Deriver.Candidate {
+        let receiving = spec.steps[place.index]
+        let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + "replayed", rule: replayRefused,
+                                    description: "step \(receiving.number)'s redirect handed over again once its login has ended")
+        var checks: [Check] = []
+        switch place.signature.endsLogin {
+        case .unlessResult(let field, let value):
+            checks.append(.result([FieldMatcher(field: field, matcher: Matcher(.equals(Template(value))))]))
+        case .always, .never:
+            checks.append(.outcome(.error))
+        }
+        checks += [.requests([]), .storeUnchanged]
+        var replay = receiving
+        replay.expect = Expectation(checks)
+        replay.note = "Derived (\(replayRefused.id)): \(replayRefused.statement)."
+        replay.requirements = receiving.requirements + replayRefused.requirements.filter { !receiving.requirements.contains($0) }
+        let steps = Array(spec.steps[...place.index]) + [Deriver.added(replay)]
+        return Deriver.candidate(spec, steps: steps, attacked: place.index + 1, derivation: derivation, kind: "replayed")
     }
 
     // MARK: - Building
