@@ -57,6 +57,9 @@ enum RedirectTampers {
                 candidates.append(twice)
             }
             candidates.append(replayed(spec, place: place, prefix: prefix))
+            if place.denied, let credential = provider.derivation.parameters.filter({ $0.value == .credential }).keys.sorted().first {
+                candidates.append(replayed(spec, place: place, prefix: prefix, withCredential: credential))
+            }
             for attack in attacks(for: place, profile: provider.derivation) {
                 let steps = build(spec, place: place, attack: attack, provider: provider)
                 let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + attack.name, rule: attack.rule,
@@ -286,10 +289,13 @@ enum RedirectTampers {
     /// over again: refused, as the provider's refusal reads (an error, or the action's
     /// "not handled" result), with no request and the store as it was. Whatever became of the
     /// first delivery (a session, a denial, a failed exchange), the login it belonged to is over.
-    static func replayed(_ spec: FlowSpec, place: Place, prefix: String) -> Deriver.Candidate {
+    /// `withCredential`: for a denial, the redirect comes back with its error removed and this
+    /// parameter (the code) added, as a forged or second-tab answer to the same state would.
+    static func replayed(_ spec: FlowSpec, place: Place, prefix: String, withCredential credential: String? = nil) -> Deriver.Candidate {
         let receiving = spec.steps[place.index]
-        let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + "replayed", rule: replayRefused,
-                                    description: "step \(receiving.number)'s redirect handed over again once its login has ended")
+        let name = credential.map { "replayed.with-\($0)" } ?? "replayed"
+        let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + name, rule: replayRefused,
+                                    description: credential.map { "step \(receiving.number)'s denial handed over again with its error replaced by a \($0)" } ?? "step \(receiving.number)'s redirect handed over again once its login has ended")
         var checks: [Check] = []
         switch place.signature.endsLogin {
         case .unlessResult(let field, let value):
@@ -302,8 +308,13 @@ enum RedirectTampers {
         replay.expect = Expectation(checks)
         replay.note = "Derived (\(replayRefused.id)): \(replayRefused.statement)."
         replay.requirements = receiving.requirements + replayRefused.requirements.filter { !receiving.requirements.contains($0) }
-        let steps = Array(spec.steps[...place.index]) + [Deriver.added(replay)]
-        return Deriver.candidate(spec, steps: steps, attacked: place.index + 1, derivation: derivation, kind: "replayed")
+        var steps = Array(spec.steps[...place.index])
+        if let credential {
+            steps.append(Step(number: 0, location: receiving.location, note: "Derived: the denial's redirect, its error replaced by a \(credential) for the same state.",
+                              action: .browser(operation: .tamper, arguments: [Argument(name: "remove", value: Template("error,error_description,error_uri")), Argument(name: credential, value: Template("injected-code-1"))], transforms: [])))
+        }
+        steps.append(Deriver.added(replay))
+        return Deriver.candidate(spec, steps: steps, attacked: place.index + 1, derivation: derivation, kind: name)
     }
 
     // MARK: - Building
