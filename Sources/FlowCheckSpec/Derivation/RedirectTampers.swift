@@ -58,7 +58,10 @@ enum RedirectTampers {
             }
             candidates.append(replayed(spec, place: place, prefix: prefix))
             if place.denied, let credential = provider.derivation.parameters.filter({ $0.value == .credential }).keys.sorted().first {
-                candidates.append(replayed(spec, place: place, prefix: prefix, withCredential: credential))
+                // With whatever else a code's redirect must carry (Clover's merchant_id): a
+                // redirect refused for a missing parameter would prove nothing about the state.
+                let required = provider.derivation.parameters.compactMap { name, role -> String? in if case .required = role { return name } else { return nil } }.sorted()
+                candidates.append(replayed(spec, place: place, prefix: prefix, withCredential: credential, required: required))
             }
             for attack in attacks(for: place, profile: provider.derivation) {
                 let steps = build(spec, place: place, attack: attack, provider: provider)
@@ -291,7 +294,7 @@ enum RedirectTampers {
     /// first delivery (a session, a denial, a failed exchange), the login it belonged to is over.
     /// `withCredential`: for a denial, the redirect comes back with its error removed and this
     /// parameter (the code) added, as a forged or second-tab answer to the same state would.
-    static func replayed(_ spec: FlowSpec, place: Place, prefix: String, withCredential credential: String? = nil) -> Deriver.Candidate {
+    static func replayed(_ spec: FlowSpec, place: Place, prefix: String, withCredential credential: String? = nil, required: [String] = []) -> Deriver.Candidate {
         let receiving = spec.steps[place.index]
         let name = credential.map { "replayed.with-\($0)" } ?? "replayed"
         let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + name, rule: replayRefused,
@@ -311,7 +314,7 @@ enum RedirectTampers {
         var steps = Array(spec.steps[...place.index])
         if let credential {
             steps.append(Step(number: 0, location: receiving.location, note: "Derived: the denial's redirect, its error replaced by a \(credential) for the same state.",
-                              action: .browser(operation: .tamper, arguments: [Argument(name: "remove", value: Template("error,error_description,error_uri")), Argument(name: credential, value: Template("injected-code-1"))], transforms: [])))
+                              action: .browser(operation: .tamper, arguments: [Argument(name: "remove", value: Template("error,error_description,error_uri")), Argument(name: credential, value: Template("injected-code-1"))] + required.map { Argument(name: $0, value: Template("injected-\($0)")) }, transforms: [])))
         }
         steps.append(Deriver.added(replay))
         return Deriver.candidate(spec, steps: steps, attacked: place.index + 1, derivation: derivation, kind: name)
