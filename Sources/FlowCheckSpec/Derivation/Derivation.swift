@@ -20,7 +20,7 @@ public enum DerivedFamily: String, CaseIterable, Sendable, Comparable {
     /// One line for reports.
     public var summary: String {
         switch self {
-        case .tamper: return "redirect and callback tampers: each parameter changed, repeated, removed or injected with encoded delimiters; scheme, host and path near misses; credentials and fragments added; rewrites the RFCs make equivalent"
+        case .tamper: return "redirect and callback tampers: each parameter changed, repeated, removed or injected with encoded delimiters; scheme, host and path near misses; credentials and fragments added; the redirect handed over again once its login has ended; rewrites the RFCs make equivalent"
         case .interleave: return "a logout, on the same SDK instance or on a new one after a relaunch over the same store, while each request of a login, renewal or API call is held in flight, then released"
         case .storeCrash: return "every store write crashed before its commit, then a relaunch and a logout: nothing of the token left"
         case .answer: return "every answer the SDK reads garbled (a truncated JSON document, an HTML page or a JSON object of none of its shapes sent with 200), and reshaped as its documents allow (unknown members, one of two expiry fields or none where the default holds, the error text under another documented name, no challenge beside a documented body)"
