@@ -299,14 +299,7 @@ enum RedirectTampers {
         let name = credential.map { "replayed.with-\($0)" } ?? "replayed"
         let derivation = Derivation(parent: spec.id, family: .tamper, variant: prefix + name, rule: replayRefused,
                                     description: credential.map { "step \(receiving.number)'s denial handed over again with its error replaced by a \($0)" } ?? "step \(receiving.number)'s redirect handed over again once its login has ended")
-        var checks: [Check] = []
-        switch place.signature.endsLogin {
-        case .unlessResult(let field, let value):
-            checks.append(.result([FieldMatcher(field: field, matcher: Matcher(.equals(Template(value))))]))
-        case .always, .never:
-            checks.append(.outcome(.error))
-        }
-        checks += [.requests([]), .storeUnchanged]
+        let checks = [refusal(place.signature), .requests([]), .storeUnchanged]
         var replay = receiving
         replay.expect = Expectation(checks)
         replay.note = "Derived (\(replayRefused.id)): \(replayRefused.statement)."
@@ -322,6 +315,17 @@ enum RedirectTampers {
 
     // MARK: - Building
 
+    /// How the receiving action says it refused a redirect: its "not handled" result
+    /// (Braintree's `handled` false), or an error.
+    static func refusal(_ signature: Vocabulary.ActionSignature) -> Check {
+        switch signature.endsLogin {
+        case .unlessResult(let field, let value):
+            return .result([FieldMatcher(field: field, matcher: Matcher(.equals(Template(value))))])
+        case .always, .never:
+            return .outcome(.error)
+        }
+    }
+
     /// The flow up to the receiving step, the tamper, then: the receiving step with the rule's
     /// expectation (and nothing after) for a refusal, or the original rest of the flow.
     static func build(_ spec: FlowSpec, place: Place, attack: Attack, provider: any ProviderDescription) -> [Step] {
@@ -334,13 +338,7 @@ enum RedirectTampers {
         judged.requirements = receiving.requirements + attack.rule.requirements.filter { !receiving.requirements.contains($0) }
         switch attack.outcome {
         case .refused, .noLogin:
-            var checks: [Check] = []
-            switch place.signature.endsLogin {
-            case .unlessResult(let field, let value):
-                checks.append(.result([FieldMatcher(field: field, matcher: Matcher(.equals(Template(value))))]))
-            case .always, .never:
-                checks.append(.outcome(.error))
-            }
+            var checks = [refusal(place.signature)]
             if case .refused = attack.outcome { checks.append(.requests([])) }
             checks.append(.storeUnchanged)
             judged.expect = Expectation(checks)
