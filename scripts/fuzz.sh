@@ -82,8 +82,9 @@ if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" "$harness" "${BASH_SOURCE[
     echo "fuzz.sh: building $target-fuzzer from ${#sources[@]} files in Sources/$module and $harness ..."
     # -g for line numbers in crash traces. ld.gold warns about every ASan symbol it cannot
     # export ("Cannot export local symbol"); harmless, so kept out of the console.
+    # -package-name: the modules declare `package` API (SwiftPM passes the package's name).
     if ! "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -g \
-        -module-name "$module" "${sources[@]}" "$harness" -o "$binary" >"$build_dir/build.log" 2>&1; then
+        -package-name FlowCheck -module-name "$module" "${sources[@]}" "$harness" -o "$binary" >"$build_dir/build.log" 2>&1; then
         grep -v "Cannot export local symbol" "$build_dir/build.log" >&2 || true
         echo "fuzz.sh: build failed; full output in $build_dir/build.log" >&2
         exit 2
