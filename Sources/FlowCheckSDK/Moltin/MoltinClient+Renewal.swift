@@ -38,8 +38,10 @@ extension MoltinClient {
             token = try await requestToken(fields: MoltinWire.clientCredentialsFields(credentials), secrets: secrets)
         }
         // The store is shared (another SDK instance, e.g. after a relaunch, may have deleted or
-        // replaced the token meanwhile): a renewal replaces only the token it started from.
-        if generation == startGeneration, try persistence.load()?.accessToken == current?.accessToken {
+        // replaced the token meanwhile): a renewal replaces only the token it started from, and
+        // a renewal that started from none (the token deleted before it began) stores nothing.
+        let stored = try persistence.load()
+        if generation == startGeneration, let current, stored?.accessToken == current.accessToken {
             try persistence.save(token)
         }
         return token

@@ -125,11 +125,13 @@ public actor MoltinClient {
             fields: MoltinWire.refreshFields(credentials, token: current),
             secrets: secrets(credentials: credentials, tokens: [current])
         )
-        // Another SDK instance over the same store (after a relaunch) may have deleted or
-        // replaced the token meanwhile: only the one this refresh started from is replaced.
-        guard try persistence.load()?.accessToken == current.accessToken else {
-            throw OAuthError.notLoggedIn("the stored token was deleted or replaced by another SDK instance while this refresh was under way; nothing was stored")
+        // The store is shared: another SDK instance (after a relaunch) may have deleted the token
+        // meanwhile, and then nothing is stored. Replaced meanwhile (a renewal of this instance,
+        // or another instance's), the newer token wins and is returned.
+        guard let stored = try persistence.load() else {
+            throw OAuthError.notLoggedIn("the stored token was deleted while this refresh was under way; nothing was stored")
         }
+        guard stored.accessToken == current.accessToken else { return stored }
         try save(token, unlessChangedSince: startedAt)
         return token
     }
