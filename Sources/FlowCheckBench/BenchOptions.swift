@@ -22,7 +22,7 @@ struct BenchOptions: Equatable {
     var suiteRuns = 3
     /// Generated-flow counts, measured in this order; two of them show whether cost is linear.
     var flowCounts = [1_000, 10_000]
-    /// Flows at once for `flows/s`; nil for the runner's default (the core count).
+    /// Flows at once for `flows/s` and the suite; nil for the runner's default (one more than the cores).
     var jobs: Int?
     /// `req/s` against the bare HTTP layer instead of the fake Moltin.
     var trivialResponder = false
@@ -75,7 +75,7 @@ struct BenchOptions: Equatable {
                         peak memory is always printed
           --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
           --requests N  request count instead
-          --jobs N      flows at once for flows/s (default: the runner's, the core count)
+          --jobs N      flows at once for flows/s and the suite (default: the runner's, cores + 1)
           --trivial-responder
                         req/s against HTTPServer with a one-line responder instead of the fake
                         Moltin, to tell the HTTP layer's cost from the provider's

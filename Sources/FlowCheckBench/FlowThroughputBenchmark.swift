@@ -16,7 +16,7 @@ struct FlowThroughputBenchmark {
     }
 
     let count: Int
-    /// Flows at once; nil for the runner's default (the core count).
+    /// Flows at once; nil for the runner's default (one more than the cores).
     var concurrency: Int?
 
     /// Streams the flows through the runner: each spec is made from text just before it runs

@@ -26,10 +26,11 @@ package enum ConnectionThread {
     /// As ``start(_:)``, with the threads of `pool` (tests pass one of their own).
     static func start(_ body: @escaping @Sendable () -> Void, reusing pool: WaitingThreads) -> Bool {
         if pool.handOff(body) { return true }
-        return spawn {
-            body()
-            pool.serve()
-        }
+        // The body goes through the pool's loop like every later one, so the thread lets go of
+        // it (and of the server or flow it captured) once it has run, not when the thread ends:
+        // the thread's own closure holds only the emptied box.
+        let first = FirstBody(body)
+        return spawn { pool.serve(first: first) }
     }
 
     private static let waiting = WaitingThreads()
@@ -59,6 +60,17 @@ package enum ConnectionThread {
             return false
         }
         return true
+    }
+
+    /// The first body of a new thread, handed over once.
+    final class FirstBody: @unchecked Sendable {
+        /// Read and cleared once, by the new thread.
+        private var body: (@Sendable () -> Void)?
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        func take() -> (@Sendable () -> Void)? {
+            defer { body = nil }
+            return body
+        }
     }
 
     private final class Body {
@@ -100,10 +112,13 @@ final class WaitingThreads: @unchecked Sendable {
         return true
     }
 
-    /// Runs handed-off work on the calling thread until none comes for
+    /// Runs `first`, then handed-off work on the calling thread until none comes for
     /// ``ConnectionThread/idleSeconds``.
-    func serve() {
+    func serve(first: ConnectionThread.FirstBody) {
+        var next = first.take()
         while true {
+            next?()
+            next = nil
             let waiter = Waiter()
             lock.lock()
             idle.append(waiter)
@@ -121,9 +136,9 @@ final class WaitingThreads: @unchecked Sendable {
                 waiter.wake.wait()
             }
             lock.lock()
-            let body = waiter.body
+            next = waiter.body
+            waiter.body = nil
             lock.unlock()
-            body?()
         }
     }
 }

@@ -27,7 +27,11 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Ephemeral, with no cache, cookies or credential storage. Only read (copied) after it is
     /// built, so sharing it across threads is safe.
+    #if canImport(FoundationNetworking)
+    private static let template = makeConfiguration()
+    #else
     nonisolated(unsafe) private static let template = makeConfiguration()
+    #endif
 
     private static func makeConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
