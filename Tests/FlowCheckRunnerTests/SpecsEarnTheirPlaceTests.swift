@@ -118,7 +118,7 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "any failed token call read as invalid_grant", driver: RenewalBrokenVariants.anyTokenFailureIsRefusal, mustFail: ["CLV-FULL-12", "MLT-RENEW-FAULTS", "CLV-FULL-14", "MLT-RATELIMIT"]),
         Variant(name: "invalid_grant read as transient", driver: RenewalBrokenVariants.invalidGrantIsTransient, mustFail: ["CLV-FULL-14", "MLT-RATELIMIT", "CLV-FULL-5"]),
         Variant(name: "a failed refresh clears the store", driver: BrokenVariants.clearsStoreOnError, mustFail: ["CLV-FULL-12", "CLV-FULL-14", "MLT-RENEW-FAULTS"]),
-        Variant(name: "refresh token expiry not stored", driver: RenewalBrokenVariants.refreshExpiryNotStored, mustFail: ["CLV-FULL-13", "CLV-FULL-22"]),
+        Variant(name: "refresh token expiry not stored", driver: RenewalBrokenVariants.refreshExpiryNotStored, mustFail: ["CLV-FULL-13"]),
         Variant(name: "updateToken stores before verifying", driver: RenewalBrokenVariants.updateTokenStoredBeforeCheck, mustFail: ["CLV-NONE-4"]),
         Variant(name: "credentials of a failed Auth remembered", driver: RenewalBrokenVariants.failedAuthCredentialsKept, mustFail: ["MLT-CREDS"]),
         Variant(name: "client credentials persisted across a relaunch", driver: RenewalBrokenVariants.credentialsPersisted, mustFail: ["MLT-CREDS"]),

@@ -32,6 +32,7 @@ public struct CleverKit: ProviderKit {
                 .interleave: "seed 004's SDK has no logout and no renewal: a login's one request (the code exchange) has nothing to race",
                 .storeCrash: "seed 004's SDK has no logout, so a session cannot be ended to see what a crashed write left (a relaunch alone keeps the token, crash or not)",
             ],
+            replaysRefused: "seed 004: the state is all that binds a redirect to its login (no PKCE), so once that login has ended (exchanged, denied or failed) its state is spent, and a redirect carrying it again is a replay or a forgery (RFC 6749 §10.12)",
             answers: [.init(path: FakeClever.tokenPath, equivalent: [.init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise")])])
     }
     public var serverOperations: [String] { ["revokeTokens"] }

@@ -183,8 +183,15 @@ public struct DerivationProfile: Sendable {
     /// settle what a late answer may do gets them; the others keep the logout on the same
     /// instance.
     public var relaunchInFlight: String?
+    /// Why a redirect handed over again once its login has ended (exchanged, denied, failed)
+    /// must be refused with no request, for the `replayed` tampers; nil: not derived. A
+    /// provider whose login is also bound by PKCE may let a replayed code reach the token
+    /// endpoint (the verifier refuses it there, RFC 9700 §2.1), and one whose return URL
+    /// carries no state has nothing that is spent.
+    public var replaysRefused: String?
 
-    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil, sessionStarts: Set<String> = [], relaunchInFlight: String? = nil, answers: [ParsedAnswer] = []) {
+    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil, sessionStarts: Set<String> = [], relaunchInFlight: String? = nil, replaysRefused: String? = nil, answers: [ParsedAnswer] = []) {
+        self.replaysRefused = replaysRefused
         self.answers = answers
         self.sessionStarts = sessionStarts
         self.relaunchInFlight = relaunchInFlight

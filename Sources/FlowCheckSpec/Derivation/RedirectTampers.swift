@@ -27,8 +27,8 @@ enum RedirectTampers {
     /// The same redirect handed over again once its login has ended.
     static let replayRefused = DerivedRule(
         id: "DRV-REPLAY",
-        statement: "a redirect handed over again after its login ended (exchanged, refused, failed or denied) is refused: its state bound one login and is spent, its code is single use; no request, nothing stored",
-        requirements: ["RFC6749-10.12", "RFC6749-4.1.2", "RFC9700-2.1", "SEED-001-code-once"])
+        statement: "on a provider whose state alone binds a redirect to its login, a redirect handed over again after its login ended (exchanged, refused, failed or denied) is refused: the state is spent; no request, nothing stored",
+        requirements: ["SEED-004-state", "RFC6749-10.12", "RFC6749-4.1.2"])
     /// A rewrite the RFCs make the same URL.
     static let equivalent = DerivedRule(
         id: "DRV-EQUIVALENT",
@@ -56,12 +56,14 @@ enum RedirectTampers {
             if let twice = deliveredTwice(spec, place: place, provider: provider, prefix: prefix) {
                 candidates.append(twice)
             }
-            candidates.append(replayed(spec, place: place, prefix: prefix))
-            if place.denied, let credential = provider.derivation.parameters.filter({ $0.value == .credential }).keys.sorted().first {
-                // With whatever else a code's redirect must carry (Clover's merchant_id): a
-                // redirect refused for a missing parameter would prove nothing about the state.
-                let required = provider.derivation.parameters.compactMap { name, role -> String? in if case .required = role { return name } else { return nil } }.sorted()
-                candidates.append(replayed(spec, place: place, prefix: prefix, withCredential: credential, required: required))
+            if provider.derivation.replaysRefused != nil {
+                candidates.append(replayed(spec, place: place, prefix: prefix))
+                if place.denied, let credential = provider.derivation.parameters.filter({ $0.value == .credential }).keys.sorted().first {
+                    // With whatever else a code's redirect must carry: a redirect refused for a
+                    // missing parameter would prove nothing about the state.
+                    let required = provider.derivation.parameters.compactMap { name, role -> String? in if case .required = role { return name } else { return nil } }.sorted()
+                    candidates.append(replayed(spec, place: place, prefix: prefix, withCredential: credential, required: required))
+                }
             }
             for attack in attacks(for: place, profile: provider.derivation) {
                 let steps = build(spec, place: place, attack: attack, provider: provider)
