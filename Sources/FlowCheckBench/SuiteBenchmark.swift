@@ -60,8 +60,10 @@ struct SuiteBenchmark {
         if let concurrency { options.concurrency = concurrency }
         let flows = await FlowRunner(driver: driver, options: options).run(loaded.specs + variants)
         let run = RunResult(flows: flows, driverName: driver.name)
-        _ = JUnitReport.render(run)
-        _ = MarkdownReport.render(run)
+        // As `flowcheck` does: both documents at once.
+        async let junit = JUnitReport.render(run)
+        async let markdown = MarkdownReport.render(run)
+        _ = await (junit, markdown)
         let seconds = Stopwatch.seconds(ContinuousClock.now - start)
         let cpu = ProcessCPU.seconds() - cpuBefore
         try FlowVerdicts.requireAllPassed(flows)

@@ -264,7 +264,11 @@ public struct FlowCheckCommand: Sendable {
         let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name, interruption: interruption, baselined: baselined)
 
         var reportFailed = false
-        for (path, text, name) in [(options.junitPath, JUnitReport.render(run), "junit.xml"), (options.markdownPath, MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows.filter { $0.derivation == nil }), derived: options.noDerived ? nil : DerivedCoverage(results: flows, specs: loaded.specs, providers: ProviderRegistry.catalog)), "flowcheck.md")] {
+        // The two documents are rendered at once: each is a pass over every flow of the run.
+        let (noDerived, writtenSpecs) = (options.noDerived, loaded.specs)
+        async let junit = JUnitReport.render(run)
+        async let markdown = MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows.filter { $0.derivation == nil }), derived: noDerived ? nil : DerivedCoverage(results: flows, specs: writtenSpecs, providers: ProviderRegistry.catalog))
+        for (path, text, name) in [(options.junitPath, await junit, "junit.xml"), (options.markdownPath, await markdown, "flowcheck.md")] {
             do {
                 try ReportWriter.write(text, to: path, defaultName: name)
             } catch {
