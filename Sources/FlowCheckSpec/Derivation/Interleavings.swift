@@ -25,13 +25,13 @@ enum Interleavings {
                 let slug = "\(method)-" + path.split(separator: "/").joined(separator: "-")
                 let derivation = Derivation(parent: spec.id, family: .interleave, variant: "step\(step.number).\(slug).\(logout)", rule: noResurrection,
                                             description: "step \(step.number)'s \(method) \(path) held in flight while the app calls \(logout), then released")
-                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, relaunch: false, derivation: derivation), attacked: index, derivation: derivation, kind: "\(name).\(slug).\(logout)"))
+                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, relaunch: nil, derivation: derivation), attacked: index, derivation: derivation, kind: "\(name).\(slug).\(logout)"))
                 guard relaunch, !provider.derivation.sessionStarts.contains(name) else { continue }
                 // The provider's written relaunch flow (CLV-FULL-20 for Clover), on every request
                 // of every flow: the instance that sent it is not the one the user logs out on.
                 let relaunched = Derivation(parent: spec.id, family: .interleave, variant: "step\(step.number).\(slug).\(relaunchAction).\(logout)", rule: noResurrection,
                                             description: "step \(step.number)'s \(method) \(path) held in flight while the app relaunches (a new SDK instance over the same store) and calls \(logout) on the new instance, then released")
-                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, relaunch: true, derivation: relaunched), attacked: index, derivation: relaunched, kind: "\(name).\(slug).\(relaunchAction).\(logout)"))
+                candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, path: path, logout: logout, relaunch: provider.derivation.relaunchInFlight, derivation: relaunched), attacked: index, derivation: relaunched, kind: "\(name).\(slug).\(relaunchAction).\(logout)"))
             }
         }
         return candidates
@@ -57,7 +57,10 @@ enum Interleavings {
 
     /// The flow up to the call, the hold, the call in the background, (a relaunch,) the
     /// logout, the release, the call's end: the store empty after each from the logout on.
-    static func build(_ spec: FlowSpec, at index: Int, path: String, logout: String, relaunch: Bool, derivation: Derivation) -> [Step] {
+    /// `relaunch`: why a late answer in the relaunched-away instance must not write (the
+    /// provider's ``DerivationProfile/relaunchInFlight``), shown on the relaunch step; nil: no
+    /// relaunch.
+    static func build(_ spec: FlowSpec, at index: Int, path: String, logout: String, relaunch: String?, derivation: Derivation) -> [Step] {
         let original = spec.steps[index]
         let place = original.location
         let label = "held"
@@ -70,12 +73,12 @@ enum Interleavings {
             Step(number: 0, location: place, note: "Derived: the server will hold \(path) until faults are cleared.", action: .fault(FaultSpec(kind: "hold", path: path, times: 1))),
             held,
         ]
-        if relaunch {
-            steps.append(Deriver.added(Step(number: 0, location: place, note: "Derived: the app relaunches while the request is in flight; the old instance still waits for its answer.",
+        if let relaunch {
+            steps.append(Deriver.added(Step(number: 0, location: place, note: "Derived: the app relaunches while the request is in flight; the old instance still waits for its answer. Why its late answer must not write: \(relaunch).",
                                             action: .app(name: relaunchAction, arguments: []), expect: Expectation([.outcome(.any)]))))
         }
         steps += [
-            Deriver.added(Step(number: 0, location: place, note: relaunch ? "Derived: the user ends the session on the new instance while the old one's request is in flight." : "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
+            Deriver.added(Step(number: 0, location: place, note: relaunch != nil ? "Derived: the user ends the session on the new instance while the old one's request is in flight." : "Derived: the user ends the session while the request is in flight.", action: .app(name: logout, arguments: []),
                        expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
             Step(number: 0, location: place, note: "Derived: the held request is answered now.", action: .clearFaults),
             Step(number: 0, location: place, note: why, action: .await(label: label), expect: Expectation([.outcome(.any), .storeEmpty(true)])),
