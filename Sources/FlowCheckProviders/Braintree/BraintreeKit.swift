@@ -15,13 +15,14 @@ public struct BraintreeKit: ProviderKit {
     public var id: Provider { .braintree }
     public var title: String { "Braintree client-side connect (seed 002)" }
 
-    public var actions: [Vocabulary.ActionSignature] {
-        [
-            .init(name: "connect", required: ["returnURL"], optional: [], summary: "the Connect with Braintree button: the connect URL from the merchant's server, opened in the in-app browser", results: [], types: ["returnURL": .url]),
-            .init(name: "openURL", required: ["url", "returnURL"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"], types: ["url": .url, "returnURL": .url]).endingLogin(.unlessResult(field: "handled", is: "false")),
-            .init(name: "status", required: [], optional: [], summary: "reads the notifications posted so far", results: ["connected", "failed", "lastMerchant", "lastError"]),
-        ]
-    }
+    public var actions: [Vocabulary.ActionSignature] { Self.actionList }
+
+    /// Built once: the runner reads the actions for every step of every flow.
+    private static let actionList: [Vocabulary.ActionSignature] = [
+        .init(name: "connect", required: ["returnURL"], optional: [], summary: "the Connect with Braintree button: the connect URL from the merchant's server, opened in the in-app browser", results: [], types: ["returnURL": .url]),
+        .init(name: "openURL", required: ["url", "returnURL"], optional: [], summary: "the AppDelegate's open-URL handler with its trusted-source check", results: ["handled"], types: ["url": .url, "returnURL": .url]).endingLogin(.unlessResult(field: "handled", is: "false")),
+        .init(name: "status", required: [], optional: [], summary: "reads the notifications posted so far", results: ["connected", "failed", "lastMerchant", "lastError"]),
+    ]
 
     /// The device holds no token in the Braintree flow: there is nothing to store.
     public var derivation: DerivationProfile {

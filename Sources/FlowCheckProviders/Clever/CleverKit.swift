@@ -14,13 +14,14 @@ public struct CleverKit: ProviderKit {
     public var id: Provider { .clever }
     public var title: String { "Clever Instant Login (seed 004)" }
 
-    public var actions: [Vocabulary.ActionSignature] {
-        [
-            .init(name: "startLogin", required: ["clientId", "redirectURI"], optional: [], summary: "steps 2 and 3: a fresh state, then the authorize URL in the browser", results: [], types: ["clientId": .text, "redirectURI": .url]),
-            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "step 4: the custom redirect URL the app was opened with", results: ["tokenType"], types: ["url": .url]).endingLogin(),
-            .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
-        ]
-    }
+    public var actions: [Vocabulary.ActionSignature] { Self.actionList }
+
+    /// Built once: the runner reads the actions for every step of every flow.
+    private static let actionList: [Vocabulary.ActionSignature] = [
+        .init(name: "startLogin", required: ["clientId", "redirectURI"], optional: [], summary: "steps 2 and 3: a fresh state, then the authorize URL in the browser", results: [], types: ["clientId": .text, "redirectURI": .url]),
+        .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "step 4: the custom redirect URL the app was opened with", results: ["tokenType"], types: ["url": .url]).endingLogin(),
+        .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
+    ]
 
     public var storeFields: [String] { ["accessToken", "tokenType"] }
 

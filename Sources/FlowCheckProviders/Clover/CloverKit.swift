@@ -14,25 +14,26 @@ public struct CloverKit: ProviderKit {
     public var id: Provider { .clover }
     public var title: String { "Clover Go (seeds 000, 001)" }
 
-    public var actions: [Vocabulary.ActionSignature] {
-        [
-            .init(name: "addTokenCallback", required: ["label"], optional: [], summary: "addOnTokenChangeCallback; the driver counts its calls under the label", results: ["id"], types: ["label": .text]),
-            .init(name: "removeTokenCallback", required: ["label"], optional: [], summary: "removeOnTokenChangeCallback with the id the label was given (an unknown label passes an unknown id)", results: ["removed"], types: ["label": .text]),
-            .init(name: "setupFull", required: ["appId", "appSecret", "redirectURI"], optional: [], summary: "setup with FullOAuth(redirectURI)", results: ["outcome", "merchantId", "merchantName"], types: ["appId": .text, "appSecret": .text, "redirectURI": .url]),
-            .init(name: "setupPartial", required: ["appId", "appSecret"], optional: ["code", "codeVerifier", "merchantId"], summary: "setup with PartialOAuth(codeResponse), nil when no code is given", results: ["outcome", "merchantId", "merchantName"], types: ["appId": .text, "appSecret": .text, "code": .text, "codeVerifier": .text, "merchantId": .text]),
-            .init(name: "setupNone", required: ["appId", "appSecret", "token", "merchantId"], optional: [], summary: "setup with NoOAuth(token)", results: ["outcome", "merchantId", "merchantName"], types: ["appId": .text, "appSecret": .text, "token": .text, "merchantId": .text]),
-            .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "receivedOAuthCodeOrToken with the URL the app was opened with", types: ["url": .url]).endingLogin(),
-            .init(name: "updateToken", required: ["token"], optional: [], summary: "updateToken in No OAuth", types: ["token": .text]),
-            .init(name: "logout", required: [], optional: [], summary: "logout").clearingStore(),
-            .init(name: "status", required: [], optional: [], summary: "reads isLoggedIn and how often each callback fired", results: ["isLoggedIn", "fired."]),
-            .init(name: "merchant", required: [], optional: ["concurrent"], summary: "an API call that needs the token: the merchant, by several callers at once when concurrent is given", results: ["merchantId", "merchantName", "calls"], types: ["concurrent": .count(Self.concurrentCallers)]),
-            .init(name: "codeChallenge", required: [], optional: [], summary: "the SDK's code-challenge helper for Partial OAuth apps", results: ["codeVerifier", "codeChallenge", "codeChallengeMethod"]),
-            .init(name: "environment", required: ["name"], optional: ["baseURL"], summary: "resolves an environment (sandbox, production, or custom with a base URL) to its hosts", results: ["webHost", "apiHost"], types: ["name": .oneOf(["sandbox", "production", "custom"]), "baseURL": .url])
-                // The driver reads baseURL for a custom environment only.
-                .requiring("baseURL", when: "name", is: ["custom"]),
-            .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
-        ]
-    }
+    public var actions: [Vocabulary.ActionSignature] { Self.actionList }
+
+    /// Built once: the runner reads the actions for every step of every flow.
+    private static let actionList: [Vocabulary.ActionSignature] = [
+        .init(name: "addTokenCallback", required: ["label"], optional: [], summary: "addOnTokenChangeCallback; the driver counts its calls under the label", results: ["id"], types: ["label": .text]),
+        .init(name: "removeTokenCallback", required: ["label"], optional: [], summary: "removeOnTokenChangeCallback with the id the label was given (an unknown label passes an unknown id)", results: ["removed"], types: ["label": .text]),
+        .init(name: "setupFull", required: ["appId", "appSecret", "redirectURI"], optional: [], summary: "setup with FullOAuth(redirectURI)", results: ["outcome", "merchantId", "merchantName"], types: ["appId": .text, "appSecret": .text, "redirectURI": .url]),
+        .init(name: "setupPartial", required: ["appId", "appSecret"], optional: ["code", "codeVerifier", "merchantId"], summary: "setup with PartialOAuth(codeResponse), nil when no code is given", results: ["outcome", "merchantId", "merchantName"], types: ["appId": .text, "appSecret": .text, "code": .text, "codeVerifier": .text, "merchantId": .text]),
+        .init(name: "setupNone", required: ["appId", "appSecret", "token", "merchantId"], optional: [], summary: "setup with NoOAuth(token)", results: ["outcome", "merchantId", "merchantName"], types: ["appId": .text, "appSecret": .text, "token": .text, "merchantId": .text]),
+        .init(name: "receiveRedirect", required: ["url"], optional: [], summary: "receivedOAuthCodeOrToken with the URL the app was opened with", types: ["url": .url]).endingLogin(),
+        .init(name: "updateToken", required: ["token"], optional: [], summary: "updateToken in No OAuth", types: ["token": .text]),
+        .init(name: "logout", required: [], optional: [], summary: "logout").clearingStore(),
+        .init(name: "status", required: [], optional: [], summary: "reads isLoggedIn and how often each callback fired", results: ["isLoggedIn", "fired."]),
+        .init(name: "merchant", required: [], optional: ["concurrent"], summary: "an API call that needs the token: the merchant, by several callers at once when concurrent is given", results: ["merchantId", "merchantName", "calls"], types: ["concurrent": .count(Self.concurrentCallers)]),
+        .init(name: "codeChallenge", required: [], optional: [], summary: "the SDK's code-challenge helper for Partial OAuth apps", results: ["codeVerifier", "codeChallenge", "codeChallengeMethod"]),
+        .init(name: "environment", required: ["name"], optional: ["baseURL"], summary: "resolves an environment (sandbox, production, or custom with a base URL) to its hosts", results: ["webHost", "apiHost"], types: ["name": .oneOf(["sandbox", "production", "custom"]), "baseURL": .url])
+            // The driver reads baseURL for a custom environment only.
+            .requiring("baseURL", when: "name", is: ["custom"]),
+        .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
+    ]
 
     /// How many callers `merchant`'s `concurrent` may start at once. The driver starts one task
     /// and one request per caller; the point is that they share one refresh, which 2 callers

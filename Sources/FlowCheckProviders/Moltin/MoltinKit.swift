@@ -14,15 +14,16 @@ public struct MoltinKit: ProviderKit {
     public var id: Provider { .moltin }
     public var title: String { "Moltin (seed 003)" }
 
-    public var actions: [Vocabulary.ActionSignature] {
-        [
-            .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"], types: ["clientId": .text, "clientSecret": .text]),
-            .init(name: "refreshToken", required: [], optional: [], summary: "the tutorial's Refresh Token exercise", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
-            .init(name: "deleteToken", required: [], optional: [], summary: "the tutorial's Delete Token").clearingStore(),
-            .init(name: "products", required: [], optional: [], summary: "the tutorial's Products", results: ["productCount", "productIds", "productTitles"]),
-            .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
-        ]
-    }
+    public var actions: [Vocabulary.ActionSignature] { Self.actionList }
+
+    /// Built once: the runner reads the actions for every step of every flow.
+    private static let actionList: [Vocabulary.ActionSignature] = [
+        .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "the tutorial's Auth / Bad Auth: client credentials for a token", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"], types: ["clientId": .text, "clientSecret": .text]),
+        .init(name: "refreshToken", required: [], optional: [], summary: "the tutorial's Refresh Token exercise", results: ["accessToken", "refreshToken", "tokenType", "expiresAt", "scope"]),
+        .init(name: "deleteToken", required: [], optional: [], summary: "the tutorial's Delete Token").clearingStore(),
+        .init(name: "products", required: [], optional: [], summary: "the tutorial's Products", results: ["productCount", "productIds", "productTitles"]),
+        .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
+    ]
 
     public var derivation: DerivationProfile {
         DerivationProfile(

@@ -236,7 +236,11 @@ struct FlowExecution: Sendable {
 
     private static func makeStorageDirectory() throws -> URL {
         let url = storageRoot.appendingPathComponent("flowcheck-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // One mkdir: the root exists and the name is new (FileManager's intermediate-directory
+        // walk stats every component, for every flow).
+        if mkdir(url.path, 0o700) != 0 {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
         return url
     }
 
