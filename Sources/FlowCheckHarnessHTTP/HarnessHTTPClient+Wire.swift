@@ -90,8 +90,7 @@ final class HarnessHTTPExchange: Sendable {
     /// left thousands, and every later bind(port 0) on the machine (the next flow's fake
     /// server) scanned past them.
     private static func ended(_ fd: Int32, with response: HarnessHTTPResponse) -> HarnessHTTPResponse {
-        var value = linger(l_onoff: 1, l_linger: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
+        Socket.setAbortiveClose(fd)
         return response
     }
 

@@ -124,18 +124,16 @@ final class WaitingThreads: @unchecked Sendable {
             idle.append(waiter)
             lock.unlock()
             onIdle()
-            if waiter.wake.wait(timeout: .now() + .seconds(ConnectionThread.idleSeconds)) == .timedOut {
-                lock.lock()
-                if let index = idle.firstIndex(where: { $0 === waiter }) {
-                    idle.remove(at: index)
-                    lock.unlock()
-                    return
-                }
-                lock.unlock()
-                // Taken just as the wait ran out: its signal is on the way.
-                waiter.wake.wait()
-            }
+            let woken = waiter.wake.wait(timeout: .now() + .seconds(ConnectionThread.idleSeconds)) == .success
             lock.lock()
+            if !woken, let index = idle.firstIndex(where: { $0 === waiter }) {
+                idle.remove(at: index)
+                lock.unlock()
+                return
+            }
+            // Woken, or taken just as the wait ran out: `handOff` sets the body under the lock
+            // before it signals, so it is here either way; the late signal needs no wait
+            // (the semaphore goes with the waiter).
             next = waiter.body
             waiter.body = nil
             lock.unlock()

@@ -7,7 +7,7 @@ import Darwin
 
 /// Thin POSIX socket helpers, kept in one place so platform differences stay out of the
 /// server logic.
-enum Socket {
+package enum Socket {
     /// Writing to a peer that vanished raises SIGPIPE, whose default action kills the whole
     /// test process; ignore it once per process (sends also pass MSG_NOSIGNAL).
     static func ignoreSIGPIPE() {
@@ -149,7 +149,7 @@ enum Socket {
 
     /// Makes the coming `close()` abortive (SO_LINGER {1, 0}): the kernel discards unsent data
     /// and sends RST, so the peer sees ECONNRESET instead of an orderly end of stream.
-    static func setAbortiveClose(_ fd: Int32) {
+    package static func setAbortiveClose(_ fd: Int32) {
         var value = linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
     }
