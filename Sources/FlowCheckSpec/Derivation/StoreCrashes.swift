@@ -1,11 +1,12 @@
 /// The `storeCrash` family: at every app call of a flow that writes the token store, the
-/// store's write dies before its commit (`crashStore`), the app relaunches, and the user then
-/// ends the session. Whatever the crash left on disk, the session ends with nothing of the
-/// token left: the store empty, its folder holding no copy (INV-STORE, judged at the end).
+/// store's write dies before its commit (`crashStore`), the app relaunches and makes the call
+/// again (its next write, over whatever the crash left), and the user then ends the session.
+/// Whatever the crash and the write after it left on disk, the session ends with nothing of
+/// the token left: the store empty, its folder holding no copy (INV-STORE, judged at the end).
 enum StoreCrashes {
     static let nothingLeft = DerivedRule(
         id: "DRV-CRASH",
-        statement: "a store write that dies before its commit, then a relaunch, then the session ended: the store is empty and its folder holds no copy of any token (the crashed write's temporary file included)",
+        statement: "a store write that dies before its commit, then a relaunch, the call made again (the next write, over what the crash left), then the session ended: the store is empty and its folder holds no copy of any token (the crashed write's temporary file included)",
         requirements: ["RFC6819-5.3.3", "SEED-000-logout", "SEED-003-delete"])
 
     /// The crashed write's own temporary file is judged at the end, once the session is ended.
@@ -22,7 +23,7 @@ enum StoreCrashes {
             // judge the harness's simulation twice.
             if spec.steps.contains(where: { if case .crashStore? = $0.action { return true } else { return false } }) { continue }
             let derivation = Derivation(parent: spec.id, family: .storeCrash, variant: "step\(step.number).\(name)", rule: nothingLeft,
-                                        description: "step \(step.number)'s store write dies before its commit, the app relaunches, then calls \(logout)")
+                                        description: "step \(step.number)'s store write dies before its commit, the app relaunches, calls \(name) again, then calls \(logout)")
             candidates.append(Deriver.candidate(spec, steps: build(spec, at: index, logout: logout), attacked: index, derivation: derivation, kind: name))
         }
         return candidates
@@ -52,7 +53,21 @@ enum StoreCrashes {
             Step(number: 0, location: place, note: "Derived: the next store write will die before its commit.", action: .crashStore(.nextWrite), allow: excuse),
             crashed,
             Deriver.added(Step(number: 0, location: place, note: "Derived: the app relaunches over the same store.", action: .app(name: "relaunch", arguments: []), expect: Expectation([.outcome(.any)]), allow: excuse)),
+            again(original, excuse: excuse),
             Deriver.added(Step(number: 0, location: place, note: "Derived (\(nothingLeft.id)): \(nothingLeft.statement).", action: .app(name: logout, arguments: []), expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
         ]
+    }
+
+    /// The crashed call made again on the relaunched instance: the store's next write, over the
+    /// old file and the crashed write's leftover. It may fail (a spent code, a refused refresh):
+    /// what it leaves behind is judged with the rest at the logout.
+    static func again(_ original: Step, excuse: [InvariantAllowance]) -> Step {
+        var step = Deriver.added(original)
+        step.number = 0
+        step.background = nil
+        step.expect = Expectation([.outcome(.any)])
+        step.allow = original.allow.filter { $0.invariant != .store } + excuse
+        step.note = "Derived: the relaunched app makes the call again: the store's next write, over what the crash left."
+        return step
     }
 }
