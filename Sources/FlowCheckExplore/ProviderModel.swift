@@ -61,6 +61,7 @@ public enum ExploreModels {
     public static let all: [AnyProviderModel] = [
         AnyProviderModel(MoltinModel()),
         AnyProviderModel(CloverFullModel()),
+        AnyProviderModel(CleverModel()),
     ]
 
     /// The model for `provider`, if there is one.

@@ -28,6 +28,10 @@
 #   --no-baseline    skip the unmutated run (its build warms the cache; its failures are
 #                    subtracted from every mutant's)
 #   --fresh          delete the work directory first (a full build, several minutes)
+#   --explore ARGS   also run `flowcheck explore ARGS` on each mutant (e.g. "--seed 1 --runs
+#                    2000"; its own --out is set) and add "explore: yes (first finding's id,
+#                    steps)" or "explore: no" to the mutant's line; the shrunk specs stay in
+#                    WORKDIR/explore/NAME/
 #
 # Speed: the copy stays at one path and every build uses one --scratch-path, so after the first
 # (full) build each mutant rebuilds only the SDK module and what links it. A run on a 2-core
@@ -50,6 +54,7 @@ workdir="$repo/.build-mutants"
 specs=specs/
 baseline=1
 fresh=0
+explore_args=""
 patches=()
 
 while [ $# -gt 0 ]; do
@@ -59,6 +64,7 @@ while [ $# -gt 0 ]; do
         --specs) [ $# -ge 2 ] || usage; specs=$2; shift 2 ;;
         --no-baseline) baseline=0; shift ;;
         --fresh) fresh=1; shift ;;
+        --explore) [ $# -ge 2 ] || usage; explore_args=$2; shift 2 ;;
         -h|--help) usage ;;
         --) shift; patches+=("$@"); break ;;
         -*) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -262,5 +268,17 @@ for patch in "${resolved[@]}"; do
     fi
     check_derived
     measure "$name" "$start"
+    if [ -n "$explore_args" ]; then
+        out="$workdir/explore/$name"
+        rm -rf "$out"
+        start=$(date +%s)
+        # shellcheck disable=SC2086 # the arguments are words on purpose
+        found=$(cd "$src" && "$flowcheck" explore $explore_args --out "$out" 2>"$workdir/logs/$name.explore.stderr" | sed -n 's/^✘ \([^ ]*\)  \([0-9]*\) steps.*/\1, \2 steps/p' | head -1) || true
+        if [ -n "$found" ]; then
+            echo "$name  explore: yes ($found)  [$(( $(date +%s) - start )) s]"
+        else
+            echo "$name  explore: no  [$(( $(date +%s) - start )) s]"
+        fi
+    fi
 done
 exit "$status"

@@ -1,0 +1,245 @@
+import FlowCheckProviders
+import FlowCheckSpec
+import FlowCheckTestSupport
+
+/// Clever Instant Login (seed 004) as explore sees it: logins started (and started again), the
+/// user logging in or declining, redirects handed to the app once, twice, late or after a
+/// newer login began, faults on the token endpoint, and relaunches.
+///
+/// What it predicts, and where each prediction comes from:
+/// - startLogin opens the authorize page with a fresh state and makes no request (CLE-LOGIN,
+///   CLE-STATE-FRESH); a login started while another is pending replaces it.
+/// - The pending login's own redirect with a code is one `POST /oauth/tokens` and a stored
+///   token, the browser dismissed (CLE-LOGIN); with a fault armed on the token endpoint it is
+///   an error of the fault's kind and nothing new is stored (the login is still used up:
+///   CLE-DISMISS, DRV-REPLAY).
+/// - Its denial is an `authorization` error with no request, the browser dismissed
+///   (CLE-DENIED).
+/// - Any other redirect (a replay of a used one, one of a login replaced by a newer one, one
+///   handed over after a relaunch) is `stateMismatch` with no request and the store unchanged
+///   (CLE-STATE-REPLAY, CLE-STATE-MISMATCH, seed 004 "only once").
+/// - A relaunch keeps the stored token and forgets the login in progress.
+public struct CleverModel: ProviderModel {
+    /// One thing the app, the user or the world does.
+    public enum Action: Sendable, Equatable {
+        case startLogin, login, deny, receiveRedirect, relaunch
+        /// The store's next write dies before its commit.
+        case crashStore
+        /// A fault armed on the token endpoint until cleared.
+        case fault(kind: String)
+        case clearFaults
+    }
+
+    public let provider = Provider.clever
+    public let idPrefix = "CLE"
+
+    static let clientID = "ios-exp@district"
+    static let redirectURI = "clever-ios-exp://oauth"
+    static let tokenPath = "/oauth/tokens"
+    static let startArguments = [("clientId", clientID), ("redirectURI", redirectURI)]
+    /// Faults with the error kind a code exchange that meets them ends in (nil: only that it
+    /// is an error), as the committed fault flows decide them. Not `unreachable`: it closes the
+    /// whole server, and the browser's pages are on it too.
+    static let faultKinds: [(String, String?)] = [
+        ("serverError", "serverError"), ("serviceUnavailable", "serverError"), ("htmlServerError", "serverError"),
+        ("connectionReset", "transport"), ("truncatedJSON", "invalidResponse"), ("nonJSONBody", nil),
+    ]
+
+    /// A model with the standard fixture.
+    public init() {}
+
+    // MARK: - State
+
+    /// What the browser's last redirect is.
+    enum Redirect: Equatable {
+        case none
+        /// A code for login `login` (its number).
+        case code(login: Int)
+        case denied(login: Int)
+    }
+
+    struct State {
+        /// The login in progress: its number; nil when none.
+        var pending: Int?
+        /// Logins started so far.
+        var logins = 0
+        /// Whether the pending login's page is still showing (a login or denial not yet made).
+        var pageOpen = false
+        var redirect = Redirect.none
+        var stored: String?
+        var captures = 0
+        var fault: String?
+        /// Whether this instance has been given its client (a startLogin since the launch): the
+        /// SDK is made with it, so a redirect before that has no SDK to go to.
+        var configured = false
+        /// A store crash armed for the next write.
+        var crashArmed = false
+        /// A crashed write's temporary file may be in the store's folder from here on.
+        var crashLeftover = false
+
+        var storeUnchanged: (String, SpecJSON) {
+            guard let stored else { return ("storeEmpty", true) }
+            return ("store", .object([("accessToken", .string("${\(stored)}"))]))
+        }
+    }
+
+    // MARK: - Generation
+
+    public func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action> {
+        var state = State()
+        var actions: [Action] = []
+        let length = 1 + random.below(max(1, maxSteps))
+        var attempts = 0
+        while actions.count < length, attempts < length * 20 {
+            attempts += 1
+            let action = choose(state, &random)
+            if step(action, &state) != nil { actions.append(action) }
+        }
+        return ModelPlan(variant: 0, actions: actions)
+    }
+
+    private func choose(_ state: State, _ random: inout SplitMix64) -> Action {
+        var choices: [(Action, Int)] = [(.startLogin, state.pending == nil ? 8 : 1), (.relaunch, 1)]
+        if state.pageOpen { choices += [(.login, 10), (.deny, 2)] }
+        if state.redirect != .none, state.configured { choices.append((.receiveRedirect, state.pending != nil ? 10 : 2)) }
+        choices.append(state.fault == nil ? (.fault(kind: random.pick(Self.faultKinds).0), 1) : (.clearFaults, 3))
+        if !state.crashArmed { choices.append((.crashStore, 1)) }
+        return random.weighted(choices)
+    }
+
+    public func simplifications(of action: Action) -> [Action] {
+        switch action {
+        case .fault(let kind): return kind == "serverError" ? [] : [.fault(kind: "serverError")]
+        case .startLogin, .login, .deny, .receiveRedirect, .relaunch, .crashStore, .clearFaults: return []
+        }
+    }
+
+    // MARK: - Rendering
+
+    public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
+        var state = State()
+        let steps = plan.actions.compactMap { step($0, &state) }
+        let fixture = SpecJSON.object([
+            ("clients", .array([.object([("id", .string(Self.clientID)), ("redirectURL", .string(Self.redirectURI))])])),
+            ("users", .array([.object([("email", "student@example.edu"), ("password", "pw-Stu-5521")])])),
+        ])
+        let spec = SpecText.spec(
+            id: id, title: "Explored Clever Instant Login flow \(id)",
+            summary: "A random Clever Instant Login flow generated by flowcheck explore; each expectation is the Clever model's prediction.",
+            seed: "004_571562fab49d393b.txt", passage: "Step 2 - Set the state parameter; Step 3 - Initiating a login; Step 4 - Requesting a token",
+            provider: provider.rawValue, fixture: fixture,
+            decisions: ["Generated: the expectations are what the committed Clever specs decide (a fresh state per login, a redirect accepted once and only for the login that sent its state, the browser dismissed when a login ends)."],
+            steps: steps
+        )
+        return RenderedFlow(spec: spec, stepCount: steps.count)
+    }
+
+    /// Why a step after a store crash may find the crashed write's temporary file: the
+    /// written MLT-STORE-CRASH's reason (a store may remove it when next opened, written or
+    /// emptied; Clever has no logout to judge it at).
+    static let leftoverAllowance: SpecJSON = .array([.object([
+        ("invariant", "INV-STORE"),
+        ("why", "the simulated crash leaves the killed write's temporary file on purpose; a store may remove it when it is next opened, written or emptied, and Clever's SDK has no logout to judge it at"),
+    ])])
+
+    func step(_ action: Action, _ state: inout State) -> SpecJSON? {
+        guard let written = plainStep(action, &state) else { return nil }
+        guard state.crashLeftover, case .object(let members) = written else { return written }
+        return .object(members + [("allow", Self.leftoverAllowance)])
+    }
+
+    private func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
+        switch action {
+        case .startLogin:
+            state.logins += 1
+            state.pending = state.logins
+            state.configured = true
+            state.pageOpen = true
+            return StepBuilder.app("startLogin", with: Self.startArguments, expect: [
+                ("requests", .array([])),
+                ("browser", .object([("opened", .array([.object([("path", "/oauth/authorize")])]))])),
+                state.storeUnchanged,
+            ])
+        case .login, .deny:
+            guard state.pageOpen, let pending = state.pending else { return nil }
+            state.pageOpen = false
+            if action == .login {
+                state.redirect = .code(login: pending)
+                return .object([
+                    ("browser", "login"),
+                    ("with", .object([("email", "student@example.edu"), ("password", "pw-Stu-5521")])),
+                    ("expect", .object([("browser", .object([("redirect", .object([("query", .object([("code", .object([("present", true)]))]))]))]))])),
+                ])
+            }
+            state.redirect = .denied(login: pending)
+            return .object([("browser", "deny")])
+        case .receiveRedirect:
+            guard state.configured else { return nil }
+            let arguments = [("url", "${redirect}")]
+            switch state.redirect {
+            case .none:
+                return nil
+            case .code(let login) where login == state.pending:
+                state.pending = nil
+                state.pageOpen = false
+                if let fault = state.fault {
+                    return StepBuilder.app("receiveRedirect", with: arguments, note: "The exchange meets the \(fault) fault: an error, nothing new stored, the login used up.", expect: [
+                        StepBuilder.error(Self.faultKinds.first { $0.0 == fault }?.1 ?? nil),
+                        state.storeUnchanged,
+                        ("browser", .object([("dismissed", true)])),
+                    ])
+                }
+                if state.crashArmed {
+                    state.crashArmed = false
+                    state.crashLeftover = true
+                    return StepBuilder.app("receiveRedirect", with: arguments, note: "The token arrives, and the store's write of it dies before its commit: a storage error, the old token (or none) kept, the login used up.", expect: [
+                        StepBuilder.error("storage"),
+                        ("requests", .array([StepBuilder.request("POST", Self.tokenPath, status: 200)])),
+                        state.storeUnchanged,
+                        ("browser", .object([("dismissed", true)])),
+                    ])
+                }
+                state.captures += 1
+                let name = "token\(state.captures)"
+                state.stored = name
+                return StepBuilder.app("receiveRedirect", with: arguments, expect: [
+                    ("outcome", "ok"),
+                    ("requests", .array([StepBuilder.request("POST", Self.tokenPath, status: 200)])),
+                    ("store", .object([("accessToken", StepBuilder.capture(name))])),
+                    ("browser", .object([("dismissed", true)])),
+                ])
+            case .denied(let login) where login == state.pending:
+                state.pending = nil
+                state.pageOpen = false
+                return StepBuilder.app("receiveRedirect", with: arguments, note: "The user declined this login: it ends, with no request.", expect: [
+                    StepBuilder.error("authorization"), ("requests", .array([])), state.storeUnchanged,
+                    ("browser", .object([("dismissed", true)])),
+                ])
+            case .code, .denied:
+                return StepBuilder.app("receiveRedirect", with: arguments, note: "A redirect whose state is not the pending login's (used, replaced, or from before a relaunch): refused, no request.", expect: [
+                    StepBuilder.error("stateMismatch"), ("requests", .array([])), state.storeUnchanged,
+                ])
+            }
+        case .crashStore:
+            guard !state.crashArmed else { return nil }
+            state.crashArmed = true
+            return .object([("crashStore", "nextWrite")])
+        case .relaunch:
+            // Whether an armed crash outlives the instance is the driver's business, not the
+            // SDK's: no relaunch while one is armed.
+            guard !state.crashArmed else { return nil }
+            state.pending = nil
+            state.pageOpen = false
+            state.configured = false
+            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([])), state.storeUnchanged])
+        case .fault(let kind):
+            guard state.fault == nil else { return nil }
+            state.fault = kind
+            return .object([("fault", .object([("kind", .string(kind)), ("path", .string(Self.tokenPath))]))])
+        case .clearFaults:
+            guard state.fault != nil else { return nil }
+            state.fault = nil
+            return .object([("clearFaults", true)])
+        }
+    }
+}
