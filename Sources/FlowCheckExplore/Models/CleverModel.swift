@@ -4,7 +4,8 @@ import FlowCheckTestSupport
 
 /// Clever Instant Login (seed 004) as explore sees it: logins started (and started again), the
 /// user logging in or declining, redirects handed to the app once, twice, late or after a
-/// newer login began, faults on the token endpoint, and relaunches.
+/// newer login began, rewritten by every tamper the derived variants try (the same list,
+/// `RedirectTamperCatalog`), faults on the token endpoint, a store crash, and relaunches.
 ///
 /// What it predicts, and where each prediction comes from:
 /// - startLogin opens the authorize page with a fresh state and makes no request (CLE-LOGIN,
@@ -18,6 +19,10 @@ import FlowCheckTestSupport
 /// - Any other redirect (a replay of a used one, one of a login replaced by a newer one, one
 ///   handed over after a relaunch) is `stateMismatch` with no request and the store unchanged
 ///   (CLE-STATE-REPLAY, CLE-STATE-MISMATCH, seed 004 "only once").
+/// - A tampered redirect of the pending login gets the outcome the tamper's derived rule gives
+///   it: refused with no request (DRV-REFUSED, DRV-MISSING, DRV-CODE-BESIDE-ERROR), no login
+///   (DRV-NO-LOGIN), the original's (DRV-EQUIVALENT), or its injected credential never sent
+///   nor stored (DRV-INJECTED); the store unchanged unless the rule lets the login go on.
 /// - A relaunch keeps the stored token and forgets the login in progress.
 public struct CleverModel: ProviderModel {
     /// One thing the app, the user or the world does.
@@ -25,6 +30,8 @@ public struct CleverModel: ProviderModel {
         case startLogin, login, deny, receiveRedirect, relaunch
         /// The store's next write dies before its commit.
         case crashStore
+        /// The captured redirect rewritten by the `index`-th tamper of the catalogue for it.
+        case tamper(index: Int)
         /// A fault armed on the token endpoint until cleared.
         case fault(kind: String)
         case clearFaults
@@ -56,7 +63,16 @@ public struct CleverModel: ProviderModel {
         /// A code for login `login` (its number).
         case code(login: Int)
         case denied(login: Int)
+        /// Login `login`'s redirect (a code's unless `denied`), rewritten with this outcome.
+        case tampered(login: Int, denied: Bool, outcome: RedirectTamperCatalog.Tamper.Outcome)
     }
+
+    /// The tampers of a code's redirect and of a denial's: the derived variants' own list.
+    static let tampers: (code: [RedirectTamperCatalog.Tamper], denied: [RedirectTamperCatalog.Tamper]) = {
+        let profile = ProviderRegistry.catalog.description(of: .clever)?.derivation ?? DerivationProfile()
+        return (RedirectTamperCatalog.tampers(parameters: ["code", "state"], host: "oauth", path: nil, denied: false, profile: profile),
+                RedirectTamperCatalog.tampers(parameters: ["error", "state"], host: "oauth", path: nil, denied: true, profile: profile))
+    }()
 
     struct State {
         /// The login in progress: its number; nil when none.
@@ -67,6 +83,10 @@ public struct CleverModel: ProviderModel {
         var pageOpen = false
         var redirect = Redirect.none
         var stored: String?
+        /// False once a step may have stored a token the model cannot name (an injected
+        /// credential beside a code the SDK may exchange): no store prediction until the next
+        /// named one.
+        var storeKnown = true
         var captures = 0
         var fault: String?
         /// Whether this instance has been given its client (a startLogin since the launch): the
@@ -77,9 +97,10 @@ public struct CleverModel: ProviderModel {
         /// A crashed write's temporary file may be in the store's folder from here on.
         var crashLeftover = false
 
-        var storeUnchanged: (String, SpecJSON) {
-            guard let stored else { return ("storeEmpty", true) }
-            return ("store", .object([("accessToken", .string("${\(stored)}"))]))
+        var storeUnchanged: [(String, SpecJSON)] {
+            guard storeKnown else { return [] }
+            guard let stored else { return [("storeEmpty", true)] }
+            return [("store", .object([("accessToken", .string("${\(stored)}"))]))]
         }
     }
 
@@ -104,13 +125,18 @@ public struct CleverModel: ProviderModel {
         if state.redirect != .none, state.configured { choices.append((.receiveRedirect, state.pending != nil ? 10 : 2)) }
         choices.append(state.fault == nil ? (.fault(kind: random.pick(Self.faultKinds).0), 1) : (.clearFaults, 3))
         if !state.crashArmed { choices.append((.crashStore, 1)) }
+        switch state.redirect {
+        case .code: choices.append((.tamper(index: random.below(Self.tampers.code.count)), 4))
+        case .denied: choices.append((.tamper(index: random.below(Self.tampers.denied.count)), 2))
+        case .none, .tampered: break
+        }
         return random.weighted(choices)
     }
 
     public func simplifications(of action: Action) -> [Action] {
         switch action {
         case .fault(let kind): return kind == "serverError" ? [] : [.fault(kind: "serverError")]
-        case .startLogin, .login, .deny, .receiveRedirect, .relaunch, .crashStore, .clearFaults: return []
+        case .startLogin, .login, .deny, .receiveRedirect, .relaunch, .crashStore, .tamper, .clearFaults: return []
         }
     }
 
@@ -158,8 +184,7 @@ public struct CleverModel: ProviderModel {
             return StepBuilder.app("startLogin", with: Self.startArguments, expect: [
                 ("requests", .array([])),
                 ("browser", .object([("opened", .array([.object([("path", "/oauth/authorize")])]))])),
-                state.storeUnchanged,
-            ])
+            ] + state.storeUnchanged)
         case .login, .deny:
             guard state.pageOpen, let pending = state.pending else { return nil }
             state.pageOpen = false
@@ -175,51 +200,73 @@ public struct CleverModel: ProviderModel {
             return .object([("browser", "deny")])
         case .receiveRedirect:
             guard state.configured else { return nil }
-            let arguments = [("url", "${redirect}")]
             switch state.redirect {
             case .none:
                 return nil
             case .code(let login) where login == state.pending:
-                state.pending = nil
-                state.pageOpen = false
-                if let fault = state.fault {
-                    return StepBuilder.app("receiveRedirect", with: arguments, note: "The exchange meets the \(fault) fault: an error, nothing new stored, the login used up.", expect: [
-                        StepBuilder.error(Self.faultKinds.first { $0.0 == fault }?.1 ?? nil),
-                        state.storeUnchanged,
-                        ("browser", .object([("dismissed", true)])),
-                    ])
-                }
-                if state.crashArmed {
-                    state.crashArmed = false
-                    state.crashLeftover = true
-                    return StepBuilder.app("receiveRedirect", with: arguments, note: "The token arrives, and the store's write of it dies before its commit: a storage error, the old token (or none) kept, the login used up.", expect: [
-                        StepBuilder.error("storage"),
-                        ("requests", .array([StepBuilder.request("POST", Self.tokenPath, status: 200)])),
-                        state.storeUnchanged,
-                        ("browser", .object([("dismissed", true)])),
-                    ])
-                }
-                state.captures += 1
-                let name = "token\(state.captures)"
-                state.stored = name
-                return StepBuilder.app("receiveRedirect", with: arguments, expect: [
-                    ("outcome", "ok"),
-                    ("requests", .array([StepBuilder.request("POST", Self.tokenPath, status: 200)])),
-                    ("store", .object([("accessToken", StepBuilder.capture(name))])),
-                    ("browser", .object([("dismissed", true)])),
-                ])
+                return exchange(&state)
             case .denied(let login) where login == state.pending:
-                state.pending = nil
-                state.pageOpen = false
-                return StepBuilder.app("receiveRedirect", with: arguments, note: "The user declined this login: it ends, with no request.", expect: [
-                    StepBuilder.error("authorization"), ("requests", .array([])), state.storeUnchanged,
-                    ("browser", .object([("dismissed", true)])),
-                ])
-            case .code, .denied:
-                return StepBuilder.app("receiveRedirect", with: arguments, note: "A redirect whose state is not the pending login's (used, replaced, or from before a relaunch): refused, no request.", expect: [
-                    StepBuilder.error("stateMismatch"), ("requests", .array([])), state.storeUnchanged,
-                ])
+                return declined(&state)
+            case .tampered(let login, let denied, let outcome) where login == state.pending:
+                switch outcome {
+                case .equivalent:
+                    // The same redirect: what the original would do, and its login is used up.
+                    state.redirect = denied ? .denied(login: login) : .code(login: login)
+                    return denied ? declined(&state, note: "A rewrite the RFCs make the same redirect (DRV-EQUIVALENT): as the denial itself.")
+                        : exchange(&state, note: "A rewrite the RFCs make the same redirect (DRV-EQUIVALENT): as the original.")
+                case .refused:
+                    // Whether the login is kept or ended, its own redirect is gone: the browser
+                    // holds the rewritten one from now on.
+                    state.pending = nil
+                    return StepBuilder.app("receiveRedirect", with: Self.redirectArgument, note: "A redirect that is not this login's as Clever sent it (DRV-REFUSED): refused, no request.", expect: [
+                        ("outcome", "error"), ("requests", .array([])),
+                    ] + state.storeUnchanged)
+                case .noLogin:
+                    state.pending = nil
+                    return StepBuilder.app("receiveRedirect", with: Self.redirectArgument, note: "A code that is not the one issued (DRV-NO-LOGIN): nobody is logged in.", expect: [
+                        ("outcome", "error"),
+                    ] + state.storeUnchanged)
+                case .injected(let value):
+                    // Refused, or exchanged without the injected value: either way the model
+                    // no longer knows what the store holds, only what it must not (nor, with a
+                    // store crash armed, whether the crash was spent: not handed over then).
+                    guard !state.crashArmed else { return nil }
+                    state.pending = nil
+                    state.storeKnown = false
+                    return StepBuilder.app("receiveRedirect", with: Self.redirectArgument, note: "A credential Clever never sends this way (DRV-INJECTED): never sent nor stored, whatever the SDK does with the rest.", expect: [
+                        ("outcome", "any"),
+                        ("neverSent", .array([.string(value)])),
+                        ("store", .object([("accessToken", .object([("notEquals", .string(value))]))])),
+                    ])
+                }
+            case .code, .denied, .tampered:
+                // A redirect of a login that is over (used, replaced by a newer one, forgotten
+                // by a relaunch), rewritten or not: refused.
+                let tampered: Bool
+                if case .tampered = state.redirect { tampered = true } else { tampered = false }
+                return StepBuilder.app("receiveRedirect", with: Self.redirectArgument, note: "A redirect whose state is not the pending login's (used, replaced, or from before a relaunch): refused, no request.", expect: [
+                    tampered ? ("outcome", "error") : StepBuilder.error("stateMismatch"), ("requests", .array([])),
+                ] + state.storeUnchanged)
             }
+        case .tamper(let index):
+            let denied: Bool
+            let login: Int
+            switch state.redirect {
+            case .code(let number): (denied, login) = (false, number)
+            case .denied(let number): (denied, login) = (true, number)
+            case .none, .tampered: return nil
+            }
+            let list = denied ? Self.tampers.denied : Self.tampers.code
+            guard list.indices.contains(index) else { return nil }
+            let tamper = list[index]
+            state.redirect = .tampered(login: login, denied: denied, outcome: tamper.outcome)
+            var with: [(String, SpecJSON)] = tamper.arguments.map { ($0.name, .string($0.value)) }
+            for transform in tamper.transforms {
+                var members: [(String, SpecJSON)] = [("transform", .string(transform.kind.rawValue))]
+                if let value = transform.value { members.append(("value", .string(value))) }
+                with.append((transform.parameter, .object(members)))
+            }
+            return .object([("browser", "tamper"), ("with", .object(with)), ("note", .string("The redirect rewritten: \(tamper.name) (\(tamper.rule)).")) ])
         case .crashStore:
             guard !state.crashArmed else { return nil }
             state.crashArmed = true
@@ -231,7 +278,7 @@ public struct CleverModel: ProviderModel {
             state.pending = nil
             state.pageOpen = false
             state.configured = false
-            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([])), state.storeUnchanged])
+            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([]))] + state.storeUnchanged)
         case .fault(let kind):
             guard state.fault == nil else { return nil }
             state.fault = kind
@@ -241,5 +288,46 @@ public struct CleverModel: ProviderModel {
             state.fault = nil
             return .object([("clearFaults", true)])
         }
+    }
+
+    static let redirectArgument = [("url", "${redirect}")]
+
+    /// The pending login's redirect with a code handed over: exchanged once (or failed by an
+    /// armed fault or store crash), the login used up either way.
+    private func exchange(_ state: inout State, note: String? = nil) -> SpecJSON {
+        state.pending = nil
+        state.pageOpen = false
+        if let fault = state.fault {
+            return StepBuilder.app("receiveRedirect", with: Self.redirectArgument, note: "The exchange meets the \(fault) fault: an error, nothing new stored, the login used up.", expect: [
+                StepBuilder.error(Self.faultKinds.first { $0.0 == fault }?.1 ?? nil),
+            ] + state.storeUnchanged + [("browser", .object([("dismissed", true)]))])
+        }
+        if state.crashArmed {
+            state.crashArmed = false
+            state.crashLeftover = true
+            return StepBuilder.app("receiveRedirect", with: Self.redirectArgument, note: "The token arrives, and the store's write of it dies before its commit: a storage error, the old token (or none) kept, the login used up.", expect: [
+                StepBuilder.error("storage"),
+                ("requests", .array([StepBuilder.request("POST", Self.tokenPath, status: 200)])),
+            ] + state.storeUnchanged + [("browser", .object([("dismissed", true)]))])
+        }
+        state.captures += 1
+        let name = "token\(state.captures)"
+        state.stored = name
+        state.storeKnown = true
+        return StepBuilder.app("receiveRedirect", with: Self.redirectArgument, note: note, expect: [
+            ("outcome", "ok"),
+            ("requests", .array([StepBuilder.request("POST", Self.tokenPath, status: 200)])),
+            ("store", .object([("accessToken", StepBuilder.capture(name))])),
+            ("browser", .object([("dismissed", true)])),
+        ])
+    }
+
+    /// The pending login's denial handed over: it ends, with no request.
+    private func declined(_ state: inout State, note: String = "The user declined this login: it ends, with no request.") -> SpecJSON {
+        state.pending = nil
+        state.pageOpen = false
+        return StepBuilder.app("receiveRedirect", with: Self.redirectArgument, note: note, expect: [
+            StepBuilder.error("authorization"), ("requests", .array([])),
+        ] + state.storeUnchanged + [("browser", .object([("dismissed", true)]))])
     }
 }
