@@ -30,6 +30,8 @@ public struct CleverModel: ProviderModel {
         case startLogin, login, deny, receiveRedirect, relaunch
         /// The store's next write dies before its commit.
         case crashStore
+        /// The pending login's redirect handed over twice at once.
+        case receiveTwice
         /// The captured redirect rewritten by the `index`-th tamper of the catalogue for it.
         case tamper(index: Int)
         /// A fault armed on the token endpoint until cleared.
@@ -126,7 +128,9 @@ public struct CleverModel: ProviderModel {
         choices.append(state.fault == nil ? (.fault(kind: random.pick(Self.faultKinds).0), 1) : (.clearFaults, 3))
         if !state.crashArmed { choices.append((.crashStore, 1)) }
         switch state.redirect {
-        case .code: choices.append((.tamper(index: random.below(Self.tampers.code.count)), 4))
+        case .code:
+            choices.append((.tamper(index: random.below(Self.tampers.code.count)), 4))
+            if state.pending != nil { choices.append((.receiveTwice, 2)) }
         case .denied: choices.append((.tamper(index: random.below(Self.tampers.denied.count)), 2))
         case .none, .tampered: break
         }
@@ -136,7 +140,7 @@ public struct CleverModel: ProviderModel {
     public func simplifications(of action: Action) -> [Action] {
         switch action {
         case .fault(let kind): return kind == "serverError" ? [] : [.fault(kind: "serverError")]
-        case .startLogin, .login, .deny, .receiveRedirect, .relaunch, .crashStore, .tamper, .clearFaults: return []
+        case .startLogin, .login, .deny, .receiveRedirect, .relaunch, .crashStore, .tamper, .receiveTwice, .clearFaults: return []
         }
     }
 
@@ -144,7 +148,7 @@ public struct CleverModel: ProviderModel {
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         var state = State()
-        let steps = plan.actions.compactMap { step($0, &state) }
+        let steps = plan.actions.flatMap { step($0, &state) ?? [] }
         let fixture = SpecJSON.object([
             ("clients", .array([.object([("id", .string(Self.clientID)), ("redirectURL", .string(Self.redirectURI))])])),
             ("users", .array([.object([("email", "student@example.edu"), ("password", "pw-Stu-5521")])])),
@@ -168,14 +172,42 @@ public struct CleverModel: ProviderModel {
         ("why", "the simulated crash leaves the killed write's temporary file on purpose; a store may remove it when it is next opened, written or emptied, and Clever's SDK has no logout to judge it at"),
     ])])
 
-    func step(_ action: Action, _ state: inout State) -> SpecJSON? {
+    /// The action's steps (one, or the four of a redirect handed over twice at once), or nil
+    /// when it has no place where the flow stands.
+    func step(_ action: Action, _ state: inout State) -> [SpecJSON]? {
+        if action == .receiveTwice { return twiceAtOnce(&state) }
         guard let written = plainStep(action, &state) else { return nil }
-        guard state.crashLeftover, case .object(let members) = written else { return written }
-        return .object(members + [("allow", Self.leftoverAllowance)])
+        guard state.crashLeftover, case .object(let members) = written else { return [written] }
+        return [.object(members + [("allow", Self.leftoverAllowance)])]
+    }
+
+    /// The pending login's redirect handed over twice at once (a double tap, two URL-open
+    /// events): one token request in all and the token stored (DRV-ONCE, CLE-LOGIN).
+    private func twiceAtOnce(_ state: inout State) -> [SpecJSON]? {
+        guard state.configured, case .code(let login) = state.redirect, login == state.pending, state.fault == nil, !state.crashArmed, !state.crashLeftover else { return nil }
+        state.pending = nil
+        state.pageOpen = false
+        state.captures += 1
+        let name = "token\(state.captures)"
+        state.stored = name
+        state.storeKnown = true
+        let url = SpecJSON.object([("url", "${redirect}")])
+        return [
+            .object([("app", "receiveRedirect"), ("with", url), ("async", "first")]),
+            .object([("app", "receiveRedirect"), ("with", url), ("async", "second"), ("note", "The same redirect again at once.")]),
+            .object([("await", "second"), ("expect", .object([("outcome", "any")]))]),
+            .object([("await", "first"), ("note", "DRV-ONCE: exchanged once, the token stored."), ("expect", .object([
+                ("outcome", "any"),
+                ("requests", .array([StepBuilder.request("POST", Self.tokenPath, status: 200)])),
+                ("store", .object([("accessToken", StepBuilder.capture(name))])),
+            ]))]),
+        ]
     }
 
     private func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
+        case .receiveTwice:
+            return nil
         case .startLogin:
             state.logins += 1
             state.pending = state.logins
