@@ -17,6 +17,14 @@ import FlowCheckTestSupport
 ///   a denial is an error with no request (CLV-FULL-9).
 /// - logout empties the store (CLV-API-1); a relaunch keeps it (CLV-FULL-2); `isLoggedIn` is
 ///   true exactly while the refresh token lives (CLV-FULL-13).
+/// - A token-change callback fires once per change of the stored session (a login, a refresh,
+///   a logout or a local end of a stored session: CLV-API-1, CLV-FULL-4, CLV-FULL-13), never
+///   for a write that failed; a relaunch drops the callbacks of the old instance. After a
+///   logout with nothing stored the count is left unpredicted (no flow decides it).
+/// - A store write that dies (`crashStore`) fails the call with a storage error and stores
+///   nothing (CLV-FULL-17, CLV-FULL-18); after a refresh's pair failed to save, what the
+///   server spent is not modelled and the flow stops there.
+/// - A tampered redirect gets the outcome its derived rule gives (`RedirectTamperCatalog`).
 public struct CloverFullModel: ProviderModel {
     /// A clock jump onto a boundary that matters, or by a fixed amount.
     public enum Jump: Sendable, Equatable {
@@ -33,7 +41,19 @@ public struct CloverFullModel: ProviderModel {
     public enum Action: Sendable, Equatable {
         case setup, login, deny, receiveRedirect, merchant, relaunch, logout, status
         case advance(Jump)
+        /// `addTokenCallback` under the label `main`.
+        case addCallback
+        /// The store's next write dies before its commit.
+        case crashStore
+        /// The captured redirect rewritten by the `index`-th tamper of the catalogue for it.
+        case tamper(index: Int)
     }
+
+    /// The tampers of a code's redirect, the derived variants' own list.
+    static let tampers: [RedirectTamperCatalog.Tamper] = {
+        let profile = ProviderRegistry.catalog.description(of: .clover)?.derivation ?? DerivationProfile()
+        return RedirectTamperCatalog.tampers(parameters: ["code", "state", "merchant_id", "client_id"], host: "pos.example.com", path: "/oauth/callback", denied: false, profile: profile)
+    }()
 
     public let provider = Provider.clover
     public let idPrefix = "CLV"
@@ -63,6 +83,8 @@ public struct CloverFullModel: ProviderModel {
     struct Pending: Equatable {
         var startedAt: Int
         var redirect = Redirect.none
+        /// The captured redirect was rewritten, with this outcome.
+        var tampered: RedirectTamperCatalog.Tamper.Outcome?
     }
 
     struct Session: Equatable {
@@ -79,6 +101,23 @@ public struct CloverFullModel: ProviderModel {
         var pending: Pending?
         var session: Session?
         var captures = 0
+        /// Whether `main` is registered on this instance, and whether it ever was (the driver
+        /// reports a label's count from its first registration on).
+        var registered = false
+        var everRegistered = false
+        /// How often `main` has fired; nil once no flow decides it.
+        var fired: Int? = 0
+        var crashArmed = false
+        /// A crashed write's temporary file may be in the store's folder from here on.
+        var crashLeftover = false
+        /// Past what the model follows (a refresh whose new pair failed to save): no more steps.
+        var stopped = false
+        /// False once the store may hold a session the model cannot name.
+        var storeKnown = true
+
+        mutating func changed() {
+            if registered, let count = fired { fired = count + 1 }
+        }
 
         mutating func newSession() -> String {
             captures += 1
@@ -87,9 +126,10 @@ public struct CloverFullModel: ProviderModel {
             return name
         }
 
-        var storeUnchanged: (String, SpecJSON) {
-            guard let session else { return ("storeEmpty", true) }
-            return ("store", .object([("accessToken", .string("${\(session.name)}"))]))
+        var storeUnchanged: [(String, SpecJSON)] {
+            guard storeKnown else { return [] }
+            guard let session else { return [("storeEmpty", true)] }
+            return [("store", .object([("accessToken", .string("${\(session.name)}"))]))]
         }
     }
 
@@ -110,11 +150,15 @@ public struct CloverFullModel: ProviderModel {
     }
 
     private func choose(_ state: State, _ random: inout SplitMix64) -> Action {
-        var choices: [(Action, Int)] = [(.setup, state.configured ? 2 : 8), (.relaunch, 1), (.logout, 1), (.status, 1)]
+        var choices: [(Action, Int)] = [(.setup, state.configured ? 2 : 8), (.relaunch, 1), (.logout, 1), (.status, 2)]
+        if !state.registered { choices.append((.addCallback, state.everRegistered ? 1 : 6)) }
+        if !state.crashArmed { choices.append((.crashStore, 1)) }
         if let pending = state.pending {
             switch pending.redirect {
             case .none: choices += [(.login, 10), (.deny, 1)]
-            case .code: choices += [(.receiveRedirect, 10), (.advance(.toCodeExpiry(offset: random.pick([-1, 0]))), 1)]
+            case .code:
+                choices += [(.receiveRedirect, 10), (.advance(.toCodeExpiry(offset: random.pick([-1, 0]))), 1)]
+                if pending.tampered == nil { choices.append((.tamper(index: random.below(Self.tampers.count)), 3)) }
             case .denied: choices.append((.receiveRedirect, 5))
             }
         }
@@ -131,7 +175,7 @@ public struct CloverFullModel: ProviderModel {
         switch action {
         case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
         case .advance(.toAccessExpiry(let offset)): return offset == 0 ? [] : [.advance(.toAccessExpiry(offset: 0))]
-        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status:
+        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .crashStore, .tamper:
             return []
         }
     }
@@ -161,11 +205,27 @@ public struct CloverFullModel: ProviderModel {
         return RenderedFlow(spec: spec, stepCount: steps.count)
     }
 
+    /// Why a step after a store crash may find the crashed write's temporary file: a store may
+    /// remove it when next opened, written or emptied (the written CLV-FULL-17's reason).
+    static let leftoverAllowance: SpecJSON = .array([.object([
+        ("invariant", "INV-STORE"),
+        ("why", "the simulated crash leaves the killed write's temporary file on purpose; a store may remove it when it is next opened, written or emptied: the generated flow does not judge it"),
+    ])])
+
     func step(_ action: Action, _ state: inout State) -> SpecJSON? {
+        guard !state.stopped, let written = plainStep(action, &state) else { return nil }
+        guard state.crashLeftover, case .object(let members) = written else { return written }
+        return .object(members + [("allow", Self.leftoverAllowance)])
+    }
+
+    private func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
         case .setup:
             state.configured = true
             guard state.session != nil else {
+                // A setup over an empty store opens a new login; a stored session the model
+                // cannot name (an injected redirect's) is not set up over.
+                guard state.storeKnown else { return nil }
                 state.pending = Pending(startedAt: state.now)
                 return StepBuilder.app("setupFull", with: Self.setupArguments, expect: [
                     ("result", .object([("outcome", "loginStarted")])),
@@ -175,7 +235,7 @@ public struct CloverFullModel: ProviderModel {
             }
             return useSession("setupFull", &state, result: [("outcome", "ready"), ("merchantId", "MERCH1")])
         case .merchant:
-            guard state.configured else { return nil }
+            guard state.configured, state.storeKnown else { return nil }
             guard state.session != nil else {
                 return StepBuilder.app("merchant", expect: [StepBuilder.error("notLoggedIn"), ("requests", .array([])), ("storeEmpty", true)])
             }
@@ -194,8 +254,20 @@ public struct CloverFullModel: ProviderModel {
             pending.redirect = .denied
             state.pending = pending
             return .object([("browser", "deny")])
+        case .tamper(let index):
+            guard var pending = state.pending, case .code = pending.redirect, pending.tampered == nil, Self.tampers.indices.contains(index) else { return nil }
+            let tamper = Self.tampers[index]
+            pending.tampered = tamper.outcome
+            state.pending = pending
+            var with: [(String, SpecJSON)] = tamper.arguments.map { ($0.name, .string($0.value)) }
+            for transform in tamper.transforms {
+                var members: [(String, SpecJSON)] = [("transform", .string(transform.kind.rawValue))]
+                if let value = transform.value { members.append(("value", .string(value))) }
+                with.append((transform.parameter, .object(members)))
+            }
+            return .object([("browser", "tamper"), ("with", .object(with)), ("note", .string("The redirect rewritten: \(tamper.name) (\(tamper.rule))."))])
         case .receiveRedirect:
-            guard let pending = state.pending, state.session == nil else { return nil }
+            guard let pending = state.pending, state.session == nil, state.storeKnown else { return nil }
             let arguments = [("url", "${redirect}")]
             switch pending.redirect {
             case .none:
@@ -207,6 +279,30 @@ public struct CloverFullModel: ProviderModel {
                 ])
             case .code(let issuedAt):
                 state.pending = nil
+                switch pending.tampered {
+                case nil, .equivalent?:
+                    break
+                case .refused?:
+                    return StepBuilder.app("receiveRedirect", with: arguments, note: "A redirect that is not this login's as Clover sent it (DRV-REFUSED, DRV-MISSING, DRV-CODE-BESIDE-ERROR): refused, no request.", expect: [
+                        ("outcome", "error"), ("requests", .array([])), ("storeEmpty", true),
+                    ])
+                case .noLogin?:
+                    return StepBuilder.app("receiveRedirect", with: arguments, note: "A code that is not the one issued (DRV-NO-LOGIN): nobody is logged in.", expect: [
+                        ("outcome", "error"), ("storeEmpty", true),
+                    ])
+                case .injected(let value)?:
+                    // Refused, or exchanged without the injected value: the model no longer
+                    // knows what the store holds, only what it must not (nor, with a crash
+                    // armed, whether the crash was spent: not handed over then).
+                    guard !state.crashArmed else { return nil }
+                    state.storeKnown = false
+                    state.fired = nil
+                    return StepBuilder.app("receiveRedirect", with: arguments, note: "A credential Clover never sends this way (DRV-INJECTED): never sent nor stored, whatever the SDK does with the rest.", expect: [
+                        ("outcome", "any"),
+                        ("neverSent", .array([.string(value)])),
+                        ("store", .object([("accessToken", .object([("notEquals", .string(value))]))])),
+                    ])
+                }
                 guard state.now < issuedAt + Self.codeLifetime else {
                     return StepBuilder.app("receiveRedirect", with: arguments, note: "The code has outlived its lifetime: the exchange is refused, nothing stored.", expect: [
                         ("outcome", "error"),
@@ -214,7 +310,17 @@ public struct CloverFullModel: ProviderModel {
                         ("storeEmpty", true),
                     ])
                 }
+                if state.crashArmed {
+                    state.crashArmed = false
+                    state.crashLeftover = true
+                    return StepBuilder.app("receiveRedirect", with: arguments, note: "The exchange succeeds and the store's write of the session dies before its commit: a storage error, nothing stored, no callback.", expect: [
+                        StepBuilder.error("storage"),
+                        ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 200)])),
+                        ("storeEmpty", true),
+                    ])
+                }
                 let name = state.newSession()
+                state.changed()
                 return StepBuilder.app("receiveRedirect", with: arguments, expect: [
                     ("outcome", "ok"),
                     ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 200)])),
@@ -222,16 +328,34 @@ public struct CloverFullModel: ProviderModel {
                 ])
             }
         case .relaunch:
+            // Whether an armed crash outlives the instance is the driver's business: no
+            // relaunch while one is armed.
+            guard !state.crashArmed else { return nil }
             state.configured = false
             state.pending = nil
-            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([])), state.storeUnchanged])
+            state.registered = false
+            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([]))] + state.storeUnchanged)
         case .logout:
+            if state.session != nil { state.changed() } else if state.registered || !state.storeKnown { state.fired = nil }
             state.session = nil
             state.pending = nil
+            state.storeKnown = true
             return StepBuilder.app("logout", expect: [("outcome", "ok"), ("requests", .array([])), ("storeEmpty", true)])
         case .status:
+            guard state.storeKnown else { return nil }
             let loggedIn = state.session.map { state.now < $0.refreshExpires } ?? false
-            return StepBuilder.app("status", expect: [("result", .object([("isLoggedIn", .string(String(loggedIn)))])), ("requests", .array([]))])
+            var result: [(String, SpecJSON)] = [("isLoggedIn", .string(String(loggedIn)))]
+            if state.everRegistered, let fired = state.fired { result.append(("fired.main", .string(String(fired)))) }
+            return StepBuilder.app("status", expect: [("result", .object(result)), ("requests", .array([]))])
+        case .addCallback:
+            guard !state.registered else { return nil }
+            state.registered = true
+            state.everRegistered = true
+            return StepBuilder.app("addTokenCallback", with: [("label", "main")], expect: [("requests", .array([]))])
+        case .crashStore:
+            guard !state.crashArmed else { return nil }
+            state.crashArmed = true
+            return .object([("crashStore", "nextWrite")])
         case .advance(let jump):
             let target: Int
             switch jump {
@@ -260,12 +384,26 @@ public struct CloverFullModel: ProviderModel {
         let arguments = name == "setupFull" ? Self.setupArguments : []
         if state.now >= session.refreshExpires {
             state.session = nil
+            state.changed()
             return StepBuilder.app(name, with: arguments, note: "The refresh token has outlived its lifetime: the session ends with no request.", expect: [
                 StepBuilder.error("notLoggedIn"), ("requests", .array([])), ("storeEmpty", true),
             ])
         }
         if state.now >= session.accessExpires - Self.margin {
+            if state.crashArmed {
+                // The server has rotated the pair; what a later refresh with the old one gets
+                // is past what the model follows.
+                state.crashArmed = false
+                state.crashLeftover = true
+                state.stopped = true
+                return StepBuilder.app(name, with: arguments, note: "The refresh succeeds and the store's write of the new pair dies before its commit: a storage error, the old pair kept, no callback, no merchant call.", expect: [
+                    StepBuilder.error("storage"),
+                    ("requests", .array([StepBuilder.request("POST", "/oauth/v2/refresh", status: 200)])),
+                    ("store", .object([("accessToken", .string("${\(session.name)}"))])),
+                ])
+            }
             let fresh = state.newSession()
+            state.changed()
             return StepBuilder.app(name, with: arguments, note: "Inside the 60-second margin: exactly one refresh, then the merchant call.", expect: [
                 ("result", .object(result)),
                 ("requests", .array([StepBuilder.request("POST", "/oauth/v2/refresh", status: 200), merchant])),
@@ -275,7 +413,6 @@ public struct CloverFullModel: ProviderModel {
         return StepBuilder.app(name, with: arguments, note: "Outside the refresh margin: the stored token as it is.", expect: [
             ("result", .object(result)),
             ("requests", .array([StepBuilder.request("GET", Self.merchantPath, status: 200, [("headers", .object([("Authorization", .string("Bearer ${\(session.name)}"))]))])])),
-            state.storeUnchanged,
-        ])
+        ] + state.storeUnchanged)
     }
 }
