@@ -62,6 +62,7 @@ public enum ExploreModels {
         AnyProviderModel(MoltinModel()),
         AnyProviderModel(CloverFullModel()),
         AnyProviderModel(CleverModel()),
+        AnyProviderModel(BraintreeModel()),
     ]
 
     /// The model for `provider`, if there is one.
