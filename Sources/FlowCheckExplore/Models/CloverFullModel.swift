@@ -41,8 +41,10 @@ public struct CloverFullModel: ProviderModel {
     public enum Action: Sendable, Equatable {
         case setup, login, deny, receiveRedirect, merchant, relaunch, logout, status
         case advance(Jump)
-        /// `addTokenCallback` under the label `main`.
-        case addCallback
+        /// `addTokenCallback` under the `label`-th of ``labels``.
+        case addCallback(label: Int)
+        /// `removeTokenCallback` of the `label`-th label.
+        case removeCallback(label: Int)
         /// The store's next write dies before its commit.
         case crashStore
         /// The captured redirect rewritten by the `index`-th tamper of the catalogue for it.
@@ -67,6 +69,8 @@ public struct CloverFullModel: ProviderModel {
     static let redirectURI = "https://pos.example.com/oauth/callback"
     static let setupArguments = [("appId", "EXPAPP"), ("appSecret", "clv-explore-secret-4Tq"), ("redirectURI", redirectURI)]
     static let merchantPath = "/v3/merchants/MERCH1"
+    /// The token-change callbacks' labels.
+    static let labels = ["main", "second", "third"]
 
     /// A model with the standard fixture variants.
     public init() {}
@@ -101,12 +105,12 @@ public struct CloverFullModel: ProviderModel {
         var pending: Pending?
         var session: Session?
         var captures = 0
-        /// Whether `main` is registered on this instance, and whether it ever was (the driver
-        /// reports a label's count from its first registration on).
-        var registered = false
-        var everRegistered = false
-        /// How often `main` has fired; nil once no flow decides it.
-        var fired: Int? = 0
+        /// The labels registered on this instance, and those ever registered (the driver
+        /// reports a label's count, over the whole flow, from its first registration on).
+        var registered: Set<String> = []
+        var everRegistered: Set<String> = []
+        /// How often each label has fired; nil once no flow decides it.
+        var fired: [String: Int]? = [:]
         var crashArmed = false
         /// A crashed write's temporary file may be in the store's folder from here on.
         var crashLeftover = false
@@ -116,7 +120,8 @@ public struct CloverFullModel: ProviderModel {
         var storeKnown = true
 
         mutating func changed() {
-            if registered, let count = fired { fired = count + 1 }
+            guard fired != nil else { return }
+            for label in registered { fired?[label, default: 0] += 1 }
         }
 
         mutating func newSession() -> String {
@@ -151,7 +156,12 @@ public struct CloverFullModel: ProviderModel {
 
     private func choose(_ state: State, _ random: inout SplitMix64) -> Action {
         var choices: [(Action, Int)] = [(.setup, state.configured ? 2 : 8), (.relaunch, 1), (.logout, 1), (.status, 2)]
-        if !state.registered { choices.append((.addCallback, state.everRegistered ? 1 : 6)) }
+        let label = random.below(Self.labels.count)
+        if !state.registered.contains(Self.labels[label]) {
+            choices.append((.addCallback(label: label), state.everRegistered.isEmpty ? 6 : 2))
+        } else {
+            choices.append((.removeCallback(label: label), 2))
+        }
         if !state.crashArmed { choices.append((.crashStore, 1)) }
         if let pending = state.pending {
             switch pending.redirect {
@@ -175,7 +185,7 @@ public struct CloverFullModel: ProviderModel {
         switch action {
         case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
         case .advance(.toAccessExpiry(let offset)): return offset == 0 ? [] : [.advance(.toAccessExpiry(offset: 0))]
-        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .crashStore, .tamper:
+        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .removeCallback, .crashStore, .tamper:
             return []
         }
     }
@@ -333,10 +343,10 @@ public struct CloverFullModel: ProviderModel {
             guard !state.crashArmed else { return nil }
             state.configured = false
             state.pending = nil
-            state.registered = false
+            state.registered = []
             return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([]))] + state.storeUnchanged)
         case .logout:
-            if state.session != nil { state.changed() } else if state.registered || !state.storeKnown { state.fired = nil }
+            if state.session != nil { state.changed() } else if !state.registered.isEmpty || !state.storeKnown { state.fired = nil }
             state.session = nil
             state.pending = nil
             state.storeKnown = true
@@ -345,13 +355,25 @@ public struct CloverFullModel: ProviderModel {
             guard state.storeKnown else { return nil }
             let loggedIn = state.session.map { state.now < $0.refreshExpires } ?? false
             var result: [(String, SpecJSON)] = [("isLoggedIn", .string(String(loggedIn)))]
-            if state.everRegistered, let fired = state.fired { result.append(("fired.main", .string(String(fired)))) }
+            if let fired = state.fired {
+                for label in Self.labels where state.everRegistered.contains(label) {
+                    result.append(("fired.\(label)", .string(String(fired[label] ?? 0))))
+                }
+            }
             return StepBuilder.app("status", expect: [("result", .object(result)), ("requests", .array([]))])
-        case .addCallback:
-            guard !state.registered else { return nil }
-            state.registered = true
-            state.everRegistered = true
-            return StepBuilder.app("addTokenCallback", with: [("label", "main")], expect: [("requests", .array([]))])
+        case .addCallback(let index):
+            guard Self.labels.indices.contains(index), !state.registered.contains(Self.labels[index]) else { return nil }
+            let label = Self.labels[index]
+            state.registered.insert(label)
+            state.everRegistered.insert(label)
+            return StepBuilder.app("addTokenCallback", with: [("label", label)], expect: [("requests", .array([]))])
+        case .removeCallback(let index):
+            guard Self.labels.indices.contains(index) else { return nil }
+            let label = Self.labels[index]
+            // Removed only if registered on this instance now (a label removed already, or
+            // added before a relaunch, names no callback of this one: CLV-API-2, CLV-API-7).
+            let removed = state.registered.remove(label) != nil
+            return StepBuilder.app("removeTokenCallback", with: [("label", label)], expect: [("result", .object([("removed", .string(String(removed)))])), ("requests", .array([]))])
         case .crashStore:
             guard !state.crashArmed else { return nil }
             state.crashArmed = true
