@@ -109,6 +109,10 @@ public struct CloverFullModel: ProviderModel {
         /// reports a label's count, over the whole flow, from its first registration on).
         var registered: Set<String> = []
         var everRegistered: Set<String> = []
+        /// The captured identifier of each label registered on this instance, and the order
+        /// they were registered in.
+        var identifiers: [String: String] = [:]
+        var registrationOrder: [String] = []
         /// How often each label has fired; nil once no flow decides it.
         var fired: [String: Int]? = [:]
         var crashArmed = false
@@ -344,6 +348,8 @@ public struct CloverFullModel: ProviderModel {
             state.configured = false
             state.pending = nil
             state.registered = []
+            state.identifiers = [:]
+            state.registrationOrder = []
             return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([]))] + state.storeUnchanged)
         case .logout:
             if state.session != nil { state.changed() } else if !state.registered.isEmpty || !state.storeKnown { state.fired = nil }
@@ -364,9 +370,16 @@ public struct CloverFullModel: ProviderModel {
         case .addCallback(let index):
             guard Self.labels.indices.contains(index), !state.registered.contains(Self.labels[index]) else { return nil }
             let label = Self.labels[index]
+            state.captures += 1
+            let name = "callback\(state.captures)"
+            // Distinct from the identifier of the callback registered last and still there: two
+            // live callbacks sharing one would make a removal remove the wrong one (CLV-API-7).
+            let live = state.registrationOrder.last { state.registered.contains($0) }.flatMap { state.identifiers[$0] }
             state.registered.insert(label)
             state.everRegistered.insert(label)
-            return StepBuilder.app("addTokenCallback", with: [("label", label)], expect: [("requests", .array([]))])
+            state.identifiers[label] = name
+            state.registrationOrder.append(label)
+            return StepBuilder.app("addTokenCallback", with: [("label", label)], expect: [("result", .object([("id", StepBuilder.capture(name, notEquals: live))])), ("requests", .array([]))])
         case .removeCallback(let index):
             guard Self.labels.indices.contains(index) else { return nil }
             let label = Self.labels[index]
