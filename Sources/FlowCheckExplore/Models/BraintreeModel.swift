@@ -85,7 +85,12 @@ public struct BraintreeModel: ProviderModel {
         while actions.count < length, attempts < length * 20 {
             attempts += 1
             let action = choose(state, &random)
-            if step(action, &state) != nil { actions.append(action) }
+            // On a copy: an action left out must leave the state as it was.
+            var next = state
+            if step(action, &next) != nil {
+                state = next
+                actions.append(action)
+            }
         }
         return ModelPlan(variant: 0, actions: actions)
     }
@@ -114,7 +119,14 @@ public struct BraintreeModel: ProviderModel {
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         var state = State()
-        let steps = plan.actions.compactMap { step($0, &state) }
+        // Each on a copy: an action that no longer applies (shrinking removed what it needed) is
+        // left out and leaves the state as it was.
+        let steps = plan.actions.compactMap { action -> SpecJSON? in
+            var next = state
+            guard let written = step(action, &next) else { return nil }
+            state = next
+            return written
+        }
         let fixture = SpecJSON.object([
             ("clientId", "bt-client-1"), ("clientSecret", "bt-backend-secret-88Ka"),
             ("merchants", .array([.object([("id", .string(Self.merchant)), ("email", "owner@shop.example"), ("password", "pw-Own-2210")])])),

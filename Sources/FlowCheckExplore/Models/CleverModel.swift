@@ -116,7 +116,12 @@ public struct CleverModel: ProviderModel {
         while actions.count < length, attempts < length * 20 {
             attempts += 1
             let action = choose(state, &random)
-            if step(action, &state) != nil { actions.append(action) }
+            // On a copy: an action left out must leave the state as it was.
+            var next = state
+            if step(action, &next) != nil {
+                state = next
+                actions.append(action)
+            }
         }
         return ModelPlan(variant: 0, actions: actions)
     }
@@ -148,7 +153,14 @@ public struct CleverModel: ProviderModel {
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         var state = State()
-        let steps = plan.actions.flatMap { step($0, &state) ?? [] }
+        // Each on a copy: an action that no longer applies (shrinking removed what it needed) is
+        // left out and leaves the state as it was.
+        let steps = plan.actions.flatMap { action -> [SpecJSON] in
+            var next = state
+            guard let written = step(action, &next) else { return [] }
+            state = next
+            return written
+        }
         let fixture = SpecJSON.object([
             ("clients", .array([.object([("id", .string(Self.clientID)), ("redirectURL", .string(Self.redirectURI))])])),
             ("users", .array([.object([("email", "student@example.edu"), ("password", "pw-Stu-5521")])])),

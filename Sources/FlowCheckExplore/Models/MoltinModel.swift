@@ -120,7 +120,12 @@ public struct MoltinModel: ProviderModel {
         let length = 1 + random.below(max(1, maxSteps))
         while actions.count < length {
             let action = choose(state, &random, first: actions.isEmpty)
-            if step(action, &state) != nil { actions.append(action) }
+            // On a copy: an action left out must leave the state as it was.
+            var next = state
+            if step(action, &next) != nil {
+                state = next
+                actions.append(action)
+            }
         }
         return ModelPlan(variant: variant, actions: actions)
     }
@@ -170,7 +175,14 @@ public struct MoltinModel: ProviderModel {
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         let lifetime = Self.lifetimes[plan.variant]
         var state = State(lifetime: lifetime)
-        let steps = plan.actions.compactMap { step($0, &state) }
+        // Each on a copy: an action that no longer applies (shrinking removed what it needed) is
+        // left out and leaves the state as it was.
+        let steps = plan.actions.compactMap { action -> SpecJSON? in
+            var next = state
+            guard let written = step(action, &next) else { return nil }
+            state = next
+            return written
+        }
         let fixture = SpecJSON.object([
             ("clients", .array(Self.clients.map { .object([("id", .string($0.0)), ("secret", .string($0.1))]) })),
             ("tokenLifetime", .int(lifetime)),
