@@ -104,6 +104,7 @@ public struct CommandLineOptions: Sendable, Equatable {
                            [--keep-exchanges N] [--max-connections N]
            flowcheck schema
            flowcheck explore [--provider P] [--seed N] [--runs N] [--steps N] [--out DIR]
+                         [--budget TIME] [--reach PATH] [--jobs N]
            flowcheck matrix --driver NAME=COMMAND [--driver NAME=COMMAND ...] [--markdown PATH]
                             [--json PATH] [--filter REGEX] <file-or-dir>...
 
@@ -162,6 +163,11 @@ public struct CommandLineOptions: Sendable, Equatable {
       --runs N          flows to generate (default: 200)
       --steps N         most steps in one flow (default: 12)
       --out DIR         where shrunk failing specs are written (default: reports/explore)
+      --budget TIME     start no flow after TIME (60s, 5m): a run bounded by time as well as
+                        by --runs; the summary says how many flows ran
+      --reach PATH      also write the reach table (Markdown): every action and perturbation
+                        of each model with how many generated flows reached it
+      --jobs N          flows run at once (default: the number of cores)
 
     EXIT CODES:
       0  every flow passed, or failed as --baseline expects (validate: every spec is valid)

@@ -13,13 +13,17 @@ public struct ExploreOptions: Sendable, Equatable {
     public var steps = 12
     public var out = "reports/explore"
     public var jobs: Int?
+    /// `--budget`: no flow starts after this many seconds.
+    public var budgetSeconds: Int?
+    /// `--reach`: where the reach table (Markdown) is written.
+    public var reachTable: String?
 
     /// The defaults.
     public init() {}
 }
 
 extension CommandLineOptions {
-    static let exploreFlags = ["--provider", "--seed", "--runs", "--steps", "--out", "--jobs", "--help"]
+    static let exploreFlags = ["--provider", "--seed", "--runs", "--steps", "--out", "--jobs", "--budget", "--reach", "--help"]
 
     /// Parses `explore`'s arguments (after the word `explore`).
     static func parseExplore(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
@@ -65,6 +69,14 @@ extension CommandLineOptions {
             case "--jobs": options.explore.jobs = try count("--jobs", 1...256)
             case "--out":
                 options.explore.out = try take()
+            case "--reach":
+                options.explore.reachTable = try take()
+            case "--budget":
+                let text = try take()
+                guard let seconds = SpecDuration.seconds(text).flatMap({ $0 >= 1 && $0 <= 86_400 ? $0 : nil }) else {
+                    throw UsageError(description: "--budget takes a duration from 1s to 24h (e.g. 60s, 5m), not \(text)")
+                }
+                options.explore.budgetSeconds = seconds
             default:
                 if !flag.hasPrefix("-") { throw UsageError(description: "explore takes no spec paths (it writes its findings to --out \(options.explore.out))") }
                 let hint = Suggestion.closest(to: flag, in: exploreFlags).map { " (did you mean \($0)?)" } ?? ""
@@ -83,6 +95,8 @@ extension FlowCheckCommand {
         let models = options.providers.isEmpty ? ExploreModels.all : ExploreModels.all.filter { options.providers.contains($0.provider.rawValue) }
         var settings = Explorer.Options(seed: seed, runs: options.runs, maxSteps: options.steps, models: models, outputDirectory: options.out)
         if let jobs = options.jobs { settings.concurrency = jobs }
+        // A time budget is wall time by nature: the one clock explore reads.
+        if let seconds = options.budgetSeconds { settings.deadline = ContinuousClock.now + .seconds(seconds) }
         let providers = models.map(\.provider.rawValue).joined(separator: ", ")
         console.out("explore: seed \(seed), \(options.runs) flows of at most \(options.steps) steps (\(providers))")
         if options.seed == nil {
@@ -104,8 +118,34 @@ extension FlowCheckCommand {
         if !summary.findings.isEmpty {
             console.out("Replay: flowcheck \(options.out)")
         }
+        for reach in summary.reach {
+            let reached = reach.counts.count - reach.unreached.count
+            console.out("reach: \(reach.provider) \(reached) of \(reach.counts.count) actions and perturbations" + (reach.unreached.isEmpty ? "" : "; not reached: " + reach.unreached.joined(separator: ", ")))
+        }
+        if let path = options.reachTable {
+            do {
+                try Data(Self.reachTable(summary.reach).utf8).write(to: URL(fileURLWithPath: path))
+                console.out("Reach table: \(path)")
+            } catch {
+                console.err("flowcheck: explore: could not write the reach table \(path): \(error.localizedDescription)")
+                return .harnessFailure
+            }
+        }
         console.out("\(summary.flows) flows, \(summary.failedFlows) failed, \(summary.findings.count) finding\(summary.findings.count == 1 ? "" : "s")" + (summary.harnessErrors.isEmpty ? "" : ", \(summary.harnessErrors.count) harness errors"))
         if !summary.harnessErrors.isEmpty { return .harnessFailure }
         return summary.findings.isEmpty ? .passed : .failed
+    }
+}
+
+extension FlowCheckCommand {
+    /// The reach as Markdown: a table per model, each action or perturbation with the number of
+    /// generated flows that reached it.
+    static func reachTable(_ reach: [Explorer.Reach]) -> String {
+        var out = "# What explore reached\n"
+        for model in reach {
+            out += "\n## \(model.provider)\n\n| action or perturbation | flows |\n|---|---|\n"
+            for count in model.counts { out += "| `\(count.name)` | \(count.flows == 0 ? "**0**" : String(count.flows)) |\n" }
+        }
+        return out
     }
 }

@@ -26,6 +26,9 @@ public struct Explorer: Sendable {
         public var concurrency: Int
         /// Flows the shrinking of one finding may run.
         public var shrinkBudget: Int
+        /// No flow starts after this instant (`--budget`): the run ends with the flows started
+        /// by then, whatever `runs` says. Nil: `runs` alone bounds it.
+        public var deadline: ContinuousClock.Instant?
 
         /// Options for `runs` flows of seed `seed` from `models` (every model by default).
         public init(seed: UInt64, runs: Int = 200, maxSteps: Int = 12, models: [AnyProviderModel] = ExploreModels.all, outputDirectory: String = "reports/explore", concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, shrinkBudget: Int = 400) {
@@ -66,6 +69,21 @@ public struct Explorer: Sendable {
         public var findings: [Finding]
         /// Flows the harness could not run, with why (a harness failure, never a finding).
         public var harnessErrors: [String]
+        /// What the generated flows reached, model by model.
+        public var reach: [Reach] = []
+    }
+
+    /// Every action and perturbation of one model, with how many generated flows reached it
+    /// (used it at least once where it applied).
+    public struct Reach: Sendable, Equatable {
+        public struct Count: Sendable, Equatable {
+            public var name: String
+            public var flows: Int
+        }
+        public var provider: String
+        public var counts: [Count]
+        /// The names no generated flow reached.
+        public var unreached: [String] { counts.filter { $0.flows == 0 }.map(\.name) }
     }
 
     /// Something explore itself cannot go on from.
@@ -109,9 +127,13 @@ public struct Explorer: Sendable {
         runnerOptions.providers = ProviderRegistry.kits
         let runner = FlowRunner(driver: driver, options: runnerOptions)
 
-        // Specs are made as the runner asks for them; a spec the loader refuses stops the run.
+        // Specs are made as the runner asks for them; a spec the loader refuses stops the run,
+        // and none is made past the deadline.
         var invalid: String?
-        let specs = (0..<options.runs).lazy.compactMap { index -> FlowSpec? in
+        var started = 0
+        let deadline = options.deadline
+        let specs = (0..<options.runs).lazy.prefix { _ in deadline.map { ContinuousClock.now < $0 } ?? true }.compactMap { index -> FlowSpec? in
+            started = index + 1
             let (model, plan) = self.plan(index: index)
             let id = self.flowID(model: model, index: index)
             let text = model.renderBox(plan, id).spec.pretty()
@@ -144,8 +166,22 @@ public struct Explorer: Sendable {
             findings.append(try await shrink(index: index, signature: signature, runner: runner))
         }
         var perProvider: [String: Int] = [:]
-        for index in 0..<options.runs { perProvider[options.models[index % options.models.count].provider.rawValue, default: 0] += 1 }
-        return Summary(flows: options.runs, flowsPerProvider: perProvider, failedFlows: failed.count, findings: findings, harnessErrors: errors.map(\.1))
+        for index in 0..<started { perProvider[options.models[index % options.models.count].provider.rawValue, default: 0] += 1 }
+        return Summary(flows: started, flowsPerProvider: perProvider, failedFlows: failed.count, findings: findings, harnessErrors: errors.map(\.1), reach: reach(flows: started))
+    }
+
+    /// The reach of the first `flows` generated flows (as generated, before any shrinking),
+    /// model by model.
+    public func reach(flows: Int) -> [Reach] {
+        var counts: [String: [String: Int]] = [:]
+        for index in 0..<flows {
+            let (model, plan) = plan(index: index)
+            for name in model.reachBox(plan) { counts[model.provider.rawValue, default: [:]][name, default: 0] += 1 }
+        }
+        return options.models.map { model in
+            let reached = counts[model.provider.rawValue] ?? [:]
+            return Reach(provider: model.provider.rawValue, counts: model.reachNames.map { Reach.Count(name: $0, flows: reached[$0] ?? 0) })
+        }
     }
 
     /// What makes two failures the same: the failed check (up to its first `:`, so an invariant

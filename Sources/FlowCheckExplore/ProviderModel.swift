@@ -28,6 +28,14 @@ public protocol ProviderModel: Sendable {
     /// Simpler forms of an action for shrinking (a clock jump onto a boundary, a fault without
     /// a path): tried in order, each kept only if the flow still fails the same way.
     func simplifications(of action: Action) -> [Action]
+
+    /// What the reach table counts an action as: its kind and, for a perturbation, which one
+    /// (`fault.serverError@/v1/products`, `tamper.code.state.case`, `advance.expiry-60`).
+    func reachName(of action: Action) -> String
+
+    /// Every name ``reachName(of:)`` gives, in table order: the table shows each, the ones no
+    /// generated flow reached included.
+    var reachNames: [String] { get }
 }
 
 /// A flow as a model plans it: which fixture variant, then the actions in order.
@@ -80,6 +88,9 @@ public struct AnyProviderModel: Sendable {
     let generateBox: @Sendable (inout SplitMix64, Int) -> OpaquePlan
     let renderBox: @Sendable (OpaquePlan, String) -> RenderedFlow
     let shrinkSteps: @Sendable (OpaquePlan) -> [OpaquePlan]
+    let reachBox: @Sendable (OpaquePlan) -> Set<String>
+    /// Every action and perturbation the model has, as the reach table names them.
+    public let reachNames: [String]
 
     /// Erases `model`.
     public init<Model: ProviderModel>(_ model: Model) {
@@ -87,6 +98,8 @@ public struct AnyProviderModel: Sendable {
         idPrefix = model.idPrefix
         generateBox = { random, steps in OpaquePlan(model.generate(using: &random, maxSteps: steps)) }
         renderBox = { plan, id in model.render(plan.unwrap(Model.Action.self), id: id) }
+        reachBox = { plan in Set(plan.unwrap(Model.Action.self).actions.map(model.reachName)) }
+        reachNames = model.reachNames
         shrinkSteps = { plan in
             let plan = plan.unwrap(Model.Action.self)
             return Shrinker.candidates(of: plan, simplify: model.simplifications).map(OpaquePlan.init)

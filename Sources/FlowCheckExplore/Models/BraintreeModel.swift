@@ -24,8 +24,9 @@ public struct BraintreeModel: ProviderModel {
     /// One thing the app, the merchant or the world does.
     public enum Action: Sendable, Equatable {
         case connect, login, deny, openURL, status
-        /// The return URL rewritten by the `index`-th tamper of the catalogue for it.
-        case tamper(index: Int)
+        /// The return URL (a failed one's when `failed`) rewritten by the `index`-th tamper of
+        /// the catalogue for it.
+        case tamper(failed: Bool, index: Int)
         /// A fault armed on the backend's connect-URL endpoint until cleared.
         case fault(kind: String)
         case clearFaults
@@ -100,8 +101,8 @@ public struct BraintreeModel: ProviderModel {
         if state.pageOpen { choices += [(.login, 10), (.deny, 3)] }
         switch state.returned {
         case .none: break
-        case .connected: choices += [(.openURL, 10), (.tamper(index: random.below(Self.tampers.connected.count)), 4)]
-        case .failed: choices += [(.openURL, 10), (.tamper(index: random.below(Self.tampers.failed.count)), 2)]
+        case .connected: choices += [(.openURL, 10), (.tamper(failed: false, index: random.below(Self.tampers.connected.count)), 4)]
+        case .failed: choices += [(.openURL, 10), (.tamper(failed: true, index: random.below(Self.tampers.failed.count)), 2)]
         case .tampered: choices.append((.openURL, 6))
         }
         choices.append(state.fault == nil ? (.fault(kind: random.pick(Self.faultKinds).0), 1) : (.clearFaults, 3))
@@ -113,6 +114,30 @@ public struct BraintreeModel: ProviderModel {
         case .fault(let kind): return kind == "serverError" ? [] : [.fault(kind: "serverError")]
         case .connect, .login, .deny, .openURL, .status, .tamper, .clearFaults: return []
         }
+    }
+
+    // MARK: - Reach
+
+    public func reachName(of action: Action) -> String {
+        switch action {
+        case .connect: return "connect"
+        case .login: return "login"
+        case .deny: return "deny"
+        case .openURL: return "openURL"
+        case .status: return "status"
+        case .fault(let kind): return "fault.\(kind)"
+        case .clearFaults: return "clearFaults"
+        case .tamper(let failed, let index):
+            let list = failed ? Self.tampers.failed : Self.tampers.connected
+            return "tamper.\(failed ? "failed" : "connected").\(list.indices.contains(index) ? list[index].name : "?")"
+        }
+    }
+
+    public var reachNames: [String] {
+        let fixed: [Action] = [.connect, .login, .deny, .openURL, .status, .clearFaults]
+        let faults: [Action] = Self.faultKinds.map { .fault(kind: $0.0) }
+        let tampers: [Action] = Self.tampers.connected.indices.map { .tamper(failed: false, index: $0) } + Self.tampers.failed.indices.map { .tamper(failed: true, index: $0) }
+        return (fixed + faults + tampers).map(reachName)
     }
 
     // MARK: - Rendering
@@ -173,12 +198,11 @@ public struct BraintreeModel: ProviderModel {
             }
             state.returned = .failed
             return .object([("browser", "deny"), ("expect", .object([("browser", .object([("redirect", .object([("path", "/failed")]))]))]))])
-        case .tamper(let index):
-            let connected: Bool
+        case .tamper(let failed, let index):
+            let connected = !failed
             switch state.returned {
-            case .connected: connected = true
-            case .failed: connected = false
-            case .none, .tampered: return nil
+            case .connected where connected, .failed where failed: break
+            case .connected, .failed, .none, .tampered: return nil
             }
             let list = connected ? Self.tampers.connected : Self.tampers.failed
             guard list.indices.contains(index) else { return nil }

@@ -32,8 +32,9 @@ public struct CleverModel: ProviderModel {
         case crashStore
         /// The pending login's redirect handed over twice at once.
         case receiveTwice
-        /// The captured redirect rewritten by the `index`-th tamper of the catalogue for it.
-        case tamper(index: Int)
+        /// The captured redirect (a denial's when `denied`) rewritten by the `index`-th tamper
+        /// of the catalogue for it.
+        case tamper(denied: Bool, index: Int)
         /// A fault armed on the token endpoint until cleared.
         case fault(kind: String)
         case clearFaults
@@ -134,9 +135,9 @@ public struct CleverModel: ProviderModel {
         if !state.crashArmed { choices.append((.crashStore, 1)) }
         switch state.redirect {
         case .code:
-            choices.append((.tamper(index: random.below(Self.tampers.code.count)), 4))
+            choices.append((.tamper(denied: false, index: random.below(Self.tampers.code.count)), 4))
             if state.pending != nil { choices.append((.receiveTwice, 2)) }
-        case .denied: choices.append((.tamper(index: random.below(Self.tampers.denied.count)), 2))
+        case .denied: choices.append((.tamper(denied: true, index: random.below(Self.tampers.denied.count)), 2))
         case .none, .tampered: break
         }
         return random.weighted(choices)
@@ -147,6 +148,32 @@ public struct CleverModel: ProviderModel {
         case .fault(let kind): return kind == "serverError" ? [] : [.fault(kind: "serverError")]
         case .startLogin, .login, .deny, .receiveRedirect, .relaunch, .crashStore, .tamper, .receiveTwice, .clearFaults: return []
         }
+    }
+
+    // MARK: - Reach
+
+    public func reachName(of action: Action) -> String {
+        switch action {
+        case .startLogin: return "startLogin"
+        case .login: return "login"
+        case .deny: return "deny"
+        case .receiveRedirect: return "receiveRedirect"
+        case .receiveTwice: return "receiveTwice"
+        case .relaunch: return "relaunch"
+        case .crashStore: return "crashStore"
+        case .fault(let kind): return "fault.\(kind)"
+        case .clearFaults: return "clearFaults"
+        case .tamper(let denied, let index):
+            let list = denied ? Self.tampers.denied : Self.tampers.code
+            return "tamper.\(denied ? "denied" : "code").\(list.indices.contains(index) ? list[index].name : "?")"
+        }
+    }
+
+    public var reachNames: [String] {
+        let fixed: [Action] = [.startLogin, .login, .deny, .receiveRedirect, .receiveTwice, .relaunch, .crashStore, .clearFaults]
+        let faults: [Action] = Self.faultKinds.map { .fault(kind: $0.0) }
+        let tampers: [Action] = Self.tampers.code.indices.map { .tamper(denied: false, index: $0) } + Self.tampers.denied.indices.map { .tamper(denied: true, index: $0) }
+        return (fixed + faults + tampers).map(reachName)
     }
 
     // MARK: - Rendering
@@ -292,13 +319,12 @@ public struct CleverModel: ProviderModel {
                     tampered ? ("outcome", "error") : StepBuilder.error("stateMismatch"), ("requests", .array([])),
                 ] + state.storeUnchanged)
             }
-        case .tamper(let index):
-            let denied: Bool
+        case .tamper(let denied, let index):
             let login: Int
             switch state.redirect {
-            case .code(let number): (denied, login) = (false, number)
-            case .denied(let number): (denied, login) = (true, number)
-            case .none, .tampered: return nil
+            case .code(let number) where !denied: login = number
+            case .denied(let number) where denied: login = number
+            case .code, .denied, .none, .tampered: return nil
             }
             let list = denied ? Self.tampers.denied : Self.tampers.code
             guard list.indices.contains(index) else { return nil }

@@ -211,6 +211,38 @@ public struct CloverFullModel: ProviderModel {
         }
     }
 
+    // MARK: - Reach
+
+    public func reachName(of action: Action) -> String {
+        func signed(_ offset: Int) -> String { (offset >= 0 ? "+" : "") + String(offset) }
+        switch action {
+        case .setup: return "setup"
+        case .login: return "login"
+        case .deny: return "deny"
+        case .receiveRedirect: return "receiveRedirect"
+        case .merchant: return "merchant"
+        case .relaunch: return "relaunch"
+        case .logout: return "logout"
+        case .status: return "status"
+        case .advance(.toAccessExpiry(let offset)): return "advance.accessExpiry" + signed(offset)
+        case .advance(.toRefreshExpiry(let offset)): return "advance.refreshExpiry" + signed(offset)
+        case .advance(.toCodeExpiry(let offset)): return "advance.codeExpiry" + signed(offset)
+        case .advance(.by): return "advance.by"
+        case .addCallback(let label): return "addCallback." + (Self.labels.indices.contains(label) ? Self.labels[label] : "?")
+        case .removeCallback(let label): return "removeCallback." + (Self.labels.indices.contains(label) ? Self.labels[label] : "?")
+        case .crashStore: return "crashStore"
+        case .tamper(let index): return "tamper." + (Self.tampers.indices.contains(index) ? Self.tampers[index].name : "?")
+        }
+    }
+
+    public var reachNames: [String] {
+        let fixed: [Action] = [.setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .crashStore]
+        let jumps: [Action] = [-61, -60, -59, -1, 0, 1].map { .advance(.toAccessExpiry(offset: $0)) } + [-1, 0].map { .advance(.toRefreshExpiry(offset: $0)) }
+            + [-1, 0].map { .advance(.toCodeExpiry(offset: $0)) } + [.advance(.by(seconds: 1))]
+        let callbacks: [Action] = Self.labels.indices.flatMap { [Action.addCallback(label: $0), .removeCallback(label: $0)] }
+        return (fixed + jumps + callbacks + Self.tampers.indices.map { .tamper(index: $0) }).map(reachName)
+    }
+
     // MARK: - Rendering
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {

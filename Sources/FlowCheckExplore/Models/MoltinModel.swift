@@ -170,6 +170,30 @@ public struct MoltinModel: ProviderModel {
         }
     }
 
+    // MARK: - Reach
+
+    public func reachName(of action: Action) -> String {
+        switch action {
+        case .auth(let client, let right): return "auth" + (client == 0 ? "" : ".secondClient") + (right ? "" : ".wrongSecret")
+        case .products: return "products"
+        case .refreshToken: return "refreshToken"
+        case .deleteToken: return "deleteToken"
+        case .relaunch: return "relaunch"
+        case .advance(.toExpiry(let offset)): return "advance.expiry\(offset >= 0 ? "+" : "")\(offset)"
+        case .advance(.by): return "advance.by"
+        case .fault(let kind, let path): return "fault.\(kind)@\(path.rawValue)"
+        case .clearFaults: return "clearFaults"
+        case .revoke: return "revoke"
+        }
+    }
+
+    public var reachNames: [String] {
+        let auths = [0, 1].flatMap { client in [true, false].map { reachName(of: .auth(client: client, rightSecret: $0)) } }
+        let jumps = Self.expiryOffsets.map { reachName(of: .advance(.toExpiry(offset: $0))) } + ["advance.by"]
+        let faults = Self.faultKinds.flatMap { kind in [FaultPath.token, .products, .every].map { reachName(of: .fault(kind: kind.0, path: $0)) } }
+        return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke"]
+    }
+
     // MARK: - Rendering
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
