@@ -6,6 +6,8 @@ struct BenchOptions: Equatable {
         case serveSoak = "serve-soak"
         /// The driver protocol's cost per flow against the in-process driver; only when named.
         case driverOverhead = "driver-overhead"
+        /// `flowcheck explore --seed 1 --runs 2000` over every model; only when named.
+        case explore
 
         /// What runs when no part is named.
         static let defaults: Set<Part> = [.suite, .flows, .requests]
@@ -61,6 +63,9 @@ struct BenchOptions: Equatable {
                        through a LogQueue: req/s on a fresh host and after N tokens issued
                        (N = 10000; must stay within 20%), and resident memory growth between
                        5 s and 60 s of load (must stay within 20 MiB); exit 1 if either fails
+          explore      (only when named: --only explore) flowcheck explore --seed 1 --runs 2000
+                       over every model against the SDK core (issue 23's target: under 60 s);
+                       exit 1 if it finds anything
           driver-overhead
                        (only when named) every Moltin flow in DIR, one at a time, in process with
                        the SDK core and through each reference driver process (flowcheck
@@ -71,7 +76,7 @@ struct BenchOptions: Equatable {
                         when other processes share the machine
           --quick       smaller N (suite once, 100 and 1000 flows, 2000 requests) for CI smoke runs
           --specs DIR   the suite to time (default: specs)
-          --only PART   run only suite, flows or requests (repeatable), e.g. under a profiler;
+          --only PART   run only suite, flows, requests or explore (repeatable), e.g. under a profiler;
                         peak memory is always printed
           --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
           --requests N  request count instead

@@ -51,6 +51,11 @@ enum BenchEntry {
                 load.lines.forEach(out)
                 if options.cpu { out(load.cpuLine) }
             }
+            if options.parts.contains(.explore) {
+                let explore = try await ExploreBenchmark(runs: 2000, concurrency: options.jobs).run()
+                out(explore.line)
+                if options.cpu { out(explore.cpuLine) }
+            }
             var holds = true
             if options.parts.contains(.serveSoak) {
                 let soak = try ServeSoakBenchmark(tokens: options.soakTokens, baselineSeconds: options.soakBaselineSeconds, soakSeconds: options.soakSeconds).run()

@@ -105,11 +105,56 @@ public struct Explorer: Sendable {
         "EXP-\(model.idPrefix)-\(options.seed)-\(index)"
     }
 
-    /// The plan of flow `index`, from the seed and the index only.
+    /// Plans in flow order, each model steered toward what its earlier flows have not reached
+    /// (``ProviderModel/generate(using:maxSteps:toward:)``): flow `index`'s plan depends on the
+    /// seed and the plans before it, so the same seed gives the same flows.
+    struct Planner {
+        let options: Options
+        private(set) var next = 0
+        /// Per provider: each action's or perturbation's name, and the flows that reached it.
+        private(set) var reached: [String: [String: Int]] = [:]
+
+        init(options: Options) {
+            self.options = options
+        }
+
+        /// The next flow's model and plan.
+        mutating func plan() -> (index: Int, model: AnyProviderModel, plan: OpaquePlan) {
+            let index = next
+            next += 1
+            let model = options.models[index % options.models.count]
+            let counts = reached[model.provider.rawValue] ?? [:]
+            let unreached = Set(model.reachNames.filter { counts[$0] == nil })
+            var random = SplitMix64.forFlow(seed: options.seed, index: index)
+            let plan = model.generateBox(&random, options.maxSteps, unreached)
+            for name in model.reachBox(plan) { reached[model.provider.rawValue, default: [:]][name, default: 0] += 1 }
+            return (index, model, plan)
+        }
+
+        /// The reach so far, model by model, every name the model has included.
+        var reach: [Reach] {
+            options.models.map { model in
+                let counts = reached[model.provider.rawValue] ?? [:]
+                return Reach(provider: model.provider.rawValue, counts: model.reachNames.map { Reach.Count(name: $0, flows: counts[$0] ?? 0) })
+            }
+        }
+    }
+
+    /// The plan of flow `index` (planning the flows before it, which steer it).
     func plan(index: Int) -> (AnyProviderModel, OpaquePlan) {
-        let model = options.models[index % options.models.count]
-        var random = SplitMix64.forFlow(seed: options.seed, index: index)
-        return (model, model.generateBox(&random, options.maxSteps))
+        var planner = Planner(options: options)
+        while true {
+            let (number, model, plan) = planner.plan()
+            if number == index { return (model, plan) }
+        }
+    }
+
+    /// What the first `flows` flows reach, planned and not run (the reach a run of that many
+    /// flows reports).
+    public func reach(planning flows: Int) -> [Reach] {
+        var planner = Planner(options: options)
+        for _ in 0..<flows { _ = planner.plan() }
+        return planner.reach
     }
 
     /// The spec text of flow `index` as generated (before any shrinking).
@@ -132,9 +177,13 @@ public struct Explorer: Sendable {
         var invalid: String?
         var started = 0
         let deadline = options.deadline
-        let specs = (0..<options.runs).lazy.prefix { _ in deadline.map { ContinuousClock.now < $0 } ?? true }.compactMap { index -> FlowSpec? in
+        var planner = Planner(options: options)
+        // The plans of flows still running or failed, for shrinking (a passed one is dropped).
+        var plans: [Int: OpaquePlan] = [:]
+        let specs = (0..<options.runs).lazy.prefix { _ in deadline.map { ContinuousClock.now < $0 } ?? true }.compactMap { _ -> FlowSpec? in
+            let (index, model, plan) = planner.plan()
             started = index + 1
-            let (model, plan) = self.plan(index: index)
+            plans[index] = plan
             let id = self.flowID(model: model, index: index)
             let text = model.renderBox(plan, id).spec.pretty()
             switch SpecLoader.standard.decode(Array(text.utf8), file: "\(id).json") {
@@ -148,6 +197,7 @@ public struct Explorer: Sendable {
         var errors: [(Int, String)] = []
         await runner.stream(specs) { result in
             guard let index = Self.index(of: result.id) else { return }
+            if result.status != .failed { plans[index] = nil }
             switch result.status {
             case .failed: failed.append((index, result))
             case .error: errors.append((index, "\(result.id): \(result.errorMessage ?? "harness error")"))
@@ -163,25 +213,12 @@ public struct Explorer: Sendable {
         for (index, result) in failed {
             guard let signature = Self.signature(of: result), !seen.contains(signature) else { continue }
             seen.insert(signature)
-            findings.append(try await shrink(index: index, signature: signature, runner: runner))
+            guard let plan = plans[index] else { continue }
+            findings.append(try await shrink(index: index, plan: plan, signature: signature, runner: runner))
         }
         var perProvider: [String: Int] = [:]
         for index in 0..<started { perProvider[options.models[index % options.models.count].provider.rawValue, default: 0] += 1 }
-        return Summary(flows: started, flowsPerProvider: perProvider, failedFlows: failed.count, findings: findings, harnessErrors: errors.map(\.1), reach: reach(flows: started))
-    }
-
-    /// The reach of the first `flows` generated flows (as generated, before any shrinking),
-    /// model by model.
-    public func reach(flows: Int) -> [Reach] {
-        var counts: [String: [String: Int]] = [:]
-        for index in 0..<flows {
-            let (model, plan) = plan(index: index)
-            for name in model.reachBox(plan) { counts[model.provider.rawValue, default: [:]][name, default: 0] += 1 }
-        }
-        return options.models.map { model in
-            let reached = counts[model.provider.rawValue] ?? [:]
-            return Reach(provider: model.provider.rawValue, counts: model.reachNames.map { Reach.Count(name: $0, flows: reached[$0] ?? 0) })
-        }
+        return Summary(flows: started, flowsPerProvider: perProvider, failedFlows: failed.count, findings: findings, harnessErrors: errors.map(\.1), reach: planner.reach)
     }
 
     /// What makes two failures the same: the failed check (up to its first `:`, so an invariant
@@ -203,8 +240,8 @@ public struct Explorer: Sendable {
     }
 
     /// Shrinks flow `index` while it keeps failing with `signature`, writes it and confirms it.
-    private func shrink(index: Int, signature: String, runner: FlowRunner) async throws(ExploreError) -> Finding {
-        let (model, original) = plan(index: index)
+    private func shrink(index: Int, plan original: OpaquePlan, signature: String, runner: FlowRunner) async throws(ExploreError) -> Finding {
+        let model = options.models[index % options.models.count]
         let id = flowID(model: model, index: index)
         var current = original
         var budget = options.shrinkBudget

@@ -17,8 +17,10 @@ public protocol ProviderModel: Sendable {
     /// The id prefix of its flows, e.g. `MLT` in `EXP-MLT-1-17`.
     var idPrefix: String { get }
 
-    /// A random plan of at most `maxSteps` actions.
-    func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action>
+    /// A random plan of at most `maxSteps` actions, steered toward the actions and
+    /// perturbations named in `unreached` (by ``reachName(of:)``): those no earlier flow of the
+    /// run has reached get more weight.
+    func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action>
 
     /// The plan as a spec with the model's predictions as ordinary `expect` checks. An action
     /// whose outcome the model cannot predict where it now stands (after shrinking removed what
@@ -36,6 +38,22 @@ public protocol ProviderModel: Sendable {
     /// Every name ``reachName(of:)`` gives, in table order: the table shows each, the ones no
     /// generated flow reached included.
     var reachNames: [String] { get }
+}
+
+extension ProviderModel {
+    /// `choices` with the weight of each action not reached yet raised, so a run goes where
+    /// its earlier flows have not been.
+    func steered(_ choices: [(Action, Int)], toward unreached: Set<String>) -> [(Action, Int)] {
+        guard !unreached.isEmpty else { return choices }
+        return choices.map { unreached.contains(reachName(of: $0.0)) ? ($0.0, $0.1 * 4 + 2) : $0 }
+    }
+
+    /// One of `options`: uniformly among those not reached yet when there are any, else among
+    /// all of them.
+    func pick(_ options: [Action], toward unreached: Set<String>, _ random: inout SplitMix64) -> Action {
+        let fresh = options.filter { unreached.contains(reachName(of: $0)) }
+        return random.pick(fresh.isEmpty ? options : fresh)
+    }
 }
 
 /// A flow as a model plans it: which fixture variant, then the actions in order.
@@ -85,7 +103,7 @@ public struct AnyProviderModel: Sendable {
     public let provider: Provider
     /// The id prefix of its flows.
     public let idPrefix: String
-    let generateBox: @Sendable (inout SplitMix64, Int) -> OpaquePlan
+    let generateBox: @Sendable (inout SplitMix64, Int, Set<String>) -> OpaquePlan
     let renderBox: @Sendable (OpaquePlan, String) -> RenderedFlow
     let shrinkSteps: @Sendable (OpaquePlan) -> [OpaquePlan]
     let reachBox: @Sendable (OpaquePlan) -> Set<String>
@@ -96,7 +114,7 @@ public struct AnyProviderModel: Sendable {
     public init<Model: ProviderModel>(_ model: Model) {
         provider = model.provider
         idPrefix = model.idPrefix
-        generateBox = { random, steps in OpaquePlan(model.generate(using: &random, maxSteps: steps)) }
+        generateBox = { random, steps, unreached in OpaquePlan(model.generate(using: &random, maxSteps: steps, toward: unreached)) }
         renderBox = { plan, id in model.render(plan.unwrap(Model.Action.self), id: id) }
         reachBox = { plan in Set(plan.unwrap(Model.Action.self).actions.map(model.reachName)) }
         reachNames = model.reachNames

@@ -278,6 +278,25 @@ struct FlowCheckBinaryTests {
         #expect(!text.contains(token) && !text.contains("serve-secret-1234"), "serve logs exchanges redacted")
     }
 
+    /// `explore --reach` writes the table with a section per model; a budget that is not a
+    /// duration is a usage error naming the option.
+    @Test func exploreWritesItsReachTableAndRefusesABadBudget() async throws {
+        let root = try Self.workspace([:])
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let run = try await Self.run(["explore", "--seed", "1", "--runs", "8", "--budget", "10m", "--reach", "reach.md", "--out", "found"], in: root)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("8 flows, 0 failed, 0 findings"), "\(run.stdout)")
+        let table = try String(contentsOf: root.appendingPathComponent("reach.md"), encoding: .utf8)
+        for provider in ["moltin", "clover", "clever", "braintree"] {
+            #expect(table.contains("## \(provider)\n"), "\(table)")
+            #expect(run.stdout.contains("reach: \(provider) "), "\(run.stdout)")
+        }
+        let bad = try await Self.run(["explore", "--budget", "soon"], in: root)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--budget takes a duration"), "\(bad.stderr)")
+    }
+
     @Test func versionPrintsTheToolsVersion() async throws {
         let run = try await Self.run(["--version"], in: FileManager.default.temporaryDirectory)
         #expect(run.status == 0)

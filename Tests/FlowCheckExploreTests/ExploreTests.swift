@@ -84,6 +84,33 @@ struct ExploreTests {
         #expect(summary.flowsPerProvider == ["moltin": 25, "clover": 25, "clever": 25, "braintree": 25])
     }
 
+    /// Issue 23's reach: with the generator steered toward what earlier flows have not
+    /// reached, 2000 flows of seed 1 reach every action and perturbation of every model (every
+    /// fault on every path, every tamper of the derived catalogue, every clock boundary).
+    @Test("2000 flows of seed 1 reach every action and perturbation of every model, the same way twice")
+    func everythingIsReached() {
+        let explorer = Explorer(driver: CoreSDKDriver(), options: .init(seed: 1, runs: 2000))
+        let reach = explorer.reach(planning: 2000)
+        #expect(reach.map(\.provider) == ExploreModels.all.map(\.provider.rawValue))
+        for model in reach {
+            #expect(model.counts.count > 20, "\(model.provider): \(model.counts.count) names")
+            #expect(model.unreached.isEmpty, "\(model.provider) never reached \(model.unreached)")
+        }
+        #expect(reach == explorer.reach(planning: 2000))
+    }
+
+    @Test("A budget already spent starts no flow")
+    func spentBudgetStartsNothing() async throws {
+        let out = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var options = Explorer.Options(seed: 5, runs: 50, outputDirectory: out)
+        options.deadline = ContinuousClock.now - .seconds(1)
+        let summary = try await Explorer(driver: CoreSDKDriver(), options: options).run()
+        #expect(summary.flows == 0)
+        #expect(summary.flowsPerProvider.isEmpty)
+        #expect(summary.reach.allSatisfy { $0.counts.allSatisfy { $0.flows == 0 } })
+    }
+
     @Test("The same seed gives byte-identical spec files and the same summary")
     func sameSeedSameResult() async throws {
         let first = temporaryFolder(), second = temporaryFolder()

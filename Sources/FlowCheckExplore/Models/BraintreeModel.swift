@@ -78,14 +78,14 @@ public struct BraintreeModel: ProviderModel {
 
     // MARK: - Generation
 
-    public func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action> {
+    public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
         var state = State()
         var actions: [Action] = []
         let length = 1 + random.below(max(1, maxSteps))
         var attempts = 0
         while actions.count < length, attempts < length * 20 {
             attempts += 1
-            let action = choose(state, &random)
+            let action = choose(state, &random, toward: unreached)
             // On a copy: an action left out must leave the state as it was.
             var next = state
             if step(action, &next) != nil {
@@ -96,17 +96,17 @@ public struct BraintreeModel: ProviderModel {
         return ModelPlan(variant: 0, actions: actions)
     }
 
-    private func choose(_ state: State, _ random: inout SplitMix64) -> Action {
+    private func choose(_ state: State, _ random: inout SplitMix64, toward unreached: Set<String>) -> Action {
         var choices: [(Action, Int)] = [(.connect, state.inProgress ? 2 : 8), (.status, 2)]
         if state.pageOpen { choices += [(.login, 10), (.deny, 3)] }
         switch state.returned {
         case .none: break
-        case .connected: choices += [(.openURL, 10), (.tamper(failed: false, index: random.below(Self.tampers.connected.count)), 4)]
-        case .failed: choices += [(.openURL, 10), (.tamper(failed: true, index: random.below(Self.tampers.failed.count)), 2)]
+        case .connected: choices += [(.openURL, 10), (pick(Self.tampers.connected.indices.map { .tamper(failed: false, index: $0) }, toward: unreached, &random), 4)]
+        case .failed: choices += [(.openURL, 10), (pick(Self.tampers.failed.indices.map { .tamper(failed: true, index: $0) }, toward: unreached, &random), 2)]
         case .tampered: choices.append((.openURL, 6))
         }
-        choices.append(state.fault == nil ? (.fault(kind: random.pick(Self.faultKinds).0), 1) : (.clearFaults, 3))
-        return random.weighted(choices)
+        choices.append(state.fault == nil ? (pick(Self.faultKinds.map { .fault(kind: $0.0) }, toward: unreached, &random), 1) : (.clearFaults, 3))
+        return random.weighted(steered(choices, toward: unreached))
     }
 
     public func simplifications(of action: Action) -> [Action] {

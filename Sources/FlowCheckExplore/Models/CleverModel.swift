@@ -109,14 +109,14 @@ public struct CleverModel: ProviderModel {
 
     // MARK: - Generation
 
-    public func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action> {
+    public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
         var state = State()
         var actions: [Action] = []
         let length = 1 + random.below(max(1, maxSteps))
         var attempts = 0
         while actions.count < length, attempts < length * 20 {
             attempts += 1
-            let action = choose(state, &random)
+            let action = choose(state, &random, toward: unreached)
             // On a copy: an action left out must leave the state as it was.
             var next = state
             if step(action, &next) != nil {
@@ -127,20 +127,20 @@ public struct CleverModel: ProviderModel {
         return ModelPlan(variant: 0, actions: actions)
     }
 
-    private func choose(_ state: State, _ random: inout SplitMix64) -> Action {
+    private func choose(_ state: State, _ random: inout SplitMix64, toward unreached: Set<String>) -> Action {
         var choices: [(Action, Int)] = [(.startLogin, state.pending == nil ? 8 : 1), (.relaunch, 1)]
         if state.pageOpen { choices += [(.login, 10), (.deny, 2)] }
         if state.redirect != .none, state.configured { choices.append((.receiveRedirect, state.pending != nil ? 10 : 2)) }
-        choices.append(state.fault == nil ? (.fault(kind: random.pick(Self.faultKinds).0), 1) : (.clearFaults, 3))
+        choices.append(state.fault == nil ? (pick(Self.faultKinds.map { .fault(kind: $0.0) }, toward: unreached, &random), 1) : (.clearFaults, 3))
         if !state.crashArmed { choices.append((.crashStore, 1)) }
         switch state.redirect {
         case .code:
-            choices.append((.tamper(denied: false, index: random.below(Self.tampers.code.count)), 4))
+            choices.append((pick(Self.tampers.code.indices.map { .tamper(denied: false, index: $0) }, toward: unreached, &random), 4))
             if state.pending != nil { choices.append((.receiveTwice, 2)) }
-        case .denied: choices.append((.tamper(denied: true, index: random.below(Self.tampers.denied.count)), 2))
+        case .denied: choices.append((pick(Self.tampers.denied.indices.map { .tamper(denied: true, index: $0) }, toward: unreached, &random), 2))
         case .none, .tampered: break
         }
-        return random.weighted(choices)
+        return random.weighted(steered(choices, toward: unreached))
     }
 
     public func simplifications(of action: Action) -> [Action] {

@@ -148,7 +148,7 @@ public struct CloverFullModel: ProviderModel {
 
     // MARK: - Generation
 
-    public func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action> {
+    public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
         let variant = random.below(Self.lifetimes.count * 2)
         var state = Self.initialState(variant)
         var actions: [Action] = []
@@ -156,7 +156,7 @@ public struct CloverFullModel: ProviderModel {
         var attempts = 0
         while actions.count < length, attempts < length * 20 {
             attempts += 1
-            let action = choose(state, &random)
+            let action = choose(state, &random, toward: unreached)
             // On a copy: an action left out must leave the state as it was.
             var next = state
             if step(action, &next) != nil {
@@ -173,7 +173,7 @@ public struct CloverFullModel: ProviderModel {
         return State(access: access, refresh: refresh, partial: variant >= lifetimes.count)
     }
 
-    private func choose(_ state: State, _ random: inout SplitMix64) -> Action {
+    private func choose(_ state: State, _ random: inout SplitMix64, toward unreached: Set<String>) -> Action {
         var choices: [(Action, Int)] = [(.setup, state.configured ? 2 : 8), (.relaunch, 1), (.logout, 1), (.status, 2)]
         if state.partial, state.session == nil, state.partialCode == nil { choices.append((.login, 10)) }
         if state.partial, state.partialCode != nil { choices.append((.setup, 10)) }
@@ -188,18 +188,18 @@ public struct CloverFullModel: ProviderModel {
             switch pending.redirect {
             case .none: choices += [(.login, 10), (.deny, 1)]
             case .code:
-                choices += [(.receiveRedirect, 10), (.advance(.toCodeExpiry(offset: random.pick([-1, 0]))), 1)]
-                if pending.tampered == nil { choices.append((.tamper(index: random.below(Self.tampers.count)), 3)) }
+                choices += [(.receiveRedirect, 10), (pick([-1, 0].map { .advance(.toCodeExpiry(offset: $0)) }, toward: unreached, &random), 1)]
+                if pending.tampered == nil { choices.append((pick(Self.tampers.indices.map { .tamper(index: $0) }, toward: unreached, &random), 3)) }
             case .denied: choices.append((.receiveRedirect, 5))
             }
         }
         if state.configured { choices.append((.merchant, 4)) }
         if state.session != nil {
-            choices.append((.advance(.toAccessExpiry(offset: random.pick([-61, -60, -59, -1, 0, 1]))), 6))
-            choices.append((.advance(.toRefreshExpiry(offset: random.pick([-1, 0]))), 1))
+            choices.append((pick([-61, -60, -59, -1, 0, 1].map { .advance(.toAccessExpiry(offset: $0)) }, toward: unreached, &random), 6))
+            choices.append((pick([-1, 0].map { .advance(.toRefreshExpiry(offset: $0)) }, toward: unreached, &random), 1))
         }
         choices.append((.advance(.by(seconds: random.pick([1, 59, 61, 120, state.access]))), 1))
-        return random.weighted(choices)
+        return random.weighted(steered(choices, toward: unreached))
     }
 
     public func simplifications(of action: Action) -> [Action] {

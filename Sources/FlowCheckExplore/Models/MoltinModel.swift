@@ -107,19 +107,30 @@ public struct MoltinModel: ProviderModel {
         var anyFault: Bool { tokenFault != nil || productsFault != nil }
     }
 
+    /// Every fault on every path it can be armed on: a refused grant on the token endpoint, a
+    /// rejected token on the API, an unreachable host everywhere, the rest on each path.
+    static let faults: [Action] = faultKinds.flatMap { kind -> [Action] in
+        switch kind.0 {
+        case "invalidGrant": return [.fault(kind: kind.0, path: .token)]
+        case "tokenNotValid": return [.fault(kind: kind.0, path: .products)]
+        case "unreachable": return [.fault(kind: kind.0, path: .every)]
+        default: return [FaultPath.token, .products, .every].map { .fault(kind: kind.0, path: $0) }
+        }
+    }
+
     static func kind(of fault: String) -> String? {
         faultKinds.first { $0.0 == fault }?.1 ?? nil
     }
 
     // MARK: - Generation
 
-    public func generate(using random: inout SplitMix64, maxSteps: Int) -> ModelPlan<Action> {
+    public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
         let variant = random.below(Self.lifetimes.count)
         var state = State(lifetime: Self.lifetimes[variant])
         var actions: [Action] = []
         let length = 1 + random.below(max(1, maxSteps))
         while actions.count < length {
-            let action = choose(state, &random, first: actions.isEmpty)
+            let action = choose(state, &random, first: actions.isEmpty, toward: unreached)
             // On a copy: an action left out must leave the state as it was.
             var next = state
             if step(action, &next) != nil {
@@ -130,7 +141,7 @@ public struct MoltinModel: ProviderModel {
         return ModelPlan(variant: variant, actions: actions)
     }
 
-    private func choose(_ state: State, _ random: inout SplitMix64, first: Bool) -> Action {
+    private func choose(_ state: State, _ random: inout SplitMix64, first: Bool, toward unreached: Set<String>) -> Action {
         if first, random.chance(85) { return .auth(client: 0, rightSecret: true) }
         var choices: [(Action, Int)] = []
         let client = random.chance(75) ? 0 : 1
@@ -141,23 +152,15 @@ public struct MoltinModel: ProviderModel {
         choices.append((.deleteToken, 1))
         choices.append((.relaunch, 2))
         if case .known = state.token {
-            choices.append((.advance(.toExpiry(offset: random.pick(Self.expiryOffsets))), 6))
+            choices.append((pick(Self.expiryOffsets.map { .advance(.toExpiry(offset: $0)) }, toward: unreached, &random), 6))
         }
         choices.append((.advance(.by(seconds: random.pick([1, 30, 59, 61, 300, state.lifetime, state.lifetime + 1]))), 2))
         if !state.anyFault {
-            let (kind, _) = random.pick(Self.faultKinds)
-            let path: FaultPath
-            switch kind {
-            case "invalidGrant": path = .token
-            case "tokenNotValid": path = .products
-            case "unreachable": path = .every
-            default: path = random.pick([.token, .products, .every])
-            }
-            choices.append((.fault(kind: kind, path: path), 2))
+            choices.append((pick(Self.faults, toward: unreached, &random), 2))
         }
         if state.anyFault { choices.append((.clearFaults, 3)) }
         choices.append((.revoke, 1))
-        return random.weighted(choices)
+        return random.weighted(steered(choices, toward: unreached))
     }
 
     public func simplifications(of action: Action) -> [Action] {
@@ -190,7 +193,7 @@ public struct MoltinModel: ProviderModel {
     public var reachNames: [String] {
         let auths = [0, 1].flatMap { client in [true, false].map { reachName(of: .auth(client: client, rightSecret: $0)) } }
         let jumps = Self.expiryOffsets.map { reachName(of: .advance(.toExpiry(offset: $0))) } + ["advance.by"]
-        let faults = Self.faultKinds.flatMap { kind in [FaultPath.token, .products, .every].map { reachName(of: .fault(kind: kind.0, path: $0)) } }
+        let faults = Self.faults.map(reachName)
         return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke"]
     }
 
