@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckCoreDriver
 import FlowCheckRunner
 import FlowCheckSDK
+import FlowCheckSpec
 
 /// Deliberately broken SDKs, each built from the real SDK core with one defect, so every spec
 /// is shown to fail when the SDK breaks what the spec checks.
@@ -48,8 +49,9 @@ enum BrokenVariants {
 
         func storeContents() async throws -> [String: String] { try await inner.storeContents() }
         func close() async { await inner.close() }
-        // The store is the real one's: its files are judged as they are.
+        // The store is the real one's: its files are judged as they are, and crashed as they are.
         func storeLocation() async throws -> StoreLocation? { try await inner.storeLocation() }
+        func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport { try await inner.armStoreCrash(point) }
     }
 
     struct OverridingDriver: FlowDriver {

@@ -149,6 +149,9 @@ struct SpecsEarnTheirPlaceTests {
         // review fixes
         Variant(name: "Clever redirect reads only code and state", driver: ReviewBrokenVariants.cleverExtraCredentialsIgnored, mustFail: ["CLE-REDIRECT-HOST"]),
         Variant(name: "Braintree browser dismissed only on connect", driver: ReviewBrokenVariants.braintreeDismissOnlyOnConnect, mustFail: ["BT-DENIED"]),
+        // Written from explore's findings (issue 23)
+        Variant(name: "a token the store could not save reported as a login", driver: ExploreFoundBrokenVariants.storeFailureIsALogin, mustFail: ["CLE-STORE-CRASH"]),
+        Variant(name: "a failed Connect ends the open one", driver: ExploreFoundBrokenVariants.failedConnectEndsTheOpenOne, mustFail: ["BT-CONNECT-AGAIN-FAILS"]),
     ]
 
     @Test(arguments: variants)

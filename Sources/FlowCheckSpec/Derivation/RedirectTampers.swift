@@ -284,8 +284,8 @@ enum RedirectTampers {
         if !tokenFields.isEmpty { ending.append(.storeEmpty(false)) }
         let steps = Array(spec.steps[..<place.index]) + [
             first, second,
-            Step(number: 0, location: receiving.location, note: "Derived: the second copy ends (refused, or the same session).", action: .await(label: "second"), expect: Expectation([.outcome(.any)])),
-            Step(number: 0, location: receiving.location, note: "Derived (\(exchangedOnce.id)): \(exchangedOnce.statement).", action: .await(label: "first"), expect: Expectation(ending)),
+            Step(number: 0, location: receiving.location, note: "Derived: the second copy ends (refused, or the same session).", action: .await(label: "second"), expect: Expectation([.outcome(.any)]), allow: receiving.allow),
+            Step(number: 0, location: receiving.location, note: "Derived (\(exchangedOnce.id)): \(exchangedOnce.statement).", action: .await(label: "first"), expect: Expectation(ending), allow: receiving.allow),
         ]
         return Deriver.candidate(spec, steps: steps, attacked: place.index, derivation: derivation, kind: "delivered-twice")
     }
@@ -309,7 +309,7 @@ enum RedirectTampers {
         var steps = Array(spec.steps[...place.index])
         if let credential {
             steps.append(Step(number: 0, location: receiving.location, note: "Derived: the denial's redirect, its error replaced by a \(credential) for the same state.",
-                              action: .browser(operation: .tamper, arguments: [Argument(name: "remove", value: Template("error,error_description,error_uri")), Argument(name: credential, value: Template("injected-code-1"))] + required.map { Argument(name: $0, value: Template("injected-\($0)")) }, transforms: [])))
+                              action: .browser(operation: .tamper, arguments: [Argument(name: "remove", value: Template("error,error_description,error_uri")), Argument(name: credential, value: Template("injected-code-1"))] + required.map { Argument(name: $0, value: Template("injected-\($0)")) }, transforms: []), allow: receiving.allow))
         }
         steps.append(Deriver.added(replay))
         return Deriver.candidate(spec, steps: steps, attacked: place.index + 1, derivation: derivation, kind: name)
@@ -333,8 +333,9 @@ enum RedirectTampers {
     static func build(_ spec: FlowSpec, place: Place, attack: Attack, provider: any ProviderDescription) -> [Step] {
         let receiving = spec.steps[place.index]
         let transforms = attack.transforms.map { ParameterTransform(parameter: $0.0, transform: $0.1, location: receiving.location) }
+        // The spec author's opt-outs of the receiving step hold for the tamper inserted before it.
         let tamper = Step(number: 0, location: receiving.location, note: "Derived: the redirect \(attack.description).",
-                          action: .browser(operation: .tamper, arguments: attack.arguments, transforms: transforms))
+                          action: .browser(operation: .tamper, arguments: attack.arguments, transforms: transforms), allow: receiving.allow)
         let steps = Array(spec.steps[..<place.index]) + [tamper]
         var judged = receiving
         judged.requirements = receiving.requirements + attack.rule.requirements.filter { !receiving.requirements.contains($0) }

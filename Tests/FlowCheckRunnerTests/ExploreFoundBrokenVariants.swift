@@ -1,0 +1,35 @@
+import Foundation
+import FlowCheckFakeServer
+import FlowCheckRunner
+import FlowCheckSDK
+
+/// Broken SDKs for the flows written from `flowcheck explore`'s findings: each stands for the
+/// mutant of `scripts/mutants` explore found (the source edit itself cannot be a test driver).
+enum ExploreFoundBrokenVariants {
+    /// Mutant 57: a token the store could not save is returned as a successful login.
+    static let storeFailureIsALogin = BrokenVariants.overriding("a token the store could not save reported as a login") { call, inner, _ in
+        guard call.name == "receiveRedirect" else { return nil }
+        let outcome = try await inner.perform(call)
+        if case .error("storage", _) = outcome { return .ok(["tokenType": "bearer"]) }
+        return outcome
+    }
+
+    /// The flows whose Connect has failed once, by flow id: a driver serves many flows at once.
+    private static let failedConnects = Locked<Set<String>>([])
+
+    /// Mutant 59: a Connect whose backend call fails ends the connect already in progress, so
+    /// that page's return is ignored.
+    static let failedConnectEndsTheOpenOne = BrokenVariants.overriding("a failed Connect ends the open one") { call, inner, context in
+        switch call.name {
+        case "connect":
+            let outcome = try await inner.perform(call)
+            if case .error = outcome { failedConnects.withLock { _ = $0.insert(context.flowID) } }
+            return outcome
+        case "openURL":
+            guard failedConnects.withLock({ $0.contains(context.flowID) }) else { return nil }
+            return .ok(["handled": "false"])
+        default:
+            return nil
+        }
+    }
+}
