@@ -179,9 +179,9 @@ public struct CloverFullModel: ProviderModel {
         if state.partial, state.partialCode != nil { choices.append((.setup, 10)) }
         let label = random.below(Self.labels.count)
         if !state.registered.contains(Self.labels[label]) {
-            choices.append((.addCallback(label: label), state.everRegistered.isEmpty ? 6 : 2))
+            choices.append((.addCallback(label: label), state.everRegistered.isEmpty ? 6 : 3))
         } else {
-            choices.append((.removeCallback(label: label), 2))
+            choices.append((.removeCallback(label: label), 3))
         }
         if !state.crashArmed { choices.append((.crashStore, 1)) }
         if let pending = state.pending {
