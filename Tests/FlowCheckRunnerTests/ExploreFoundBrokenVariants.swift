@@ -32,4 +32,21 @@ enum ExploreFoundBrokenVariants {
             return nil
         }
     }
+
+    /// The flows whose failed return has been handled, by flow id.
+    private static let failedReturns = Locked<Set<String>>([])
+
+    /// Mutant 58: a failed return does not end the connect, so the same URL handed over again
+    /// is handled (and notified) again.
+    static let failedReturnKeepsConnect = BrokenVariants.overriding("a failed return keeps the connect") { call, inner, context in
+        guard call.name == "openURL" else { return nil }
+        if failedReturns.withLock({ $0.contains(context.flowID) }), call.arguments["url"]?.contains("/failed") == true {
+            return .ok(["handled": "true"])
+        }
+        let outcome = try await inner.perform(call)
+        if case .ok(let result) = outcome, result["handled"] == "true", call.arguments["url"]?.contains("/failed") == true {
+            failedReturns.withLock { _ = $0.insert(context.flowID) }
+        }
+        return outcome
+    }
 }

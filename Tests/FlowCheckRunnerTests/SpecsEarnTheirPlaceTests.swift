@@ -152,6 +152,7 @@ struct SpecsEarnTheirPlaceTests {
         // Written from explore's findings (issue 23)
         Variant(name: "a token the store could not save reported as a login", driver: ExploreFoundBrokenVariants.storeFailureIsALogin, mustFail: ["CLE-STORE-CRASH"]),
         Variant(name: "a failed Connect ends the open one", driver: ExploreFoundBrokenVariants.failedConnectEndsTheOpenOne, mustFail: ["BT-CONNECT-AGAIN-FAILS"]),
+        Variant(name: "a failed return keeps the connect", driver: ExploreFoundBrokenVariants.failedReturnKeepsConnect, mustFail: ["BT-DENIED"]),
     ]
 
     @Test(arguments: variants)
