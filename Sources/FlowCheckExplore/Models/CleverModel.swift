@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckSpec
 import FlowCheckTestSupport
@@ -38,6 +39,8 @@ public struct CleverModel: ProviderModel {
         /// A fault armed on the token endpoint until cleared.
         case fault(kind: String)
         case clearFaults
+        /// A documented-equivalent shape of an answer, armed until faults are cleared.
+        case reshape(path: String, kind: String)
     }
 
     public let provider = Provider.clever
@@ -54,6 +57,9 @@ public struct CleverModel: ProviderModel {
         ("serverError", "serverError"), ("serviceUnavailable", "serverError"), ("htmlServerError", "serverError"),
         ("connectionReset", "transport"), ("truncatedJSON", "invalidResponse"), ("nonJSONBody", nil),
     ]
+
+    /// The reshapes of Clever's answers (the token answer with members it never sends).
+    static let reshapes = AnswerReshapes.of(.clever, fixture: CleverFixture(clients: [], users: []))
 
     /// A model with the standard fixture.
     public init() {}
@@ -92,6 +98,8 @@ public struct CleverModel: ProviderModel {
         var storeKnown = true
         var captures = 0
         var fault: String?
+        /// The reshapes armed (``AnswerReshapes``): they change no prediction.
+        var reshapes: [AnswerReshapes.Reshape] = []
         /// Whether this instance has been given its client (a startLogin since the launch): the
         /// SDK is made with it, so a redirect before that has no SDK to go to.
         var configured = false
@@ -133,6 +141,9 @@ public struct CleverModel: ProviderModel {
         if state.redirect != .none, state.configured { choices.append((.receiveRedirect, state.pending != nil ? 10 : 2)) }
         choices.append(state.fault == nil ? (pick(Self.faultKinds.map { .fault(kind: $0.0) }, toward: unreached, &random), 1) : (.clearFaults, 3))
         if !state.crashArmed { choices.append((.crashStore, 1)) }
+        let reshapes = Self.reshapes.filter { !state.reshapes.contains($0) }
+        if !reshapes.isEmpty { choices.append((pick(reshapes.map { .reshape(path: $0.path, kind: $0.kind) }, toward: unreached, &random), 1)) }
+        if !state.reshapes.isEmpty, state.fault == nil { choices.append((.clearFaults, 1)) }
         switch state.redirect {
         case .code:
             choices.append((pick(Self.tampers.code.indices.map { .tamper(denied: false, index: $0) }, toward: unreached, &random), 4))
@@ -146,7 +157,7 @@ public struct CleverModel: ProviderModel {
     public func simplifications(of action: Action) -> [Action] {
         switch action {
         case .fault(let kind): return kind == "serverError" ? [] : [.fault(kind: "serverError")]
-        case .startLogin, .login, .deny, .receiveRedirect, .relaunch, .crashStore, .tamper, .receiveTwice, .clearFaults: return []
+        case .startLogin, .login, .deny, .receiveRedirect, .relaunch, .crashStore, .tamper, .receiveTwice, .clearFaults, .reshape: return []
         }
     }
 
@@ -163,6 +174,7 @@ public struct CleverModel: ProviderModel {
         case .crashStore: return "crashStore"
         case .fault(let kind): return "fault.\(kind)"
         case .clearFaults: return "clearFaults"
+        case .reshape(let path, let kind): return AnswerReshapes.Reshape(path: path, kind: kind).reachName
         case .tamper(let denied, let index):
             let list = denied ? Self.tampers.denied : Self.tampers.code
             return "tamper.\(denied ? "denied" : "code").\(list.indices.contains(index) ? list[index].name : "?")"
@@ -173,7 +185,7 @@ public struct CleverModel: ProviderModel {
         let fixed: [Action] = [.startLogin, .login, .deny, .receiveRedirect, .receiveTwice, .relaunch, .crashStore, .clearFaults]
         let faults: [Action] = Self.faultKinds.map { .fault(kind: $0.0) }
         let tampers: [Action] = Self.tampers.code.indices.map { .tamper(denied: false, index: $0) } + Self.tampers.denied.indices.map { .tamper(denied: true, index: $0) }
-        return (fixed + faults + tampers).map(reachName)
+        return (fixed + faults + tampers).map(reachName) + Self.reshapes.map(\.reachName)
     }
 
     // MARK: - Rendering
@@ -354,9 +366,15 @@ public struct CleverModel: ProviderModel {
             state.fault = kind
             return .object([("fault", .object([("kind", .string(kind)), ("path", .string(Self.tokenPath))]))])
         case .clearFaults:
-            guard state.fault != nil else { return nil }
+            guard state.fault != nil || !state.reshapes.isEmpty else { return nil }
             state.fault = nil
+            state.reshapes = []
             return .object([("clearFaults", true)])
+        case .reshape(let path, let kind):
+            let reshape = AnswerReshapes.Reshape(path: path, kind: kind)
+            guard Self.reshapes.contains(reshape), !state.reshapes.contains(reshape) else { return nil }
+            state.reshapes.append(reshape)
+            return AnswerReshapes.step(reshape)
         }
     }
 

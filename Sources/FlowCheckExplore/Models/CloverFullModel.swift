@@ -1,3 +1,4 @@
+import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckSpec
 import FlowCheckTestSupport
@@ -49,7 +50,13 @@ public struct CloverFullModel: ProviderModel {
         case crashStore
         /// The captured redirect rewritten by the `index`-th tamper of the catalogue for it.
         case tamper(index: Int)
+        /// A documented-equivalent shape of an answer, armed until faults are cleared.
+        case reshape(path: String, kind: String)
+        case clearFaults
     }
+
+    /// The reshapes of Clover's answers (token and refresh answers with members it never sends).
+    static let reshapes = AnswerReshapes.of(.clover, fixture: CloverFixture(apps: [], merchants: [], employees: []))
 
     /// The tampers of a code's redirect, the derived variants' own list.
     static let tampers: [RedirectTamperCatalog.Tamper] = {
@@ -126,6 +133,8 @@ public struct CloverFullModel: ProviderModel {
         var stopped = false
         /// False once the store may hold a session the model cannot name.
         var storeKnown = true
+        /// The reshapes armed (``AnswerReshapes``): they change no prediction.
+        var reshapes: [AnswerReshapes.Reshape] = []
 
         mutating func changed() {
             guard fired != nil else { return }
@@ -184,6 +193,9 @@ public struct CloverFullModel: ProviderModel {
             choices.append((.removeCallback(label: label), 3))
         }
         if !state.crashArmed { choices.append((.crashStore, 1)) }
+        let reshapes = Self.reshapes.filter { !state.reshapes.contains($0) }
+        if !reshapes.isEmpty { choices.append((pick(reshapes.map { .reshape(path: $0.path, kind: $0.kind) }, toward: unreached, &random), 1)) }
+        if !state.reshapes.isEmpty { choices.append((.clearFaults, 1)) }
         if let pending = state.pending {
             switch pending.redirect {
             case .none: choices += [(.login, 10), (.deny, 1)]
@@ -206,7 +218,7 @@ public struct CloverFullModel: ProviderModel {
         switch action {
         case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
         case .advance(.toAccessExpiry(let offset)): return offset == 0 ? [] : [.advance(.toAccessExpiry(offset: 0))]
-        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .removeCallback, .crashStore, .tamper:
+        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .removeCallback, .crashStore, .tamper, .reshape, .clearFaults:
             return []
         }
     }
@@ -232,6 +244,8 @@ public struct CloverFullModel: ProviderModel {
         case .removeCallback(let label): return "removeCallback." + (Self.labels.indices.contains(label) ? Self.labels[label] : "?")
         case .crashStore: return "crashStore"
         case .tamper(let index): return "tamper." + (Self.tampers.indices.contains(index) ? Self.tampers[index].name : "?")
+        case .reshape(let path, let kind): return AnswerReshapes.Reshape(path: path, kind: kind).reachName
+        case .clearFaults: return "clearFaults"
         }
     }
 
@@ -240,7 +254,7 @@ public struct CloverFullModel: ProviderModel {
         let jumps: [Action] = [-61, -60, -59, -1, 0, 1].map { .advance(.toAccessExpiry(offset: $0)) } + [-1, 0].map { .advance(.toRefreshExpiry(offset: $0)) }
             + [-1, 0].map { .advance(.toCodeExpiry(offset: $0)) } + [.advance(.by(seconds: 1))]
         let callbacks: [Action] = Self.labels.indices.flatMap { [Action.addCallback(label: $0), .removeCallback(label: $0)] }
-        return (fixed + jumps + callbacks + Self.tampers.indices.map { .tamper(index: $0) }).map(reachName)
+        return (fixed + jumps + callbacks + Self.tampers.indices.map { .tamper(index: $0) } + [.clearFaults]).map(reachName) + Self.reshapes.map(\.reachName)
     }
 
     // MARK: - Rendering
@@ -524,6 +538,15 @@ public struct CloverFullModel: ProviderModel {
             guard !state.crashArmed else { return nil }
             state.crashArmed = true
             return .object([("crashStore", "nextWrite")])
+        case .reshape(let path, let kind):
+            let reshape = AnswerReshapes.Reshape(path: path, kind: kind)
+            guard Self.reshapes.contains(reshape), !state.reshapes.contains(reshape) else { return nil }
+            state.reshapes.append(reshape)
+            return AnswerReshapes.step(reshape)
+        case .clearFaults:
+            guard !state.reshapes.isEmpty else { return nil }
+            state.reshapes = []
+            return .object([("clearFaults", true)])
         case .advance(let jump):
             let target: Int
             switch jump {

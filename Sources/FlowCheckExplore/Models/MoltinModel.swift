@@ -1,3 +1,5 @@
+import Foundation
+import FlowCheckFakeServer
 import FlowCheckProviders
 import FlowCheckSpec
 import FlowCheckTestSupport
@@ -46,6 +48,8 @@ public struct MoltinModel: ProviderModel {
         case clearFaults
         /// `server: revokeTokens`: every token issued so far dies.
         case revoke
+        /// A documented-equivalent shape of an answer, armed until faults are cleared.
+        case reshape(path: String, kind: String)
     }
 
     public let provider = Provider.moltin
@@ -105,6 +109,8 @@ public struct MoltinModel: ProviderModel {
         }
 
         var anyFault: Bool { tokenFault != nil || productsFault != nil }
+        /// The reshapes armed (``AnswerReshapes``): they change no prediction.
+        var reshapes: [AnswerReshapes.Reshape] = []
     }
 
     /// Every fault on every path it can be armed on: a refused grant on the token endpoint, a
@@ -158,7 +164,9 @@ public struct MoltinModel: ProviderModel {
         if !state.anyFault {
             choices.append((pick(Self.faults, toward: unreached, &random), 2))
         }
-        if state.anyFault { choices.append((.clearFaults, 3)) }
+        if state.anyFault || !state.reshapes.isEmpty { choices.append((.clearFaults, 3)) }
+        let reshapes = Self.reshapes(lifetime: state.lifetime).filter { !state.reshapes.contains($0) }
+        if !reshapes.isEmpty { choices.append((pick(reshapes.map { .reshape(path: $0.path, kind: $0.kind) }, toward: unreached, &random), 1)) }
         choices.append((.revoke, 1))
         return random.weighted(steered(choices, toward: unreached))
     }
@@ -169,7 +177,7 @@ public struct MoltinModel: ProviderModel {
         case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
         case .advance(.toExpiry(let offset)): return offset == 0 ? [] : [.advance(.toExpiry(offset: 0))]
         case .fault(let kind, let path): return path == .every || kind == "invalidGrant" || kind == "tokenNotValid" ? [] : [.fault(kind: kind, path: .every)]
-        case .products, .refreshToken, .deleteToken, .relaunch, .clearFaults, .revoke: return []
+        case .products, .refreshToken, .deleteToken, .relaunch, .clearFaults, .revoke, .reshape: return []
         }
     }
 
@@ -187,14 +195,23 @@ public struct MoltinModel: ProviderModel {
         case .fault(let kind, let path): return "fault.\(kind)@\(path.rawValue)"
         case .clearFaults: return "clearFaults"
         case .revoke: return "revoke"
+        case .reshape(let path, let kind): return AnswerReshapes.Reshape(path: path, kind: kind).reachName
         }
+    }
+
+    /// The reshapes that apply to a fixture with this token lifetime (seed 003's default hour
+    /// alone lets the expiry be left out).
+    static func reshapes(lifetime: Int) -> [AnswerReshapes.Reshape] {
+        AnswerReshapes.of(.moltin, fixture: MoltinFixture(clients: [], tokenLifetime: TimeInterval(lifetime)))
     }
 
     public var reachNames: [String] {
         let auths = [0, 1].flatMap { client in [true, false].map { reachName(of: .auth(client: client, rightSecret: $0)) } }
         let jumps = Self.expiryOffsets.map { reachName(of: .advance(.toExpiry(offset: $0))) } + ["advance.by"]
         let faults = Self.faults.map(reachName)
-        return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke"]
+        var reshapes: [String] = []
+        for lifetime in Self.lifetimes { for reshape in Self.reshapes(lifetime: lifetime) where !reshapes.contains(reshape.reachName) { reshapes.append(reshape.reachName) } }
+        return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke"] + reshapes
     }
 
     // MARK: - Rendering
@@ -271,7 +288,13 @@ public struct MoltinModel: ProviderModel {
         case .clearFaults:
             state.tokenFault = nil
             state.productsFault = nil
+            state.reshapes = []
             return .object([("clearFaults", true)])
+        case .reshape(let path, let kind):
+            let reshape = AnswerReshapes.Reshape(path: path, kind: kind)
+            guard Self.reshapes(lifetime: state.lifetime).contains(reshape), !state.reshapes.contains(reshape) else { return nil }
+            state.reshapes.append(reshape)
+            return AnswerReshapes.step(reshape)
         case .revoke:
             if case .known(let name, let expires, _) = state.token { state.token = .known(name: name, expires: expires, alive: false) }
             return .object([("server", "revokeTokens")])
