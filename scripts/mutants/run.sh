@@ -29,9 +29,9 @@
 #                    subtracted from every mutant's)
 #   --fresh          delete the work directory first (a full build, several minutes)
 #   --explore ARGS   also run `flowcheck explore ARGS` on each mutant (e.g. "--seed 1 --runs
-#                    2000"; its own --out is set) and add "explore: yes (first finding's id,
-#                    steps)" or "explore: no" to the mutant's line; the shrunk specs stay in
-#                    WORKDIR/explore/NAME/
+#                    2000"; its own --out is set) and add "explore: yes (the first
+#                    finding's id; the shortest's, with its steps)" or "explore: no" to the mutant's line; the shrunk
+#                    specs stay in WORKDIR/explore/NAME/
 #
 # Speed: the copy stays at one path and every build uses one --scratch-path, so after the first
 # (full) build each mutant rebuilds only the SDK module and what links it. A run on a 2-core
@@ -272,10 +272,13 @@ for patch in "${resolved[@]}"; do
         out="$workdir/explore/$name"
         rm -rf "$out"
         start=$(date +%s)
+        # Findings as "STEPS ID", in the order explore printed them (its flows' order).
         # shellcheck disable=SC2086 # the arguments are words on purpose
-        found=$(cd "$src" && "$flowcheck" explore $explore_args --out "$out" 2>"$workdir/logs/$name.explore.stderr" | sed -n 's/^✘ \([^ ]*\)  \([0-9]*\) steps.*/\1, \2 steps/p' | head -1) || true
-        if [ -n "$found" ]; then
-            echo "$name  explore: yes ($found)  [$(( $(date +%s) - start )) s]"
+        findings=$(cd "$src" && "$flowcheck" explore $explore_args --out "$out" 2>"$workdir/logs/$name.explore.stderr" | sed -n 's/^✘ \([^ ]*\)  \([0-9]*\) steps.*/\2 \1/p') || true
+        if [ -n "$findings" ]; then
+            first=$(printf '%s\n' "$findings" | head -n 1 | cut -d' ' -f2)
+            shortest=$(printf '%s\n' "$findings" | sort -n | head -n 1)
+            echo "$name  explore: yes (first: $first; shortest: ${shortest#* }, ${shortest%% *} steps)  [$(( $(date +%s) - start )) s]"
         else
             echo "$name  explore: no  [$(( $(date +%s) - start )) s]"
         fi
