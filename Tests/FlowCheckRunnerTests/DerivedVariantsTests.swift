@@ -113,14 +113,18 @@ struct DerivedVariantsTests {
                 }
             }
             #expect(trouble?.note?.hasPrefix("Derived: the server will hold") == true, "\(variant.id) replays a login after a fault or store crash of the flow's")
-            // Logout, the login, the release, the await: the await's store holds the login's token.
-            let tail = Array(variant.steps.suffix(4))
-            guard tail.count == 4, case .app(let logout, _)? = tail[0].action, case .app(let login, _)? = tail[1].action, case .clearFaults? = tail[2].action else {
-                Issue.record("\(variant.id): \(variant.steps.suffix(4).map(\.action))"); continue
+            // Logout, the login in the background, the release, the login's end (the store's
+            // token kept), the held call's end (the store still holds it).
+            let tail = Array(variant.steps.suffix(5))
+            guard tail.count == 5, case .app(let logout, _)? = tail[0].action, case .app(let login, _)? = tail[1].action, tail[1].background == "relogin",
+                  case .clearFaults? = tail[2].action, case .await(let relogin)? = tail[3].action, case .await(let held)? = tail[4].action else {
+                Issue.record("\(variant.id): \(variant.steps.suffix(5).map(\.action))"); continue
             }
             #expect(logout == (variant.provider == .moltin ? "deleteToken" : "logout"))
             #expect(login == (variant.provider == .moltin ? "auth" : "setupNone"))
-            #expect(tail[3].expect?.checks.contains(.store([FieldMatcher(field: "accessToken", matcher: Matcher(.equals(Template("${derivedReloginToken}"))))])) == true, "\(variant.id)")
+            #expect(held == "held" && relogin == "relogin")
+            #expect(tail[3].expect?.checks.contains(.store([FieldMatcher(field: "accessToken", matcher: Matcher(.present, capture: "derivedReloginToken"))])) == true, "\(variant.id)")
+            #expect(tail[4].expect?.checks.contains(.store([FieldMatcher(field: "accessToken", matcher: Matcher(.equals(Template("${derivedReloginToken}"))))])) == true, "\(variant.id)")
         }
         // CLV-NONE-1 moves the clock past its token before step 8: no replay there.
         #expect(!relogins.contains { $0.id.hasPrefix("CLV-NONE-1~interleave.step8.") })
