@@ -95,42 +95,6 @@ struct DerivedVariantsTests {
         }
     }
 
-    /// A second login after the logout, while the request is held (DRV-NO-OLDER-OVER-NEWER):
-    /// replayed on both providers with a lifecycle, from a login written to succeed, never
-    /// after a fault or store crash the flow set up (it may still be pending), and never for
-    /// Clover's app-held token once the clock has moved.
-    @Test func aSecondLoginIsReplayedOnlyWhereItCanSucceed() throws {
-        let (specs, variants) = try Self.derived()
-        let relogins = variants.filter { $0.derivation?.rule.id == "DRV-NO-OLDER-OVER-NEWER" }
-        #expect(Set(relogins.map(\.provider)) == [.moltin, .clover])
-        for variant in relogins {
-            #expect(specs.contains { $0.id == variant.derivation?.parent })
-            // The first fault or crash of the variant is the derived hold: the flow set up none before.
-            let trouble = variant.steps.first { step in
-                switch step.action {
-                case .fault?, .crashStore?: return true
-                default: return false
-                }
-            }
-            #expect(trouble?.note?.hasPrefix("Derived: the server will hold") == true, "\(variant.id) replays a login after a fault or store crash of the flow's")
-            // Logout, the login in the background, the release, the login's end (the store's
-            // token kept), the held call's end (the store still holds it).
-            let tail = Array(variant.steps.suffix(5))
-            guard tail.count == 5, case .app(let logout, _)? = tail[0].action, case .app(let login, _)? = tail[1].action, tail[1].background == "relogin",
-                  case .clearFaults? = tail[2].action, case .await(let relogin)? = tail[3].action, case .await(let held)? = tail[4].action else {
-                Issue.record("\(variant.id): \(variant.steps.suffix(5).map(\.action))"); continue
-            }
-            #expect(logout == (variant.provider == .moltin ? "deleteToken" : "logout"))
-            #expect(login == (variant.provider == .moltin ? "auth" : "setupNone"))
-            #expect(held == "held" && relogin == "relogin")
-            #expect(tail[3].expect?.checks.contains(.store([FieldMatcher(field: "accessToken", matcher: Matcher(.present, capture: "derivedReloginToken"))])) == true, "\(variant.id)")
-            #expect(tail[4].expect?.checks.contains(.store([FieldMatcher(field: "accessToken", matcher: Matcher(.equals(Template("${derivedReloginToken}"))))])) == true, "\(variant.id)")
-        }
-        // CLV-NONE-1 moves the clock past its token before step 8: no replay there.
-        #expect(!relogins.contains { $0.id.hasPrefix("CLV-NONE-1~interleave.step8.") })
-        #expect(relogins.contains { $0.id == "MLT-EXPIRED~interleave.step3.POST-oauth-access_token.deleteToken.auth" }, "a renewal after the clock moved: client credentials outlive it")
-    }
-
     @Test func aFlowOptsOutOfAFamilyWithItsReason() throws {
         var (specs, _) = try Self.derived()
         let index = try #require(specs.firstIndex { $0.id == "CLE-LOGIN" })

@@ -53,9 +53,6 @@ public struct CloverKit: ProviderKit {
             logoutAction: "logout",
             sessionStarts: ["setupFull", "setupPartial", "setupNone", "receiveRedirect", "updateToken"],
             relaunchInFlight: "CLV-FULL-20 (written): a refresh still in flight in the old instance is answered after the relaunched instance's logout, and nothing is stored; the same holds for every request of the session",
-            // No OAuth: the app hands over a token it holds. The other setups need a browser or
-            // a one-time code, which a replay cannot give again.
-            relogins: [.init("setupNone", outlivesClock: false)],
             answers: [
                 .init(path: FakeClover.tokenPath, equivalent: [.init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise")]),
                 .init(path: FakeClover.refreshPath, equivalent: [.init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise")]),

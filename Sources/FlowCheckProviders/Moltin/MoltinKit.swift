@@ -29,8 +29,6 @@ public struct MoltinKit: ProviderKit {
         DerivationProfile(
             notApplicable: [.tamper: "seed 003's grants are client credentials and refresh tokens: no redirect or callback URL ever reaches the SDK"],
             logoutAction: "deleteToken",
-            // Client credentials: the app logs in again with what it logged in with.
-            relogins: [.init("auth", outlivesClock: true)],
             answers: [
                 .init(path: FakeMoltin.tokenPath, equivalent: [
                     .init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise"),

@@ -183,28 +183,6 @@ public struct DerivationProfile: Sendable {
     /// settle what a late answer may do gets them; the others keep the logout on the same
     /// instance.
     public var relaunchInFlight: String?
-    /// App actions that log in again with the arguments a flow gave them last: after the
-    /// interleavings' logout, such a login is replayed while the request is still held, and
-    /// the store must hold what it made once the request is answered (the logout ended the
-    /// request's session; a newer one is not for it to overwrite). Empty: not derived. Only a
-    /// login that spends nothing (client credentials, a token the app holds; not a one-time
-    /// code or a browser) can be replayed.
-    public var relogins: [Relogin]
-
-    /// A login the interleavings may replay.
-    public struct Relogin: Sendable {
-        /// The app action.
-        public var action: String
-        /// Whether what it logs in with stays good as the flow's clock moves (client
-        /// credentials do; a token the app hands over expires): false, a flow whose clock moved
-        /// since the login is not given the replay.
-        public var outlivesClock: Bool
-
-        public init(_ action: String, outlivesClock: Bool) {
-            self.action = action
-            self.outlivesClock = outlivesClock
-        }
-    }
     /// Why a redirect handed over again once its login has ended (exchanged, denied, failed)
     /// must be refused with no request, for the `replayed` tampers; nil: not derived. A
     /// provider whose login is also bound by PKCE may let a replayed code reach the token
@@ -212,12 +190,11 @@ public struct DerivationProfile: Sendable {
     /// carries no state has nothing that is spent.
     public var replaysRefused: String?
 
-    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil, sessionStarts: Set<String> = [], relaunchInFlight: String? = nil, relogins: [Relogin] = [], replaysRefused: String? = nil, answers: [ParsedAnswer] = []) {
+    public init(parameters: [String: ParameterRole] = [:], injectedCredentials: InjectedCredentials = .ignored, notApplicable: [DerivedFamily: String] = [:], logoutAction: String? = nil, sessionStarts: Set<String> = [], relaunchInFlight: String? = nil, replaysRefused: String? = nil, answers: [ParsedAnswer] = []) {
         self.replaysRefused = replaysRefused
         self.answers = answers
         self.sessionStarts = sessionStarts
         self.relaunchInFlight = relaunchInFlight
-        self.relogins = relogins
         self.parameters = parameters
         self.injectedCredentials = injectedCredentials
         self.notApplicable = notApplicable
