@@ -75,12 +75,6 @@ enum ExploreBrokenSDKs {
         return FormURLEncoding.decode(text)
     }
 
-    /// Renews at `now > expiry - 60` instead of `>=`: at exactly 60 s before expiry the token
-    /// is sent as it is (the margin off by one second).
-    static let moltinMarginOffByOne: any FlowDriver = CoreSDKDriver(name: "Moltin renewal margin off by one", moltinRefreshMargin: 59)
-
-    /// The same off-by-one in the Clover refresh margin.
-    static let cloverMarginOffByOne: any FlowDriver = CoreSDKDriver(name: "Clover refresh margin off by one", cloverRefreshMargin: 59)
 
     /// Refresh Token with nothing stored quietly authenticates again with the credentials in
     /// memory, instead of saying there is nothing to refresh.

@@ -19,8 +19,6 @@ struct BrokenCase: Sendable, CustomTestStringConvertible {
 }
 
 private let brokenCases: [BrokenCase] = [
-    BrokenCase(name: "Moltin renewal margin off by one", driver: ExploreBrokenSDKs.moltinMarginOffByOne, provider: "moltin"),
-    BrokenCase(name: "Clover refresh margin off by one", driver: ExploreBrokenSDKs.cloverMarginOffByOne, provider: "clover", runs: 300),
     BrokenCase(name: "Refresh Token on an empty store re-authenticates", driver: ExploreBrokenSDKs.moltinRefreshOnEmptyStoreReauths, provider: "moltin"),
     BrokenCase(name: "stale in-memory token after Delete Token and Auth", driver: ExploreBrokenSDKs.moltinStaleTokenAfterDelete, provider: "moltin"),
     BrokenCase(name: "credentials remembered once", driver: ExploreBrokenSDKs.moltinCredentialsRememberedOnce, provider: "moltin"),
@@ -111,12 +109,24 @@ struct ExploreTests {
         #expect(summary.reach.allSatisfy { $0.counts.allSatisfy { $0.flows == 0 } })
     }
 
+    /// The seeds fix no refresh margin (MLT-EXPIRY-EDGE, CLV-FULL-4): an SDK that renews at
+    /// expiry, or 2 or 5 minutes before it, conforms, and explore must find nothing in it.
+    @Test("A conforming SDK with another refresh margin: explore finds nothing", arguments: [0.0, 120.0, 300.0])
+    func anotherMarginConforms(_ margin: Double) async throws {
+        let out = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let driver = CoreSDKDriver(name: "margin \(margin)", cloverRefreshMargin: margin, moltinRefreshMargin: margin)
+        let summary = try await Explorer(driver: driver, options: .init(seed: 1, runs: 300, models: models("moltin") + models("clover"), outputDirectory: out)).run()
+        #expect(summary.findings.isEmpty, "\(summary.findings.map(\.message))")
+        #expect(summary.failedFlows == 0)
+    }
+
     @Test("The same seed gives byte-identical spec files and the same summary")
     func sameSeedSameResult() async throws {
         let first = temporaryFolder(), second = temporaryFolder()
         defer { for folder in [first, second] { try? FileManager.default.removeItem(atPath: folder) } }
         func explore(_ out: String) async throws -> Explorer.Summary {
-            try await Explorer(driver: ExploreBrokenSDKs.moltinMarginOffByOne, options: .init(seed: 3, runs: 120, models: models("moltin"), outputDirectory: out, concurrency: 2)).run()
+            try await Explorer(driver: ExploreBrokenSDKs.moltinStaleTokenAfterDelete, options: .init(seed: 3, runs: 120, models: models("moltin"), outputDirectory: out, concurrency: 2)).run()
         }
         let a = try await explore(first), b = try await explore(second)
         #expect(!a.findings.isEmpty)
