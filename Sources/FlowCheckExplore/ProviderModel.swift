@@ -54,6 +54,41 @@ extension ProviderModel {
         let fresh = options.filter { unreached.contains(reachName(of: $0)) }
         return random.pick(fresh.isEmpty ? options : fresh)
     }
+
+    /// `1 + random.below(maxSteps)` actions drawn with `choose` (told whether it draws the
+    /// first), each tried with `apply` on a copy of the state: one with no place where the flow
+    /// stands (nil) is left out and changes nothing. `triesPerAction`: after that many draws per
+    /// wanted action the plan ends shorter; nil: no bound.
+    func draw<State, Written>(from start: State, using random: inout SplitMix64, maxSteps: Int, triesPerAction: Int? = 20,
+                              choose: (State, inout SplitMix64, Bool) -> Action, apply: (Action, inout State) -> Written?) -> [Action] {
+        var state = start
+        var actions: [Action] = []
+        let length = 1 + random.below(max(1, maxSteps))
+        var attempts = 0
+        while actions.count < length {
+            if let tries = triesPerAction, attempts >= length * tries { break }
+            attempts += 1
+            let action = choose(state, &random, actions.isEmpty)
+            var next = state
+            if apply(action, &next) != nil {
+                state = next
+                actions.append(action)
+            }
+        }
+        return actions
+    }
+
+    /// The steps `actions` write from `state`, each applied on a copy: an action that no
+    /// longer applies (shrinking removed what it needed) is left out and leaves the state as
+    /// it was.
+    func written<State>(_ actions: [Action], from state: inout State, apply: (Action, inout State) -> [SpecJSON]?) -> [SpecJSON] {
+        actions.flatMap { action -> [SpecJSON] in
+            var next = state
+            guard let steps = apply(action, &next) else { return [] }
+            state = next
+            return steps
+        }
+    }
 }
 
 /// A flow as a model plans it: which fixture variant, then the actions in order.

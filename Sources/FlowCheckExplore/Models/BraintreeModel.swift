@@ -79,20 +79,7 @@ public struct BraintreeModel: ProviderModel {
     // MARK: - Generation
 
     public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
-        var state = State()
-        var actions: [Action] = []
-        let length = 1 + random.below(max(1, maxSteps))
-        var attempts = 0
-        while actions.count < length, attempts < length * 20 {
-            attempts += 1
-            let action = choose(state, &random, toward: unreached)
-            // On a copy: an action left out must leave the state as it was.
-            var next = state
-            if step(action, &next) != nil {
-                state = next
-                actions.append(action)
-            }
-        }
+        let actions = draw(from: State(), using: &random, maxSteps: maxSteps, choose: { state, random, _ in choose(state, &random, toward: unreached) }, apply: step)
         return ModelPlan(variant: 0, actions: actions)
     }
 
@@ -144,14 +131,7 @@ public struct BraintreeModel: ProviderModel {
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         var state = State()
-        // Each on a copy: an action that no longer applies (shrinking removed what it needed) is
-        // left out and leaves the state as it was.
-        let steps = plan.actions.compactMap { action -> SpecJSON? in
-            var next = state
-            guard let written = step(action, &next) else { return nil }
-            state = next
-            return written
-        }
+        let steps = written(plan.actions, from: &state) { action, state in step(action, &state).map { [$0] } }
         let fixture = SpecJSON.object([
             ("clientId", "bt-client-1"), ("clientSecret", "bt-backend-secret-88Ka"),
             ("merchants", .array([.object([("id", .string(Self.merchant)), ("email", "owner@shop.example"), ("password", "pw-Own-2210")])])),
@@ -208,13 +188,7 @@ public struct BraintreeModel: ProviderModel {
             guard list.indices.contains(index) else { return nil }
             let tamper = list[index]
             state.returned = .tampered(connected: connected, outcome: tamper.outcome)
-            var with: [(String, SpecJSON)] = tamper.arguments.map { ($0.name, .string($0.value)) }
-            for transform in tamper.transforms {
-                var members: [(String, SpecJSON)] = [("transform", .string(transform.kind.rawValue))]
-                if let value = transform.value { members.append(("value", .string(value))) }
-                with.append((transform.parameter, .object(members)))
-            }
-            return .object([("browser", "tamper"), ("with", .object(with)), ("note", .string("The return URL rewritten: \(tamper.name) (\(tamper.rule))."))])
+            return StepBuilder.tamper(tamper, rewriting: "The return URL")
         case .openURL:
             let accepted: Bool?
             switch state.returned {

@@ -118,20 +118,7 @@ public struct CleverModel: ProviderModel {
     // MARK: - Generation
 
     public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
-        var state = State()
-        var actions: [Action] = []
-        let length = 1 + random.below(max(1, maxSteps))
-        var attempts = 0
-        while actions.count < length, attempts < length * 20 {
-            attempts += 1
-            let action = choose(state, &random, toward: unreached)
-            // On a copy: an action left out must leave the state as it was.
-            var next = state
-            if step(action, &next) != nil {
-                state = next
-                actions.append(action)
-            }
-        }
+        let actions = draw(from: State(), using: &random, maxSteps: maxSteps, choose: { state, random, _ in choose(state, &random, toward: unreached) }, apply: step)
         return ModelPlan(variant: 0, actions: actions)
     }
 
@@ -192,14 +179,7 @@ public struct CleverModel: ProviderModel {
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         var state = State()
-        // Each on a copy: an action that no longer applies (shrinking removed what it needed) is
-        // left out and leaves the state as it was.
-        let steps = plan.actions.flatMap { action -> [SpecJSON] in
-            var next = state
-            guard let written = step(action, &next) else { return [] }
-            state = next
-            return written
-        }
+        let steps = written(plan.actions, from: &state, apply: step)
         let fixture = SpecJSON.object([
             ("clients", .array([.object([("id", .string(Self.clientID)), ("redirectURL", .string(Self.redirectURI))])])),
             ("users", .array([.object([("email", "student@example.edu"), ("password", "pw-Stu-5521")])])),
@@ -342,13 +322,7 @@ public struct CleverModel: ProviderModel {
             guard list.indices.contains(index) else { return nil }
             let tamper = list[index]
             state.redirect = .tampered(login: login, denied: denied, outcome: tamper.outcome)
-            var with: [(String, SpecJSON)] = tamper.arguments.map { ($0.name, .string($0.value)) }
-            for transform in tamper.transforms {
-                var members: [(String, SpecJSON)] = [("transform", .string(transform.kind.rawValue))]
-                if let value = transform.value { members.append(("value", .string(value))) }
-                with.append((transform.parameter, .object(members)))
-            }
-            return .object([("browser", "tamper"), ("with", .object(with)), ("note", .string("The redirect rewritten: \(tamper.name) (\(tamper.rule)).")) ])
+            return StepBuilder.tamper(tamper, rewriting: "The redirect")
         case .crashStore:
             guard !state.crashArmed else { return nil }
             state.crashArmed = true

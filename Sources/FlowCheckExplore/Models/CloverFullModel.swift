@@ -168,20 +168,7 @@ public struct CloverFullModel: ProviderModel {
 
     public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
         let variant = random.below(Self.lifetimes.count * 2)
-        var state = Self.initialState(variant)
-        var actions: [Action] = []
-        let length = 1 + random.below(max(1, maxSteps))
-        var attempts = 0
-        while actions.count < length, attempts < length * 20 {
-            attempts += 1
-            let action = choose(state, &random, toward: unreached)
-            // On a copy: an action left out must leave the state as it was.
-            var next = state
-            if step(action, &next) != nil {
-                state = next
-                actions.append(action)
-            }
-        }
+        let actions = draw(from: Self.initialState(variant), using: &random, maxSteps: maxSteps, choose: { state, random, _ in choose(state, &random, toward: unreached) }, apply: step)
         return ModelPlan(variant: variant, actions: actions)
     }
 
@@ -271,14 +258,7 @@ public struct CloverFullModel: ProviderModel {
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         var state = Self.initialState(plan.variant)
         let (access, refresh) = (state.access, state.refresh)
-        // Each on a copy: an action that no longer applies (shrinking removed what it needed) is
-        // left out and leaves the state as it was.
-        let steps = plan.actions.flatMap { action -> [SpecJSON] in
-            var next = state
-            guard let written = step(action, &next) else { return [] }
-            state = next
-            return written
-        }
+        let steps = written(plan.actions, from: &state, apply: step)
         let fixture = SpecJSON.object([
             ("apps", .array([.object([("id", "EXPAPP"), ("secret", "clv-explore-secret-4Tq"), ("siteURL", "https://pos.example.com/")])])),
             ("merchants", .array([.object([("id", "MERCH1"), ("name", "Corner Cafe"), ("installedApps", .array(["EXPAPP"]))])])),
@@ -362,22 +342,7 @@ public struct CloverFullModel: ProviderModel {
         state.configured = true
         state.partialCode = nil
         let arguments = Self.partialArguments + [("code", "${code\(code.number)}"), ("codeVerifier", "${verifier\(code.number)}"), ("merchantId", "MERCH1")]
-        guard state.now < code.issuedAt + Self.codeLifetime else {
-            return StepBuilder.app("setupPartial", with: arguments, note: "The code has outlived its lifetime: the exchange is refused, nothing stored.", expect: [
-                ("outcome", "error"),
-                ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 400)])),
-                ("storeEmpty", true),
-            ])
-        }
-        if state.crashArmed {
-            state.crashArmed = false
-            state.crashLeftover = true
-            return StepBuilder.app("setupPartial", with: arguments, note: "The exchange succeeds and the store's write of the session dies before its commit: the call fails, nothing stored, no callback.", expect: [
-                ("outcome", "error"),
-                ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 200)])),
-                ("storeEmpty", true),
-            ])
-        }
+        if let failed = failedExchange("setupPartial", with: arguments, issuedAt: code.issuedAt, &state) { return failed }
         let name = state.newSession()
         state.changed()
         return StepBuilder.app("setupPartial", with: arguments, note: "The app's code exchanged (CLV-PART-1): the session stored, then the merchant.", expect: [
@@ -429,13 +394,7 @@ public struct CloverFullModel: ProviderModel {
             let tamper = Self.tampers[index]
             pending.tampered = tamper.outcome
             state.pending = pending
-            var with: [(String, SpecJSON)] = tamper.arguments.map { ($0.name, .string($0.value)) }
-            for transform in tamper.transforms {
-                var members: [(String, SpecJSON)] = [("transform", .string(transform.kind.rawValue))]
-                if let value = transform.value { members.append(("value", .string(value))) }
-                with.append((transform.parameter, .object(members)))
-            }
-            return .object([("browser", "tamper"), ("with", .object(with)), ("note", .string("The redirect rewritten: \(tamper.name) (\(tamper.rule))."))])
+            return StepBuilder.tamper(tamper, rewriting: "The redirect")
         case .receiveRedirect:
             guard let pending = state.pending, state.session == nil, state.storeKnown else { return nil }
             let arguments = [("url", "${redirect}")]
@@ -473,22 +432,7 @@ public struct CloverFullModel: ProviderModel {
                         ("store", .object([("accessToken", .object([("notEquals", .string(value))]))])),
                     ])
                 }
-                guard state.now < issuedAt + Self.codeLifetime else {
-                    return StepBuilder.app("receiveRedirect", with: arguments, note: "The code has outlived its lifetime: the exchange is refused, nothing stored.", expect: [
-                        ("outcome", "error"),
-                        ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 400)])),
-                        ("storeEmpty", true),
-                    ])
-                }
-                if state.crashArmed {
-                    state.crashArmed = false
-                    state.crashLeftover = true
-                    return StepBuilder.app("receiveRedirect", with: arguments, note: "The exchange succeeds and the store's write of the session dies before its commit: the call fails, nothing stored, no callback.", expect: [
-                        ("outcome", "error"),
-                        ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 200)])),
-                        ("storeEmpty", true),
-                    ])
-                }
+                if let failed = failedExchange("receiveRedirect", with: arguments, issuedAt: issuedAt, &state) { return failed }
                 let name = state.newSession()
                 state.changed()
                 return StepBuilder.app("receiveRedirect", with: arguments, expect: [
@@ -575,6 +519,27 @@ public struct CloverFullModel: ProviderModel {
             state.now = target
             return .object([("advanceClock", .string(SpecText.duration(seconds)))])
         }
+    }
+
+    /// The call `name` exchanging a code issued at `issuedAt` when no session can come of it:
+    /// the code past its lifetime (refused, nothing stored), or the store's write dying (the
+    /// call fails, nothing stored, no callback); nil when the exchange goes through.
+    private func failedExchange(_ name: String, with arguments: [(String, String)], issuedAt: Int, _ state: inout State) -> SpecJSON? {
+        guard state.now < issuedAt + Self.codeLifetime else {
+            return StepBuilder.app(name, with: arguments, note: "The code has outlived its lifetime: the exchange is refused, nothing stored.", expect: [
+                ("outcome", "error"),
+                ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 400)])),
+                ("storeEmpty", true),
+            ])
+        }
+        guard state.crashArmed else { return nil }
+        state.crashArmed = false
+        state.crashLeftover = true
+        return StepBuilder.app(name, with: arguments, note: "The exchange succeeds and the store's write of the session dies before its commit: the call fails, nothing stored, no callback.", expect: [
+            ("outcome", "error"),
+            ("requests", .array([StepBuilder.request("POST", "/oauth/v2/token", status: 200)])),
+            ("storeEmpty", true),
+        ])
     }
 
     /// setup or merchant with a stored session: ended, refreshed first, or used as it is.

@@ -138,18 +138,8 @@ public struct MoltinModel: ProviderModel {
 
     public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
         let variant = random.below(Self.lifetimes.count)
-        var state = State(lifetime: Self.lifetimes[variant])
-        var actions: [Action] = []
-        let length = 1 + random.below(max(1, maxSteps))
-        while actions.count < length {
-            let action = choose(state, &random, first: actions.isEmpty, toward: unreached)
-            // On a copy: an action left out must leave the state as it was.
-            var next = state
-            if step(action, &next) != nil {
-                state = next
-                actions.append(action)
-            }
-        }
+        let actions = draw(from: State(lifetime: Self.lifetimes[variant]), using: &random, maxSteps: maxSteps, triesPerAction: nil,
+                           choose: { state, random, first in choose(state, &random, first: first, toward: unreached) }, apply: step)
         return ModelPlan(variant: variant, actions: actions)
     }
 
@@ -225,14 +215,7 @@ public struct MoltinModel: ProviderModel {
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         let lifetime = Self.lifetimes[plan.variant]
         var state = State(lifetime: lifetime)
-        // Each on a copy: an action that no longer applies (shrinking removed what it needed) is
-        // left out and leaves the state as it was.
-        let steps = plan.actions.compactMap { action -> SpecJSON? in
-            var next = state
-            guard let written = step(action, &next) else { return nil }
-            state = next
-            return written
-        }
+        let steps = written(plan.actions, from: &state) { action, state in step(action, &state).map { [$0] } }
         let fixture = SpecJSON.object([
             ("clients", .array(Self.clients.map { .object([("id", .string($0.0)), ("secret", .string($0.1))]) })),
             ("tokenLifetime", .int(lifetime)),

@@ -1,3 +1,5 @@
+import FlowCheckSpec
+
 /// Small builders for the steps models write, so each model reads as its predictions.
 enum StepBuilder {
     /// An app step: `{"app": name, "with": {...}, "expect": {...}}`.
@@ -24,5 +26,17 @@ enum StepBuilder {
     static func capture(_ name: String, notEquals previous: String? = nil) -> SpecJSON {
         guard let previous else { return .object([("present", true), ("capture", .string(name))]) }
         return .object([("notEquals", .string("${\(previous)}")), ("capture", .string(name))])
+    }
+
+    /// A `"browser": "tamper"` step rewriting the captured `what` (the redirect, the return
+    /// URL) as the derived variants' `tamper` does.
+    static func tamper(_ tamper: RedirectTamperCatalog.Tamper, rewriting what: String) -> SpecJSON {
+        var with: [(String, SpecJSON)] = tamper.arguments.map { ($0.name, .string($0.value)) }
+        for transform in tamper.transforms {
+            var members: [(String, SpecJSON)] = [("transform", .string(transform.kind.rawValue))]
+            if let value = transform.value { members.append(("value", .string(value))) }
+            with.append((transform.parameter, .object(members)))
+        }
+        return .object([("browser", "tamper"), ("with", .object(with)), ("note", .string("\(what) rewritten: \(tamper.name) (\(tamper.rule))."))])
     }
 }
