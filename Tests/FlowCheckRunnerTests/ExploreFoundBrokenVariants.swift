@@ -23,7 +23,12 @@ enum ExploreFoundBrokenVariants {
         switch call.name {
         case "connect":
             let outcome = try await inner.perform(call)
-            if case .error = outcome { failedConnects.withLock { _ = $0.insert(context.flowID) } }
+            // A failed tap marks the flow; one that opens a page starts a new connect.
+            if case .error = outcome {
+                failedConnects.withLock { _ = $0.insert(context.flowID) }
+            } else {
+                failedConnects.withLock { _ = $0.remove(context.flowID) }
+            }
             return outcome
         case "openURL":
             guard failedConnects.withLock({ $0.contains(context.flowID) }) else { return nil }
@@ -39,6 +44,11 @@ enum ExploreFoundBrokenVariants {
     /// Mutant 58: a failed return does not end the connect, so the same URL handed over again
     /// is handled (and notified) again.
     static let failedReturnKeepsConnect = BrokenVariants.overriding("a failed return keeps the connect") { call, inner, context in
+        if call.name == "connect" {
+            // A new connect: what the flow handled before is no longer kept.
+            failedReturns.withLock { _ = $0.remove(context.flowID) }
+            return nil
+        }
         guard call.name == "openURL" else { return nil }
         if failedReturns.withLock({ $0.contains(context.flowID) }), call.arguments["url"]?.contains("/failed") == true {
             return .ok(["handled": "true"])

@@ -190,18 +190,20 @@ public struct BraintreeModel: ProviderModel {
             state.returned = .tampered(connected: connected, outcome: tamper.outcome)
             return StepBuilder.tamper(tamper, rewriting: "The return URL")
         case .openURL:
-            let accepted: Bool?
+            // Whether the return reads as connected (true) or failed (false); nil: not the
+            // trusted source's return as Braintree sends it.
+            let connected: Bool?
             switch state.returned {
             case .none: return nil
-            case .connected: accepted = true
-            case .failed: accepted = false
-            case .tampered(let connected, let outcome):
+            case .connected: connected = true
+            case .failed: connected = false
+            case .tampered(let wasConnected, let outcome):
                 switch outcome {
-                case .equivalent: accepted = connected
-                case .refused, .noLogin, .injected: accepted = nil
+                case .equivalent: connected = wasConnected
+                case .refused, .noLogin, .injected: connected = nil
                 }
             }
-            guard let connected = accepted, state.inProgress else {
+            guard let connected, state.inProgress else {
                 return StepBuilder.app("openURL", with: openArguments, note: state.inProgress ? "Not the trusted source's return as Braintree sends it: not handled, nothing notified." : "No connect is in progress (none started, or its return already handled): not handled, nothing notified.", expect: [
                     ("result", .object([("handled", "false")])), ("requests", .array([])),
                 ])

@@ -67,7 +67,9 @@ public struct MoltinModel: ProviderModel {
     /// Inside this window, with credentials to renew with, what Products sends is the SDK's
     /// choice: the model generates no Products there.
     static let maxMargin = 300
-    /// Offsets around the token's expiry that matter: the margin's edge and expiry itself.
+    /// Offsets around the token's expiry that matter: just outside the 5-minute window (no
+    /// renewal), inside it (only without credentials, where nothing can renew), and expiry
+    /// itself with a second either side.
     static let expiryOffsets = [-301, -61, -60, -59, -1, 0, 1]
     /// Faults with the error kind the committed specs give a call that meets them first (nil:
     /// only that it is an error).

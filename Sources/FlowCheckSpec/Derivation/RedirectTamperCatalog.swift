@@ -10,7 +10,8 @@ public enum RedirectTamperCatalog {
             /// Logs nobody in: the call fails and nothing is stored; the code may be sent and
             /// refused by the provider.
             case noLogin
-            /// The same redirect: the SDK behaves exactly as with the original.
+            /// The same redirect: the SDK behaves exactly as with the original (a derived
+            /// variant runs the rest of the flow unchanged).
             case equivalent
             /// Success or an error, either way `value` is never sent nor stored.
             case injected(String)
@@ -35,15 +36,8 @@ public enum RedirectTamperCatalog {
         let place = RedirectTampers.Place(index: 0, signature: Vocabulary.ActionSignature(name: "receiveRedirect", required: ["url"], optional: [], summary: ""),
                                           parameters: parameters, host: host, path: path, denied: denied)
         return RedirectTampers.attacks(for: place, profile: profile).map { attack in
-            let outcome: Tamper.Outcome
-            switch attack.outcome {
-            case .refused: outcome = .refused
-            case .noLogin: outcome = .noLogin
-            case .equivalent: outcome = .equivalent
-            case .injected(let value): outcome = .injected(value)
-            }
-            return Tamper(name: attack.name, arguments: attack.arguments.map { ($0.name, $0.value.raw) },
-                          transforms: attack.transforms.map { ($0.0, $0.1.kind, $0.1.value?.raw) }, outcome: outcome, rule: attack.rule.id)
+            Tamper(name: attack.name, arguments: attack.arguments.map { ($0.name, $0.value.raw) },
+                   transforms: attack.transforms.map { ($0.0, $0.1.kind, $0.1.value?.raw) }, outcome: attack.outcome, rule: attack.rule.id)
         }
     }
 }

@@ -141,16 +141,8 @@ enum RedirectTampers {
 
     /// One rewrite of the redirect and what it must lead to.
     struct Attack {
-        enum Outcome {
-            /// Refused before any request, nothing stored.
-            case refused
-            /// Logs nobody in: the call fails, nothing stored; a request may be made.
-            case noLogin
-            /// The original step and the rest of the flow, unchanged.
-            case equivalent
-            /// Success or error, and `value` is never sent nor stored.
-            case injected(String)
-        }
+        /// What it must lead to; one declaration with the catalogue explore reads.
+        typealias Outcome = RedirectTamperCatalog.Tamper.Outcome
         var name: String
         var description: String
         var arguments: [Argument] = []

@@ -45,29 +45,22 @@ enum StoreCrashes {
         let original = spec.steps[index]
         let place = original.location
         let excuse = [InvariantAllowance(invariant: .store, why: pending, location: place)]
-        var crashed = original
-        crashed.expect = Expectation([.outcome(.any)])
-        crashed.allow = original.allow.filter { $0.invariant != .store } + excuse
-        crashed.note = "Derived: the store's write dies before its commit; the call may fail."
         return Array(spec.steps[..<index]) + [
             Step(number: 0, location: place, note: "Derived: the next store write will die before its commit.", action: .crashStore(.nextWrite), allow: excuse),
-            crashed,
+            anyOutcome(original, excuse: excuse, note: "Derived: the store's write dies before its commit; the call may fail."),
             Deriver.added(Step(number: 0, location: place, note: "Derived: the app relaunches over the same store.", action: .app(name: "relaunch", arguments: []), expect: Expectation([.outcome(.any)]), allow: excuse)),
-            again(original, excuse: excuse),
+            Deriver.added(anyOutcome(original, excuse: excuse, note: "Derived: the relaunched app makes the call again: the store's next write, over what the crash left.")),
             Deriver.added(Step(number: 0, location: place, note: "Derived (\(nothingLeft.id)): \(nothingLeft.statement).", action: .app(name: logout, arguments: []), expect: Expectation([.outcome(.any), .storeEmpty(true)]))),
         ]
     }
 
-    /// The crashed call made again on the relaunched instance: the store's next write, over the
-    /// old file and the crashed write's leftover. It may fail (a spent code, a refused refresh):
-    /// what it leaves behind is judged with the rest at the logout.
-    static func again(_ original: Step, excuse: [InvariantAllowance]) -> Step {
-        var step = Deriver.added(original)
-        step.number = 0
-        step.background = nil
+    /// The call as written, judged only by its outcome (it may fail: a store that died, a spent
+    /// code, a refused refresh), with the crash's temporary file excused until the logout.
+    static func anyOutcome(_ original: Step, excuse: [InvariantAllowance], note: String) -> Step {
+        var step = original
         step.expect = Expectation([.outcome(.any)])
         step.allow = original.allow.filter { $0.invariant != .store } + excuse
-        step.note = "Derived: the relaunched app makes the call again: the store's next write, over what the crash left."
+        step.note = note
         return step
     }
 }
