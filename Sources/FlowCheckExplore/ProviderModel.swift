@@ -121,7 +121,7 @@ public enum ExploreModels {
     /// The registered models, erased so a list can hold them.
     public static let all: [AnyProviderModel] = [
         AnyProviderModel(MoltinModel()),
-        AnyProviderModel(CloverFullModel()),
+        AnyProviderModel(CloverModel()),
         AnyProviderModel(CleverModel()),
         AnyProviderModel(BraintreeModel()),
     ]

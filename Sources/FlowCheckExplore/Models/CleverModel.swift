@@ -208,8 +208,7 @@ public struct CleverModel: ProviderModel {
     func step(_ action: Action, _ state: inout State) -> [SpecJSON]? {
         if action == .receiveTwice { return twiceAtOnce(&state) }
         guard let written = plainStep(action, &state) else { return nil }
-        guard state.crashLeftover, case .object(let members) = written else { return [written] }
-        return [.object(members + [("allow", Self.leftoverAllowance)])]
+        return [state.crashLeftover ? StepBuilder.allowing(Self.leftoverAllowance, in: written) : written]
     }
 
     /// The pending login's redirect handed over twice at once (a double tap, two URL-open

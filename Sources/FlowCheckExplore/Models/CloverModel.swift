@@ -3,10 +3,10 @@ import FlowCheckProviders
 import FlowCheckSpec
 import FlowCheckTestSupport
 
-/// Clover Go's Full OAuth (seeds 000, 001) as explore sees it: setup, the browser login or a
-/// denial, the redirect handed back, merchant calls, relaunch, logout, status, and clock jumps
-/// onto and around the access token's expiry, the code's lifetime and the refresh token's
-/// lifetime.
+/// Clover Go's Full, Partial and No OAuth (seeds 000, 001) as explore sees them: setup, the
+/// browser login or a denial, the redirect handed back, merchant calls, relaunch, logout,
+/// status, and clock jumps onto and around the access token's expiry, the code's lifetime and
+/// the refresh token's lifetime. No OAuth's own predictions are in `CloverModel+NoOAuth.swift`.
 ///
 /// What it predicts, and where each prediction comes from:
 /// - setup on an empty store opens the login page and makes no request (CLV-FULL-1); with a
@@ -30,7 +30,7 @@ import FlowCheckTestSupport
 ///   failed exchange stores nothing. After a refresh whose new pair failed to save, what the
 ///   store holds and what the server has spent are the SDK's business: the flow stops there.
 /// - A tampered redirect gets the outcome its derived rule gives (`RedirectTamperCatalog`).
-public struct CloverFullModel: ProviderModel {
+public struct CloverModel: ProviderModel {
     /// A clock jump onto a boundary that matters, or by a fixed amount.
     public enum Jump: Sendable, Equatable {
         /// To the stored access token's expiry plus `offset` seconds.
@@ -45,6 +45,12 @@ public struct CloverFullModel: ProviderModel {
     /// One thing the app, the user or the world does.
     public enum Action: Sendable, Equatable {
         case setup, login, deny, receiveRedirect, merchant, relaunch, logout, status
+        /// No OAuth: the app refreshes its own token (`POST /oauth/v2/refresh`, outside the SDK).
+        case appRefresh
+        /// No OAuth: `setup` with this token of the app's.
+        case setupNone(TokenChoice)
+        /// No OAuth: `updateToken` with this token of the app's.
+        case updateToken(TokenChoice)
         case advance(Jump)
         /// `addTokenCallback` under the `label`-th of ``labels``.
         case addCallback(label: Int)
@@ -118,6 +124,12 @@ public struct CloverFullModel: ProviderModel {
         var refresh: Int
         /// Partial OAuth: the app runs the PKCE login itself and hands the code to setup.
         var partial = false
+        /// No OAuth: the app runs the login and its refreshes itself and hands the SDK tokens.
+        var noOAuth = false
+        /// No OAuth: the access tokens the app has got, in issue order (their captures' names),
+        /// and its refresh token.
+        var appTokens: [AppToken] = []
+        var appRefresh: AppToken?
         /// Partial OAuth: the code the app's own login got (its captures' number) and when.
         var partialCode: (number: Int, issuedAt: Int)?
         var now = 0
@@ -167,18 +179,21 @@ public struct CloverFullModel: ProviderModel {
     // MARK: - Generation
 
     public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
-        let variant = random.below(Self.lifetimes.count * 2)
+        let variant = random.below(Self.lifetimes.count * 3)
         let actions = draw(from: Self.initialState(variant), using: &random, maxSteps: maxSteps, choose: { state, random, _ in choose(state, &random, toward: unreached) }, apply: step)
         return ModelPlan(variant: variant, actions: actions)
     }
 
-    /// Variants 0-2: Full OAuth with each lifetime pair; 3-5: Partial OAuth with each.
+    /// Variants 0-2: Full OAuth with each lifetime pair; 3-5: Partial OAuth with each; 6-8: No
+    /// OAuth with each.
     static func initialState(_ variant: Int) -> State {
         let (access, refresh) = lifetimes[variant % lifetimes.count]
-        return State(access: access, refresh: refresh, partial: variant >= lifetimes.count)
+        let mode = variant / lifetimes.count
+        return State(access: access, refresh: refresh, partial: mode == 1, noOAuth: mode == 2)
     }
 
     private func choose(_ state: State, _ random: inout SplitMix64, toward unreached: Set<String>) -> Action {
+        if state.noOAuth { return chooseNoOAuth(state, &random, toward: unreached) }
         var choices: [(Action, Int)] = [(.setup, state.configured ? 2 : 8), (.relaunch, 1), (.logout, 1), (.status, 2)]
         if state.partial, state.session == nil, state.partialCode == nil { choices.append((.login, 10)) }
         if state.partial, state.partialCode != nil { choices.append((.setup, 10)) }
@@ -214,7 +229,9 @@ public struct CloverFullModel: ProviderModel {
         switch action {
         case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
         case .advance(.toAccessExpiry(let offset)): return offset == 0 ? [] : [.advance(.toAccessExpiry(offset: 0))]
-        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .removeCallback, .crashStore, .tamper, .reshape, .clearFaults:
+        case .setupNone(let token), .updateToken(let token):
+            return token == .latest ? [] : [action == .setupNone(token) ? .setupNone(.latest) : .updateToken(.latest)]
+        case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .removeCallback, .crashStore, .tamper, .reshape, .clearFaults, .appRefresh:
             return []
         }
     }
@@ -232,6 +249,9 @@ public struct CloverFullModel: ProviderModel {
         case .relaunch: return "relaunch"
         case .logout: return "logout"
         case .status: return "status"
+        case .appRefresh: return "appRefresh"
+        case .setupNone(let token): return "setupNone." + token.rawValue
+        case .updateToken(let token): return "updateToken." + token.rawValue
         case .advance(.toAccessExpiry(let offset)): return "advance.accessExpiry" + signed(offset)
         case .advance(.toRefreshExpiry(let offset)): return "advance.refreshExpiry" + signed(offset)
         case .advance(.toCodeExpiry(let offset)): return "advance.codeExpiry" + signed(offset)
@@ -250,7 +270,8 @@ public struct CloverFullModel: ProviderModel {
         let jumps: [Action] = [-301, -61, -60, -59, -1, 0, 1].map { .advance(.toAccessExpiry(offset: $0)) } + [-1, 0].map { .advance(.toRefreshExpiry(offset: $0)) }
             + [-1, 0].map { .advance(.toCodeExpiry(offset: $0)) } + [.advance(.by(seconds: 1))]
         let callbacks: [Action] = Self.labels.indices.flatMap { [Action.addCallback(label: $0), .removeCallback(label: $0)] }
-        return (fixed + jumps + callbacks + Self.tampers.indices.map { .tamper(index: $0) } + [.clearFaults]).map(reachName) + Self.reshapes.map(\.reachName)
+        let noOAuth: [Action] = [.appRefresh] + TokenChoice.allCases.flatMap { [Action.setupNone($0), .updateToken($0)] }
+        return (fixed + jumps + callbacks + Self.tampers.indices.map { .tamper(index: $0) } + [.clearFaults] + noOAuth).map(reachName) + Self.reshapes.map(\.reachName)
     }
 
     // MARK: - Rendering
@@ -267,12 +288,13 @@ public struct CloverFullModel: ProviderModel {
             ("refreshTokenLifetime", .int(refresh)),
             ("codeLifetime", .int(Self.codeLifetime)),
         ])
+        let mode = state.noOAuth ? "No" : state.partial ? "Partial" : "Full"
         let spec = SpecText.spec(
-            id: id, title: "Explored Clover \(state.partial ? "Partial" : "Full") OAuth flow \(id)",
-            summary: "A random Clover Full OAuth flow generated by flowcheck explore; each expectation is the Clover model's prediction.",
-            seed: "000_969e004fc9e24908.txt", passage: "Full OAuth Flow, steps 1-6; logout; addOnTokenChangeCallback",
+            id: id, title: "Explored Clover \(mode) OAuth flow \(id)",
+            summary: "A random Clover \(mode) OAuth flow generated by flowcheck explore; each expectation is the Clover model's prediction.",
+            seed: "000_969e004fc9e24908.txt", passage: state.noOAuth ? "No OAuth Flow; updateToken; logout; addOnTokenChangeCallback" : "Full OAuth Flow, steps 1-6; logout; addOnTokenChangeCallback",
             provider: provider.rawValue, fixture: fixture,
-            decisions: ["Generated: the expectations are what the committed Clover specs decide (an expired access token refreshed once before use, a refresh before expiry left to the SDK, single-use codes with a lifetime)."],
+            decisions: [state.noOAuth ? Self.noOAuthDecision : "Generated: the expectations are what the committed Clover specs decide (an expired access token refreshed once before use, a refresh before expiry left to the SDK, single-use codes with a lifetime)."],
             steps: steps
         )
         return RenderedFlow(spec: spec, stepCount: steps.count)
@@ -290,7 +312,10 @@ public struct CloverFullModel: ProviderModel {
     func step(_ action: Action, _ state: inout State) -> [SpecJSON]? {
         guard !state.stopped else { return nil }
         let written: [SpecJSON]
-        if state.partial, action == .login {
+        if state.noOAuth {
+            guard let steps = noOAuthSteps(action, &state) else { return nil }
+            written = steps
+        } else if state.partial, action == .login {
             guard let login = appOwnLogin(&state) else { return nil }
             written = login
         } else {
@@ -298,10 +323,7 @@ public struct CloverFullModel: ProviderModel {
             written = [one]
         }
         guard state.crashLeftover else { return written }
-        return written.map { step in
-            guard case .object(let members) = step else { return step }
-            return .object(members + [("allow", Self.leftoverAllowance)])
-        }
+        return written.map { StepBuilder.allowing(Self.leftoverAllowance, in: $0) }
     }
 
     /// Partial OAuth: the app's own PKCE login with the SDK's helper (CLV-PART-1): the
@@ -352,8 +374,10 @@ public struct CloverFullModel: ProviderModel {
         ])
     }
 
-    private func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
+    func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
+        case .appRefresh, .setupNone, .updateToken:
+            return nil
         case .setup:
             if state.partial { return partialSetup(&state) }
             // A setup over a store holding a session the model cannot name (an injected

@@ -28,6 +28,15 @@ enum StepBuilder {
         return .object([("notEquals", .string("${\(previous)}")), ("capture", .string(name))])
     }
 
+    /// `step` with the allowances of `allow` (an array) added to any it has.
+    static func allowing(_ allow: SpecJSON, in step: SpecJSON) -> SpecJSON {
+        guard case .object(let members) = step, case .array(let added) = allow else { return step }
+        guard let index = members.firstIndex(where: { $0.0 == "allow" }) else { return .object(members + [("allow", allow)]) }
+        var merged = members
+        if case .array(let existing) = members[index].1 { merged[index].1 = .array(existing + added) }
+        return .object(merged)
+    }
+
     /// A `"browser": "tamper"` step rewriting the captured `what` (the redirect, the return
     /// URL) as the derived variants' `tamper` does.
     static func tamper(_ tamper: RedirectTamperCatalog.Tamper, rewriting what: String) -> SpecJSON {
