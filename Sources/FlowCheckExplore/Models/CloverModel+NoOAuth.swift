@@ -53,12 +53,23 @@ extension CloverModel {
     ])])
 
     func chooseNoOAuth(_ state: State, _ random: inout SplitMix64, toward unreached: Set<String>) -> Action {
-        var choices: [(Action, Int)] = [(.relaunch, 1), (.status, 2)]
-        if state.appRefresh == nil { choices.append((.login, 12)) } else { choices.append((.appRefresh, 3)) }
-        let token = pick(TokenChoice.allCases.map { Action.setupNone($0) }, toward: unreached, &random)
-        if !state.configured { choices.append((token, state.appTokens.isEmpty ? 2 : 8)) }
+        // What a write, a crash or a callback is judged by comes more often once there is one.
+        let writes = state.crashArmed ? 12 : 5
+        var choices: [(Action, Int)] = [(.relaunch, 1), (.status, state.registered.isEmpty ? 2 : 4)]
+        if state.appRefresh == nil {
+            choices.append((.login, 12))
+        } else {
+            // A token newer than the stored one is what an update takes.
+            let newer = state.session.map { "${\($0.name)}" } != state.appTokens.last.map { "${\($0.name)}" }
+            choices.append((.appRefresh, newer ? 2 : 6))
+        }
+        // The newest token most often; the previous and a forged one each a fifth of the time.
+        let choice = random.chance(60) ? TokenChoice.latest : random.pick([.previous, .forged])
+        let unreachedChoice = TokenChoice.allCases.filter { unreached.contains(reachName(of: state.configured ? .updateToken($0) : .setupNone($0))) }.first
+        let token = unreachedChoice ?? choice
+        if !state.configured { choices.append((.setupNone(token), state.appTokens.isEmpty ? 2 : writes + 3)) }
         if state.configured {
-            choices += [(.merchant, 4), (.logout, 1), (pick(TokenChoice.allCases.map { Action.updateToken($0) }, toward: unreached, &random), 5)]
+            choices += [(.merchant, 4), (.logout, 1), (.updateToken(token), writes)]
         }
         let label = random.below(Self.labels.count)
         if !state.registered.contains(Self.labels[label]) {
@@ -66,7 +77,7 @@ extension CloverModel {
         } else {
             choices.append((.removeCallback(label: label), 3))
         }
-        if !state.crashArmed { choices.append((.crashStore, 1)) }
+        if !state.crashArmed { choices.append((.crashStore, 2)) }
         if state.session != nil || !state.appTokens.isEmpty {
             choices.append((pick([-61, -1, 0, 1].map { .advance(.toAccessExpiry(offset: $0)) }, toward: unreached, &random), 4))
         }
@@ -103,7 +114,8 @@ extension CloverModel {
             }
             if let fired = state.fired {
                 for label in Self.labels where state.everRegistered.contains(label) {
-                    result.append(("fired.\(label)", .string(String(fired[label] ?? 0))))
+                    let count = fired[label] ?? 0
+                    result.append(("fired.\(label)", state.firedSlack.contains(label) ? .object([("regex", .string("^(\(count)|\(count + 1))$"))]) : .string(String(count))))
                 }
             }
             return [StepBuilder.app("status", expect: (result.isEmpty ? [] : [("result", .object(result))]) + [("requests", .array([]))])]
@@ -202,8 +214,9 @@ extension CloverModel {
         // Whether a setup whose write died leaves the SDK set up no flow decides: not counted.
         if let failed = crashedWrite("setupNone", with: arguments, &state) { return failed }
         state.configured = true
-        // Whether setup fires the callback the seed leaves open (CLV-NONE-1's decision).
-        if !state.registered.isEmpty { state.fired = nil }
+        // Whether setup fires the callback the seed leaves open (CLV-NONE-1's decision): each
+        // label registered now may count one more from here on.
+        state.firedSlack.formUnion(state.registered)
         state.session = Session(name: String(token.dropFirst(2).dropLast()), accessExpires: expires ?? state.now, refreshExpires: Int.max)
         return StepBuilder.app("setupNone", with: arguments, note: "The app's token, verified with one merchant request and stored (CLV-NONE-1).", expect: [
             ("result", .object([("outcome", "ready"), ("merchantId", "MERCH1")])),

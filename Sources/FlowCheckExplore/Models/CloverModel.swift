@@ -147,6 +147,9 @@ public struct CloverModel: ProviderModel {
         var registrationOrder: [String] = []
         /// How often each label has fired; nil once no flow decides it.
         var fired: [String: Int]? = [:]
+        /// Labels whose count may be one more than `fired` says (No OAuth: a setup the seed
+        /// leaves free to fire the callback or not).
+        var firedSlack: Set<String> = []
         var crashArmed = false
         /// A crashed write's temporary file may be in the store's folder from here on.
         var crashLeftover = false
