@@ -24,6 +24,11 @@ import FlowCheckTestSupport
 /// - Delete Token empties the store (MLT-DELETE); a relaunch keeps it and forgets credentials.
 /// - A call that meets a fault on every path it uses is an error of the fault's kind and
 ///   leaves the store as it was (MLT-NETFAIL, MLT-RENEW-FAULTS, MLT-RATELIMIT, FLT-*).
+/// - A store write that dies (`crashStore`: an Auth's, a renewal's or a Refresh Token's) fails
+///   the call and leaves the old token stored (MLT-STORE-CRASH); what the instance keeps in
+///   memory then no flow decides, so the next call of the SDK comes after a relaunch, which
+///   reads the old token (MLT-STORE-CRASH). A crashed refresh has spent the old token on the
+///   server (the fake's rotation, MLT-STORE-CRASH's decision): it is revoked from then on.
 public struct MoltinModel: ProviderModel {
     /// The paths a fault can be armed on.
     public enum FaultPath: String, Sendable, Equatable {
@@ -52,6 +57,8 @@ public struct MoltinModel: ProviderModel {
         case revoke
         /// A documented-equivalent shape of an answer, armed until faults are cleared.
         case reshape(path: String, kind: String)
+        /// The store's next write dies before its commit.
+        case crashStore
     }
 
     public let provider = Provider.moltin
@@ -117,6 +124,11 @@ public struct MoltinModel: ProviderModel {
         }
 
         var anyFault: Bool { tokenFault != nil || productsFault != nil }
+        var crashArmed = false
+        /// A write died: the instance's memory is past what the model follows until a relaunch.
+        var crashed = false
+        /// A crashed write's temporary file may be in the store's folder from here on.
+        var crashLeftover = false
         /// The reshapes armed (``AnswerReshapes``): they change no prediction.
         var reshapes: [AnswerReshapes.Reshape] = []
     }
@@ -166,6 +178,7 @@ public struct MoltinModel: ProviderModel {
         let reshapes = Self.reshapes(lifetime: state.lifetime).filter { !state.reshapes.contains($0) }
         if !reshapes.isEmpty { choices.append((pick(reshapes.map { .reshape(path: $0.path, kind: $0.kind) }, toward: unreached, &random), 1)) }
         choices.append((.revoke, 1))
+        if !state.crashArmed, !state.crashed, state.token != .unknown { choices.append((.crashStore, 1)) }
         return random.weighted(steered(choices, toward: unreached))
     }
 
@@ -175,7 +188,7 @@ public struct MoltinModel: ProviderModel {
         case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
         case .advance(.toExpiry(let offset)): return offset == 0 ? [] : [.advance(.toExpiry(offset: 0))]
         case .fault(let kind, let path): return path == .every || kind == "invalidGrant" || kind == "tokenNotValid" ? [] : [.fault(kind: kind, path: .every)]
-        case .products, .refreshToken, .deleteToken, .relaunch, .clearFaults, .revoke, .reshape: return []
+        case .products, .refreshToken, .deleteToken, .relaunch, .clearFaults, .revoke, .reshape, .crashStore: return []
         }
     }
 
@@ -194,6 +207,7 @@ public struct MoltinModel: ProviderModel {
         case .clearFaults: return "clearFaults"
         case .revoke: return "revoke"
         case .reshape(let path, let kind): return AnswerReshapes.Reshape(path: path, kind: kind).reachName
+        case .crashStore: return "crashStore"
         }
     }
 
@@ -209,7 +223,7 @@ public struct MoltinModel: ProviderModel {
         let faults = Self.faults.map(reachName)
         var reshapes: [String] = []
         for lifetime in Self.lifetimes { for reshape in Self.reshapes(lifetime: lifetime) where !reshapes.contains(reshape.reachName) { reshapes.append(reshape.reachName) } }
-        return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke"] + reshapes
+        return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke", "crashStore"] + reshapes
     }
 
     // MARK: - Rendering
@@ -233,10 +247,75 @@ public struct MoltinModel: ProviderModel {
         return RenderedFlow(spec: spec, stepCount: steps.count)
     }
 
+    /// Why a step after a store crash may find the crashed write's temporary file (the written
+    /// MLT-STORE-CRASH's reason).
+    static let leftoverAllowance: SpecJSON = .array([.object([
+        ("invariant", "INV-STORE"),
+        ("why", "the simulated crash leaves the killed write's temporary file on purpose; a store may remove it when it is next opened, written or emptied: the generated flow does not judge it"),
+    ])])
+
     /// The step for `action` where `state` stands, with its predictions; nil (and `state`
     /// unchanged) when the model cannot predict it there.
     func step(_ action: Action, _ state: inout State) -> SpecJSON? {
+        guard let written = crashAware(action, &state) else { return nil }
+        return state.crashLeftover ? StepBuilder.allowing(Self.leftoverAllowance, in: written) : written
+    }
+
+    /// `plainStep`, with an armed crash taking the first write: the call fails, the old token
+    /// stays stored, and only a relaunch follows on the SDK's side.
+    private func crashAware(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
+        case .crashStore:
+            guard !state.crashArmed, !state.crashed, state.token != .unknown else { return nil }
+            state.crashArmed = true
+            return .object([("crashStore", "nextWrite")])
+        case .relaunch:
+            // Whether an armed crash outlives the instance is the driver's business.
+            guard !state.crashArmed else { return nil }
+            state.crashed = false
+        case .deleteToken:
+            // Whether a store's delete is a write is the store's business.
+            guard !state.crashArmed, !state.crashed else { return nil }
+        case .auth, .products, .refreshToken:
+            guard !state.crashed else { return nil }
+        case .advance, .fault, .clearFaults, .revoke, .reshape:
+            break
+        }
+        guard state.crashArmed else { return plainStep(action, &state) }
+        var next = state
+        guard let plain = plainStep(action, &next) else { return nil }
+        // No new token stored: no write met the crash.
+        guard next.captures != state.captures else {
+            state = next
+            return plain
+        }
+        let before = state
+        state = next
+        state.token = before.token
+        state.credentials = before.credentials
+        state.crashArmed = false
+        state.crashed = true
+        state.crashLeftover = true
+        if action == .refreshToken, case .known(let name, let expires, _) = before.token {
+            state.token = .known(name: name, expires: expires, alive: false)
+        }
+        var expect: [(String, SpecJSON)] = [("outcome", "error")]
+        if case .auth(let client, _) = action {
+            expect.append(("requests", .array([StepBuilder.request("POST", FaultPath.token.rawValue, status: 200, [("form", .object([("grant_type", "client_credentials"), ("client_id", .string(Self.clients[client].0))]))])])))
+        }
+        expect += [before.storeUnchanged].compactMap { $0 }
+        guard case .object(let members) = plain, let name = members.first(where: { $0.0 == "app" })?.1 else { return nil }
+        var rewritten: [(String, SpecJSON)] = [("app", name)]
+        if let with = members.first(where: { $0.0 == "with" }) { rewritten.append(with) }
+        rewritten.append(("note", "The store's write of the new token dies before its commit (MLT-STORE-CRASH): the call fails and the old token stays stored; the app is relaunched before its next call."))
+        rewritten.append(("expect", .object(expect)))
+        return .object(rewritten)
+    }
+
+    private func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
+        switch action {
+        case .crashStore:
+            return nil
         case .auth(let client, let right):
             return auth(client: client, right: right, &state)
         case .products:
