@@ -290,6 +290,9 @@ public struct MoltinModel: ProviderModel {
             return plain
         }
         let before = state
+        // A live token's renewal (a rejected call's recovery) spends it or not as the SDK's
+        // grant decides (refresh or client_credentials): what a relaunch would send is open.
+        if action == .products, case .known(_, let expires, true) = before.token, before.now < expires { return nil }
         state = next
         state.token = before.token
         state.credentials = before.credentials
