@@ -120,6 +120,16 @@ enum ExploreBrokenSDKs {
         }
     }
 
+    /// Clover No OAuth (mutant 66): setupNone goes on with the token already in the store when
+    /// there is one, ignoring the token the app passes (Partial OAuth's "no code: use the
+    /// stored token" habit), so after the app's refresh and a relaunch the old token is used.
+    static let cloverSetupNonePrefersStoredToken: any FlowDriver = StatefulDriver(name: "setupNone prefers the stored token", rewrite: { request, _ in request }) { call, inner, _ in
+        guard call.name == "setupNone", let stored = try await inner.storeContents()["accessToken"] else { return nil }
+        var arguments = call.arguments
+        arguments["token"] = stored
+        return try await inner.perform(AppCall(name: call.name, arguments: arguments))
+    }
+
     /// Remembers the client credentials of the first successful Auth only: a later Auth as
     /// another client stores that client's token, but refreshes and renewals still sign with
     /// the first client's credentials.

@@ -21,7 +21,8 @@ struct BrokenCase: Sendable, CustomTestStringConvertible {
 private let brokenCases: [BrokenCase] = [
     BrokenCase(name: "Refresh Token on an empty store re-authenticates", driver: ExploreBrokenSDKs.moltinRefreshOnEmptyStoreReauths, provider: "moltin"),
     BrokenCase(name: "stale in-memory token after Delete Token and Auth", driver: ExploreBrokenSDKs.moltinStaleTokenAfterDelete, provider: "moltin"),
-    BrokenCase(name: "credentials remembered once", driver: ExploreBrokenSDKs.moltinCredentialsRememberedOnce, provider: "moltin"),
+    BrokenCase(name: "credentials remembered once", driver: ExploreBrokenSDKs.moltinCredentialsRememberedOnce, provider: "moltin", runs: 400),
+    BrokenCase(name: "Clover No OAuth: setupNone prefers the stored token", driver: ExploreBrokenSDKs.cloverSetupNonePrefersStoredToken, provider: "clover", runs: 600),
 ]
 
 private let specsFolder = URL(fileURLWithPath: #filePath)
@@ -126,7 +127,7 @@ struct ExploreTests {
         let first = temporaryFolder(), second = temporaryFolder()
         defer { for folder in [first, second] { try? FileManager.default.removeItem(atPath: folder) } }
         func explore(_ out: String) async throws -> Explorer.Summary {
-            try await Explorer(driver: ExploreBrokenSDKs.moltinStaleTokenAfterDelete, options: .init(seed: 3, runs: 120, models: models("moltin"), outputDirectory: out, concurrency: 2)).run()
+            try await Explorer(driver: ExploreBrokenSDKs.moltinStaleTokenAfterDelete, options: .init(seed: 3, runs: 300, models: models("moltin"), outputDirectory: out, concurrency: 2)).run()
         }
         let a = try await explore(first), b = try await explore(second)
         #expect(!a.findings.isEmpty)
