@@ -6,6 +6,25 @@ import FlowCheckSDK
 /// Broken SDKs for the flows written from `flowcheck explore`'s findings: each stands for the
 /// mutant of `scripts/mutants` explore found (the source edit itself cannot be a test driver).
 enum ExploreFoundBrokenVariants {
+    /// Mutants 70 and 71: Refresh Token and the renewal before an API call delete the stored
+    /// token before writing the new one (the Keychain's delete-then-add), so a write that dies
+    /// leaves nothing stored.
+    static let deleteBeforeWrite = BrokenVariants.overriding("the stored token deleted before the new one is written") { call, inner, _ in
+        guard call.name == "refreshToken" || call.name == "products" else { return nil }
+        let outcome = try await inner.perform(call)
+        if case .error("storage", _) = outcome { _ = try await inner.perform(AppCall(name: "deleteToken")) }
+        return outcome
+    }
+
+    /// Mutant 66: setupNone goes on with the token already in the store, ignoring the one the
+    /// app passes.
+    static let setupNoneKeepsStoredToken = BrokenVariants.overriding("setupNone keeps the stored token") { call, inner, _ in
+        guard call.name == "setupNone", let stored = try await inner.storeContents()["accessToken"] else { return nil }
+        var arguments = call.arguments
+        arguments["token"] = stored
+        return try await inner.perform(AppCall(name: call.name, arguments: arguments))
+    }
+
     /// Mutant 57: a token the store could not save is returned as a successful login.
     static let storeFailureIsALogin = BrokenVariants.overriding("a token the store could not save reported as a login") { call, inner, _ in
         guard call.name == "receiveRedirect" else { return nil }

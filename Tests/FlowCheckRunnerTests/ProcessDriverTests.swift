@@ -57,7 +57,7 @@ struct ProcessDriverTests {
     ///   be sent once expired (MLT-RELAUNCH-EDGE);
     /// - a force-unwrap of the products body: the flows that answer 200 with a body that is
     ///   not JSON (a non-JSON body, a truncated one); the SDK crashes instead of an error.
-    static let noExpiryFails: Set = ["MLT-CREDS", "MLT-EXPIRED", "MLT-EXPIRY-EDGE", "MLT-RATELIMIT", "MLT-RELAUNCH-EDGE", "MLT-RENEW-FAULTS", "MLT-SHARED-RENEWAL", "MLT-STORE-FILES"]
+    static let noExpiryFails: Set = ["MLT-CREDS", "MLT-EXPIRED", "MLT-EXPIRY-EDGE", "MLT-RATELIMIT", "MLT-RELAUNCH-EDGE", "MLT-RENEW-FAULTS", "MLT-SHARED-RENEWAL", "MLT-STORE-CRASH-RENEW", "MLT-STORE-FILES"]
     static let crashFails: Set = ["MLT-NETFAIL", "FLT-TRUNCATED"]
 
     @Test(arguments: [

@@ -152,6 +152,8 @@ struct SpecsEarnTheirPlaceTests {
         // Written from explore's findings (issue 23)
         Variant(name: "a token the store could not save reported as a login", driver: ExploreFoundBrokenVariants.storeFailureIsALogin, mustFail: ["CLE-STORE-CRASH"]),
         Variant(name: "a failed Connect ends the open one", driver: ExploreFoundBrokenVariants.failedConnectEndsTheOpenOne, mustFail: ["BT-CONNECT-AGAIN-FAILS"]),
+        Variant(name: "the stored token deleted before the new one is written", driver: ExploreFoundBrokenVariants.deleteBeforeWrite, mustFail: ["MLT-STORE-CRASH-RENEW"]),
+        Variant(name: "setupNone keeps the stored token", driver: ExploreFoundBrokenVariants.setupNoneKeepsStoredToken, mustFail: ["CLV-NONE-5"]),
         Variant(name: "a failed return keeps the connect", driver: ExploreFoundBrokenVariants.failedReturnKeepsConnect, mustFail: ["BT-DENIED"]),
     ]
 
