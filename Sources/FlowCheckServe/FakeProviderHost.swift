@@ -48,6 +48,12 @@ public final class FakeProviderHost: Sendable {
 
     private let state = Locked(State())
 
+    /// `text` with every secret of every provider masked: the fixtures' and whatever any of
+    /// them has issued, whichever port it was sent to (the log's one redactor).
+    func redacted(_ text: String) -> String {
+        redactor.scrub(text)
+    }
+
     /// Each started provider with its world and fixture secrets, for ``ServeControl``.
     var served: [(provider: Provider, world: FakeWorld, fixtureSecrets: [String])] {
         state.withLock { $0.served }

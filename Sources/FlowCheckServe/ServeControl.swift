@@ -27,7 +27,8 @@ public final class ServeControl: Sendable {
 
     /// Listens on 127.0.0.1:`port` (0: an ephemeral port) and returns the base URL.
     public func start(port: Int = 0) throws -> URL {
-        let server = HTTPServer(responder: ClosureResponder { [weak self] request in
+        // A request the parser refuses is answered in JSON too, as every other answer.
+        let server = HTTPServer(responder: ClosureResponder(rejection: { ServeControlAnswer.failure($0, $1) }) { [weak self] request in
             self?.respond(to: request) ?? ServeControlAnswer.failure(503, "serve is stopping")
         })
         let bound = try server.start(port: port, address: .loopback)
@@ -64,6 +65,10 @@ public final class ServeControl: Sendable {
     }
 
     private func answer(_ route: ServeControlRoute, _ request: HTTPRequest) throws(ServeControlError) -> HTTPResponse {
+        let query = try ServeControlInput.query(request, names: route.queryNames)
+        if route.bodyKeys.isEmpty, !request.body.isEmpty {
+            throw ServeControlError("\(request.method) \(request.path) takes no body")
+        }
         switch route {
         case .index:
             return .json(200, [
@@ -73,13 +78,13 @@ public final class ServeControl: Sendable {
         case .readClock:
             return .json(200, clockDocument())
         case .advanceClock:
-            let body = try ServeControlInput(request)
+            let body = try ServeControlInput(request, keys: route.bodyKeys)
             let seconds = try body.duration("advance")
             guard seconds > 0 else { throw ServeControlError("advance must move the clock forward (it never goes back: tokens issued would be dated in the future)") }
             clock.advance(by: TimeInterval(seconds))
             return .json(200, clockDocument())
         case .readFaults:
-            let targets = try self.targets(provider: request.queryItem("provider"))
+            let targets = try self.targets(provider: query["provider"])
             var document: [String: Any] = [:]
             for target in targets {
                 var faults: [[String: Any]] = target.world.server.activeFaults.map(Self.faultDocument)
@@ -88,7 +93,7 @@ public final class ServeControl: Sendable {
             }
             return .json(200, ["faults": document])
         case .injectFault:
-            let body = try ServeControlInput(request)
+            let body = try ServeControlInput(request, keys: route.bodyKeys)
             let target = try self.target(body.requiredText("provider"))
             let kindText = try body.requiredText("kind")
             guard let kind = FaultKind(rawValue: kindText) else {
@@ -109,7 +114,7 @@ public final class ServeControl: Sendable {
             if let times { fault["times"] = times }
             return .json(200, ["provider": target.provider.rawValue, "injected": fault])
         case .clearFaults:
-            let targets = try self.targets(provider: request.queryItem("provider"))
+            let targets = try self.targets(provider: query["provider"])
             var failures: [String] = []
             for target in targets {
                 do { try target.world.clearFaults() } catch { failures.append("\(target.provider.rawValue): \(error)") }
@@ -117,7 +122,7 @@ public final class ServeControl: Sendable {
             guard failures.isEmpty else { return ServeControlAnswer.failure(500, failures.joined(separator: "; ")) }
             return .json(200, ["cleared": targets.map(\.provider.rawValue)])
         case .serverOperation:
-            let body = try ServeControlInput(request)
+            let body = try ServeControlInput(request, keys: route.bodyKeys)
             let target = try self.target(body.requiredText("provider"))
             let operation = try body.requiredText("operation")
             do {
@@ -127,22 +132,24 @@ public final class ServeControl: Sendable {
             }
             return .json(200, ["provider": target.provider.rawValue, "performed": operation])
         case .readExchanges:
-            let targets = try self.targets(provider: request.queryItem("provider"))
+            let targets = try self.targets(provider: query["provider"])
             var since = 0
-            if let text = request.queryItem("since") {
+            if let text = query["since"] {
                 guard let number = Int(text), number >= 0 else { throw ServeControlError("since takes an exchange number (0 or more), not \(text)") }
                 since = number
             }
             var exchanges: [[String: Any]] = []
+            // The host's one redactor, as the log's: every provider's secrets, whichever port a
+            // secret was sent to, and no per-call cost that grows with what was issued.
+            let scrub: (String) -> String = host.redacted
             for target in targets {
-                let redactor = Redactor(secrets: target.fixtureSecrets + target.world.server.issuedSecrets)
                 for exchange in target.world.server.exchanges where exchange.index + 1 > since {
-                    let transcript = redactor.scrub(Transcript.render(exchange, mask: redactor.scrub))
+                    let transcript = scrub(Transcript.render(exchange, mask: scrub))
                     exchanges.append([
                         "provider": target.provider.rawValue,
                         "number": exchange.index + 1,
-                        "method": redactor.scrub(exchange.request.method),
-                        "path": redactor.scrub(exchange.request.path),
+                        "method": scrub(exchange.request.method),
+                        "path": scrub(exchange.request.path),
                         "status": exchange.response.status,
                         "fault": exchange.fault ?? NSNull(),
                         "transcript": transcript.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),

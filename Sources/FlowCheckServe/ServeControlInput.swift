@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckRunner
 import FlowCheckSpec
 
 /// Why the control API refused a request (answered 400 with it as `reason`).
@@ -15,13 +16,38 @@ struct ServeControlError: Error {
 struct ServeControlInput {
     private let fields: [String: FakeJSON]
 
-    init(_ request: HTTPRequest) throws(ServeControlError) {
+    /// - Parameter keys: every key the route takes; any other, or one given twice, is refused
+    ///   (a misspelt key would otherwise be ignored and the request half done).
+    init(_ request: HTTPRequest, keys: [String]) throws(ServeControlError) {
         guard !request.body.isEmpty else { throw ServeControlError("a JSON object body is required") }
         guard let parsed = FakeJSON.parse(request.body) else {
             throw ServeControlError("the body is not JSON (send a JSON object, e.g. {\"provider\": \"moltin\"})")
         }
         guard case .object(let object) = parsed else { throw ServeControlError("the body must be a JSON object") }
+        if let repeated = FakeJSON.repeatedTopLevelKey(in: Data(request.body)) {
+            throw ServeControlError("key \("\"" + ControlCharacters.escaped(repeated) + "\"") is given twice; give each key once")
+        }
+        if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw ServeControlError("unknown key \("\"" + ControlCharacters.escaped(unknown) + "\""); \(request.method) \(request.path) takes \(keys.joined(separator: ", "))")
+        }
         fields = object
+    }
+
+    /// The longest clock move or stall one request may ask for.
+    static let maxSeconds = 10 * 365 * 86_400
+
+    /// The query of a GET or DELETE: only `names`, each at most once.
+    static func query(_ request: HTTPRequest, names: [String]) throws(ServeControlError) -> [String: String] {
+        var found: [String: String] = [:]
+        for item in request.query {
+            guard names.contains(item.name) else {
+                let takes = names.isEmpty ? "takes no query parameter" : "takes \(names.map { "?\($0)=" }.joined(separator: ", "))"
+                throw ServeControlError("unknown query parameter \("\"" + ControlCharacters.escaped(item.name) + "\""); \(request.method) \(request.path) \(takes)")
+            }
+            guard found[item.name] == nil else { throw ServeControlError("query parameter \(item.name) is given twice; give it once") }
+            found[item.name] = item.value
+        }
+        return found
     }
 
     func requiredText(_ name: String) throws(ServeControlError) -> String {
@@ -57,10 +83,10 @@ struct ServeControlInput {
         switch fields[name] {
         case nil, .null?: return nil
         case .number(let text)?:
-            guard let seconds = Int(text), abs(seconds) <= 10 * 365 * 86_400 else { throw refusal }
+            guard let seconds = Int(text), abs(seconds) <= Self.maxSeconds else { throw refusal }
             return seconds
         case .string(let text)?:
-            guard let seconds = SpecDuration.seconds(text) else { throw refusal }
+            guard let seconds = SpecDuration.seconds(text), abs(seconds) <= Self.maxSeconds else { throw refusal }
             return seconds
         case .bool?, .array?, .object?: throw refusal
         }

@@ -40,6 +40,25 @@ enum ServeControlRoute: CaseIterable {
         }
     }
 
+    /// The keys a JSON body may have (none: the route takes no body).
+    var bodyKeys: [String] {
+        switch self {
+        case .advanceClock: return ["advance"]
+        case .injectFault: return ["provider", "kind", "path", "times", "clockAdvance"]
+        case .serverOperation: return ["provider", "operation"]
+        case .index, .readClock, .readFaults, .clearFaults, .readExchanges: return []
+        }
+    }
+
+    /// The query parameters it takes.
+    var queryNames: [String] {
+        switch self {
+        case .readFaults, .clearFaults: return ["provider"]
+        case .readExchanges: return ["provider", "since"]
+        case .index, .readClock, .advanceClock, .injectFault, .serverOperation: return []
+        }
+    }
+
     /// What a request names.
     enum Match {
         case found(ServeControlRoute)

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import FlowCheckTestLanes
+import FlowCheckTestSupport
 import Testing
 
 /// `GET /` on every provider port, `--host`, and the control API's refusals.
@@ -39,6 +40,7 @@ struct ServeDiscoveryTests {
     @Test func controlAPIRefusesBadInputWithAReason() async throws {
         let serve = try await ServeSession.launch()
         defer { serve.child.kill() }
+        let started = String(decoding: try await serve.send("GET", serve.control.appendingPathComponent("clock")).body, as: UTF8.self)
         let refused: [(method: String, path: String, body: String?, status: Int, reason: String)] = [
             ("POST", "/faults", nil, 400, "JSON object body is required"),
             ("POST", "/faults", "{not json", 400, "not JSON"),
@@ -53,6 +55,16 @@ struct ServeDiscoveryTests {
             ("POST", "/operations", #"{"provider": "moltin", "operation": "explode"}"#, 400, "no server operation"),
             ("GET", "/exchanges?since=minus", nil, 400, "since takes"),
             ("GET", "/nothing", nil, 404, "no control endpoint"),
+            // A misspelt key would arm a fault for good with what was meant left out.
+            ("POST", "/faults", #"{"provider": "moltin", "kind": "serverError", "tims": 2}"#, 400, #"unknown key "tims""#),
+            ("POST", "/clock", #"{"advance": 60, "advance": 120}"#, 400, #"key "advance" is given twice"#),
+            ("POST", "/operations", #"{"provider": "moltin", "operation": "revokeTokens", "provider": "clover"}"#, 400, "given twice"),
+            // At most ten years a move, as a number or as a duration.
+            ("POST", "/clock", #"{"advance": "10000000h"}"#, 400, "advance must be a duration"),
+            ("POST", "/faults", #"{"provider": "moltin", "kind": "stall", "clockAdvance": "90000d"}"#, 400, "clockAdvance must be a duration"),
+            ("GET", "/exchanges?provder=moltin", nil, 400, #"unknown query parameter "provder""#),
+            ("GET", "/faults?provider=moltin&provider=clover", nil, 400, "query parameter provider is given twice"),
+            ("DELETE", "/faults?everything=1", nil, 400, "unknown query parameter"),
             ("PUT", "/clock", "{}", 405, "/clock takes"),
         ]
         for case let (method, path, body, status, reason) in refused {
@@ -62,9 +74,37 @@ struct ServeDiscoveryTests {
             #expect(answer.status == status, "\(method) \(path) \(body ?? "")")
             #expect((document?["reason"] as? String)?.contains(reason) == true, "\(method) \(path): \(String(decoding: answer.body, as: UTF8.self))")
         }
-        // Nothing refused was armed.
+        // Nothing refused was armed, and the clock did not move.
         let faults = try await serve.send("GET", serve.control.appendingPathComponent("faults"))
         #expect(String(decoding: faults.body, as: UTF8.self) == #"{"faults":{"braintree":[],"clever":[],"clover":[],"moltin":[]}}"#)
+        let clock = String(decoding: try await serve.send("GET", serve.control.appendingPathComponent("clock")).body, as: UTF8.self)
+        #expect(clock == started, "the refused moves left the clock where it was")
+        // A request the HTTP parser refuses is answered in JSON on the control port too.
+        let connection = try await RawConnection.connect(port: serve.control.port ?? 0, sending: "GET /clock HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+        defer { connection.close() }
+        let raw = try #require(try await connection.readResponse())
+        #expect(raw.status == 400)
+        #expect(raw.header("Content-Type")?.hasPrefix("application/json") == true, "\(raw.headers)")
+        #expect((try JSONSerialization.jsonObject(with: Data(raw.body)) as? [String: Any])?["reason"] is String, "\(raw.bodyText)")
         #expect(try await serve.stop() == 0)
+    }
+
+    /// One provider's token sent to another provider's port is masked in `GET /exchanges` as
+    /// in the log: one redactor for the whole host.
+    @Test func exchangesMaskEveryProvidersSecretsOnEveryPort() async throws {
+        let serve = try await ServeSession.launch()
+        defer { serve.child.kill() }
+        let grant = Data("grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234".utf8)
+        let issued = try await serve.send("POST", try serve.baseURL("moltin").appendingPathComponent("oauth/access_token"), body: grant, contentType: "application/x-www-form-urlencoded")
+        let token = try #require((try JSONSerialization.jsonObject(with: issued.body) as? [String: Any])?["access_token"] as? String)
+        // In the path, where no header or field name marks it as a credential (a client that
+        // pastes a token into a URL).
+        _ = try await serve.send("GET", try serve.baseURL("clover").appendingPathComponent("v3/merchants/\(token)"))
+        let url = try #require(URL(string: serve.control.absoluteString + "/exchanges?provider=clover"))
+        let exchanges = String(decoding: try await serve.send("GET", url).body, as: UTF8.self)
+        #expect(exchanges.contains("/v3/merchants/"), "the request is listed")
+        #expect(!exchanges.contains(token), "moltin's token sent to clover's port: \(exchanges)")
+        #expect(try await serve.stop() == 0)
+        #expect(!serve.child.stdout.text.contains(token) && !serve.child.stderr.text.contains(token))
     }
 }

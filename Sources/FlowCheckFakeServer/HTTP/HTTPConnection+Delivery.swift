@@ -36,7 +36,7 @@ extension HTTPConnection {
     /// Answers a request the parser refused, records it if the responder keeps a record,
     /// and closes.
     func reject(_ buffer: [UInt8], status: Int, reason: String, rule: FlowCheckRule) {
-        let response = HTTPResponse.text(status, reason + "\n").refused(by: rule)
+        let response = responder.rejection(status: status, reason: reason).refused(by: rule)
         if let aware = responder as? any TransportAwareResponder {
             aware.recordRejection(HTTPRequestParser.salvage(buffer), response: response)
         }

@@ -25,7 +25,7 @@ public enum FakeJSON: Sendable, Equatable {
     /// The first key that appears twice in the top-level object of `data`, if it parses. RFC
     /// 8259 §4 leaves what a repeated name means to the reader; as a request parameter it is
     /// ambiguous (RFC 6749 §3.2), so the fakes refuse it.
-    static func repeatedTopLevelKey(in data: Data) -> String? {
+    public static func repeatedTopLevelKey(in data: Data) -> String? {
         var reader = JSONReader(bytes: [UInt8](data))
         guard reader.readDocument() != nil else { return nil }
         return reader.repeatedKey
