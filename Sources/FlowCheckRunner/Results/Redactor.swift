@@ -139,7 +139,7 @@ public struct Redactor: Sendable {
         // Letters, digits, `-`, `.` and `_` are left as they are by every encoding below but
         // base64: the common case (issued tokens, codes), without building each form to find
         // it equal to the secret.
-        if secret.utf8.allSatisfy(isPlain) { return [secret, Data(secret.utf8).base64EncodedString()] }
+        if secret.utf8.allSatisfy(isPlain) { return [secret, Data(secret.utf8).base64EncodedString()] + base64Cores(of: secret) }
         var forms = [secret]
         let formEncoded = formEncode(secret)
         forms.append(formEncoded)
@@ -154,7 +154,27 @@ public struct Redactor: Sendable {
             forms.append(String(text.dropFirst(2).dropLast(2)))
         }
         forms.append(Data(secret.utf8).base64EncodedString())
-        return forms
+        return forms + base64Cores(of: secret)
+    }
+
+    /// The part of base64 and base64url text that only the secret's bytes decide, at each of
+    /// the three places it can start in a group of three bytes: the secret inside a longer
+    /// encoded value (`Basic` of `id:secret`, a JSON document encoded whole), padded or not.
+    /// The few characters at either end that its neighbours share are left as they are.
+    static func base64Cores(of secret: String) -> [String] {
+        let bytes = Array(secret.utf8)
+        var cores: [String] = []
+        for lead in 0..<3 {
+            // `lead` bytes before it; whole groups of the secret's own bytes after them.
+            let skip = lead == 0 ? 0 : 3 - lead
+            let whole = (bytes.count - skip) / 3 * 3
+            // At least eight characters: a shorter core would turn up in ordinary text.
+            guard whole >= 6 else { continue }
+            let standard = Data(bytes[skip..<(skip + whole)]).base64EncodedString()
+            cores.append(standard)
+            cores.append(standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+        }
+        return cores
     }
 
     /// A byte no encoding of ``forms(of:)`` changes (form and host encoding, JSON escaping).

@@ -41,11 +41,46 @@ struct SecretIndex: Sendable {
         pairs[pair >> 6] |= 1 << UInt64(pair & 63)
     }
 
-    /// `text` with every indexed form replaced by `mask`.
+    /// `text` with every indexed form replaced by `mask`: found as it is, and in the text as a
+    /// reader would decode it (``NormalizedText``: every `%XX`, every `\uXXXX` and JSON escape
+    /// undone), so a secret a client encoded in a way no form foresaw (an unreserved character
+    /// percent-encoded, every byte percent-encoded, a JSON library's `\u003d`) is masked too,
+    /// over the whole of its encoded span.
     func replacingForms(in text: String, with mask: String) -> String {
         guard !known.isEmpty else { return text }
         let bytes = Array(text.utf8)
         guard bytes.count >= Self.keyLength else { return text }
+        var masked = occurrences(in: bytes)
+        if let decoded = NormalizedText(bytes) {
+            masked += occurrences(in: decoded.bytes).map(decoded.originalRange)
+        }
+        guard !masked.isEmpty else { return text }
+        // Overlapping spans are masked as one.
+        masked.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<Int>] = []
+        for range in masked {
+            if let last = merged.last, range.lowerBound < last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var copied = 0
+        for range in merged {
+            out.append(contentsOf: bytes[copied..<range.lowerBound])
+            out.append(contentsOf: mask.utf8)
+            copied = range.upperBound
+        }
+        out.append(contentsOf: bytes[copied...])
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The spans of `bytes` an indexed form occupies: of overlapping occurrences, the one of the
+    /// longer form (then the one of the form that sorts first, then the leftmost).
+    private func occurrences(in bytes: [UInt8]) -> [Range<Int>] {
+        guard bytes.count >= Self.keyLength else { return [] }
         var found: [(start: Int, form: Form)] = []
         for start in 0...(bytes.count - Self.keyLength) {
             let pair = Int(bytes[start]) << 8 | Int(bytes[start + 1])
@@ -54,7 +89,7 @@ struct SecretIndex: Sendable {
                 found.append((start, form))
             }
         }
-        guard !found.isEmpty else { return text }
+        guard !found.isEmpty else { return [] }
         // The order replacing form by form would have masked them in.
         found.sort { a, b in
             if a.form.text == b.form.text { return a.start < b.start }
@@ -65,17 +100,7 @@ struct SecretIndex: Sendable {
             let range = start..<(start + form.bytes.count)
             if !masked.contains(where: { $0.overlaps(range) }) { masked.append(range) }
         }
-        masked.sort { $0.lowerBound < $1.lowerBound }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var copied = 0
-        for range in masked {
-            out.append(contentsOf: bytes[copied..<range.lowerBound])
-            out.append(contentsOf: mask.utf8)
-            copied = range.upperBound
-        }
-        out.append(contentsOf: bytes[copied...])
-        return String(decoding: out, as: UTF8.self)
+        return masked
     }
 
     private static func key(_ bytes: [UInt8], _ start: Int) -> UInt32 {

@@ -71,6 +71,17 @@ struct SecretForms: Sendable {
         let unpadded = String(base64.reversed().drop { $0 == "=" }.reversed())
         let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         forms += [base64, unpadded, urlSafe]
+        // Inside a longer encoded value (`Basic` of `id:secret`): encoded behind 0, 1 and 2
+        // other bytes, the characters whose groups hold the secret's bytes alone.
+        for lead in 0..<3 {
+            let encoded = Data(Array(repeating: 0, count: lead) + Array(secret.utf8)).base64EncodedString()
+            let groups = Array(encoded.utf8).chunked(4)
+            let total = lead + secret.utf8.count
+            let pure = groups.dropFirst(lead == 0 ? 0 : 1).prefix(total / 3 - (lead == 0 ? 0 : 1))
+            let core = String(decoding: pure.joined(), as: UTF8.self)
+            guard core.utf8.count >= 8 else { continue }
+            forms += [core, core.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")]
+        }
         var seen = Set<String>()
         return forms.filter { seen.insert($0).inserted }.sorted { $0.utf8.count > $1.utf8.count }
     }
@@ -80,6 +91,14 @@ struct SecretForms: Sendable {
     /// this list does not name still shows up in a decoded reading.
     static func readings(of text: String) -> [[UInt8]] {
         var readings = [Array(text.utf8)]
+        if text.contains("\\u") {
+            // JSON's `\uXXXX` (a JSON library's `\u003d` for `=`): decoded by Foundation's own
+            // reader, apart from the redactor's.
+            let quoted = "\"" + text.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            if let decoded = try? JSONSerialization.jsonObject(with: Data(quoted.utf8), options: [.fragmentsAllowed]) as? String {
+                readings.append(Array(decoded.utf8))
+            }
+        }
         if text.contains("%") || text.contains("+") {
             // With `+` as a space (forms) and as itself (paths, and encoders that leave `+`
             // alone, such as the URL-host set the tutorial uses).
@@ -174,5 +193,12 @@ struct SecretForms: Sendable {
             index += 1
         }
         return false
+    }
+}
+
+private extension Array {
+    /// The elements in runs of `size` (the last one shorter).
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

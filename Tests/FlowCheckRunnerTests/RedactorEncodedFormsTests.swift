@@ -1,0 +1,50 @@
+import Foundation
+import FlowCheckTestLanes
+import Testing
+@testable import FlowCheckRunner
+
+/// Secrets in the encodings clients really produce that no precomputed form foresees: the
+/// redactor masks them (over their whole encoded span), and the leak judge, with its own
+/// decoding, still finds them where they are left unmasked.
+@Suite(.fast, .timeLimit(.minutes(20)))
+struct RedactorEncodedFormsTests {
+    static let secret = "sk-7Hq2vX9pL4=ok"
+
+    /// Every byte of `text` as `%XX`.
+    static func everyBytePercentEncoded(_ text: String) -> String {
+        text.utf8.map { String(format: "%%%02X", $0) }.joined()
+    }
+
+    static let texts: [(what: String, text: String)] = [
+        ("an unreserved character percent-encoded", "client_secret=sk%2D7Hq2vX9pL4%3Dok&x=1"),
+        ("every byte percent-encoded, lower-case hex", "q=" + everyBytePercentEncoded(secret).lowercased()),
+        ("every byte percent-encoded", "q=" + everyBytePercentEncoded(secret)),
+        ("a JSON library's \\u escapes (Gson's \\u003d)", #"{"client_secret":"sk-7Hq2vX9pL4\u003dok"}"#),
+        ("every character \\u-escaped", "{\"s\":\"" + secret.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined() + "\"}"),
+        ("base64 of id:secret outside an Authorization header", "credentials=" + Data("client-1:\(secret)".utf8).base64EncodedString()),
+        ("base64 of a JSON document holding it", "payload " + Data(#"{"a":"\#(secret)"}"#.utf8).base64EncodedString()),
+        ("unpadded base64url of it", "t=" + Data(secret.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")),
+        ("base64url of id:secret, unpadded", "x " + Data("id:\(secret)".utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")),
+    ]
+
+    @Test(arguments: texts.map(\.what))
+    func theRedactorMasksItAndTheJudgeSeesItUnmasked(_ what: String) throws {
+        let text = try #require(Self.texts.first { $0.what == what }).text
+        var judge = SecretForms()
+        judge.add([Self.secret])
+        #expect(judge.firstOccurring(in: text) == Self.secret, "the leak judge misses \(what) in \(text)")
+        let scrubbed = Redactor(secrets: [Self.secret]).scrub(text)
+        #expect(scrubbed.contains(Redactor.mask), "\(what): \(scrubbed)")
+        #expect(judge.firstOccurring(in: scrubbed) == nil, "\(what): what the mask left still shows the secret: \(scrubbed)")
+    }
+
+    /// The words around a secret are left as they are, and a text with no secret is untouched.
+    @Test func onlyTheSecretsSpanIsMasked() {
+        let redactor = Redactor(secrets: [Self.secret])
+        #expect(redactor.scrub("before sk%2D7Hq2vX9pL4%3Dok after") == "before \(Redactor.mask) after")
+        #expect(redactor.scrub(#"{"k":"sk-7Hq2vX9pL4\u003dok","n":1}"#) == #"{"k":"\#(Redactor.mask)","n":1}"#)
+        for text in ["100% sure", #"a \u00e9 b"#, "50%2 off", "YWJjZGVmZ2hpams= not ours"] {
+            #expect(redactor.scrub(text) == text)
+        }
+    }
+}
