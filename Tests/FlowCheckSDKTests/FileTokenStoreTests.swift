@@ -18,8 +18,9 @@ struct FileTokenStoreTests {
         return info.st_mode & 0o777
     }
 
+    /// The folder's files but its empty lock file (checked in `permissions()`).
     private func fileNames(in directory: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != ".lock" }.sorted()
     }
 
     @Test("directory is 0700 and files are 0600")
@@ -36,6 +37,37 @@ struct FileTokenStoreTests {
         for name in names {
             #expect(try mode(of: directory.appendingPathComponent(name).path) == 0o600)
         }
+        // The lock saves hold while they create their temporary files: empty, owner-only.
+        let gate = directory.appendingPathComponent(".lock")
+        #expect(try mode(of: gate.path) == 0o600)
+        #expect(try Data(contentsOf: gate).isEmpty)
+    }
+
+    /// A temporary file a save holds locked is a save in progress, whatever its name says; one
+    /// nobody holds is a killed save's leftover, removed by the next open, save or delete.
+    @Test("a leftover is a temporary file nobody holds locked, not one of a dead process id")
+    func leftoversAreTheUnlockedTemporaryFiles() throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.remove() }
+        let store = try FileTokenStore(directory: temporary.url)
+        let held = temporary.url.appendingPathComponent(".tmp-held").path
+        let left = temporary.url.appendingPathComponent(".tmp-1-left").path
+        let holder = open(held, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(holder >= 0)
+        var holding = true
+        defer { if holding { close(holder) } }
+        try #require(flock(holder, LOCK_EX | LOCK_NB) == 0)
+        try Data("token-bytes".utf8).write(to: URL(fileURLWithPath: left))
+        // The old rule kept `.tmp-1-…` while process 1 lived; nobody holds it.
+        try store.write(Data("new".utf8), for: "moltin.token")
+        #expect(!FileManager.default.fileExists(atPath: left))
+        #expect(FileManager.default.fileExists(atPath: held), "a save in progress keeps its file")
+        try store.delete("moltin.token")
+        #expect(FileManager.default.fileExists(atPath: held))
+        close(holder)
+        holding = false
+        _ = try FileTokenStore(directory: temporary.url)
+        #expect(!FileManager.default.fileExists(atPath: held), "released, it is a leftover")
     }
 
     @Test("an existing directory with looser permissions is tightened to 0700")

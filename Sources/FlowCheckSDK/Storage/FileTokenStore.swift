@@ -15,6 +15,13 @@ import Darwin
 /// old file, and the directory is `fsync`ed, so a reader sees the old blob or the new one, never a
 /// partial file, and a crash cannot leave a torn token. Data survives reopening the directory with
 /// a new instance. Keys map reversibly to file names (see `FileTokenStore+Filenames.swift`).
+///
+/// A save holds an advisory lock (`flock`) on its temporary file from the moment it is created
+/// until it is renamed into place, so a temporary file nobody holds is a killed save's leftover,
+/// whatever process ids say: in containers every app starts with the same id, and two
+/// containers sharing the folder see each other's ids as dead. The empty `.lock` file beside the
+/// tokens closes the one gap (a temporary file created and not yet locked): saves hold it shared
+/// while they create and lock theirs, and clean-up holds it exclusively while it looks.
 public final class FileTokenStore: TokenStore {
     /// The directory holding the files.
     public let directory: URL
@@ -76,11 +83,9 @@ public final class FileTokenStore: TokenStore {
     public func write(_ data: Data, for key: String) throws {
         let path = try filePath(for: key)
         removeLeftoverTemporaryFiles()
-        let temporaryPath = directory.appendingPathComponent(Self.temporaryName(pid: getpid()), isDirectory: false).path
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw Self.posixFailure("could not create a temporary token file for key '\(key)'")
-        }
+        let temporaryPath = directory.appendingPathComponent(Self.temporaryName(), isDirectory: false).path
+        let descriptor = try createLockedTemporaryFile(temporaryPath, key: key)
+        // Closing the descriptor releases the lock: it stays open until the rename is done.
         do {
             // The umask can only remove bits, but be explicit: the file is the owner's alone.
             guard fchmod(descriptor, 0o600) == 0 else {
@@ -90,22 +95,56 @@ public final class FileTokenStore: TokenStore {
             guard fsync(descriptor) == 0 else {
                 throw Self.posixFailure("could not flush the token file for key '\(key)'")
             }
+            guard rename(temporaryPath, path) == 0 else {
+                throw Self.posixFailure("could not replace the token file for key '\(key)'")
+            }
         } catch {
-            close(descriptor)
             unlink(temporaryPath)
+            close(descriptor)
             throw error
         }
         guard close(descriptor) == 0 else {
-            let failure = Self.posixFailure("could not close the token file for key '\(key)'")
-            unlink(temporaryPath)
-            throw failure
-        }
-        guard rename(temporaryPath, path) == 0 else {
-            let failure = Self.posixFailure("could not replace the token file for key '\(key)'")
-            unlink(temporaryPath)
-            throw failure
+            throw Self.posixFailure("could not close the token file for key '\(key)'")
         }
         try syncDirectory()
+    }
+
+    /// Creates `path` for this save alone (`O_EXCL`, owner-only) and locks it, holding the
+    /// folder's `.lock` shared meanwhile so no clean-up sees it unlocked.
+    private func createLockedTemporaryFile(_ path: String, key: String) throws -> Int32 {
+        let gate = try openGate()
+        defer { close(gate) }
+        guard Self.lock(gate, LOCK_SH) else {
+            throw Self.posixFailure("could not lock the token directory for key '\(key)'")
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw Self.posixFailure("could not create a temporary token file for key '\(key)'")
+        }
+        // A file this save has just created: nobody else can hold it.
+        guard Self.lock(descriptor, LOCK_EX | LOCK_NB) else {
+            let failure = Self.posixFailure("could not lock the temporary token file for key '\(key)'")
+            unlink(path)
+            close(descriptor)
+            throw failure
+        }
+        return descriptor
+    }
+
+    /// The folder's `.lock` file, opened (created empty and owner-only if missing).
+    private func openGate() throws -> Int32 {
+        let path = directory.appendingPathComponent(Self.gateName, isDirectory: false).path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw Self.posixFailure("could not open the token directory's lock file") }
+        return descriptor
+    }
+
+    /// `flock`, again after a signal interrupts it.
+    private static func lock(_ descriptor: Int32, _ operation: Int32) -> Bool {
+        while flock(descriptor, operation) != 0 {
+            if errno != EINTR { return false }
+        }
+        return true
     }
 
     /// Removes the file for `key`; a missing file is not an error.
@@ -146,30 +185,36 @@ public final class FileTokenStore: TokenStore {
 
     // MARK: - Private
 
-    /// Temporary files start with a dot, which no encoded key file name does, then the
-    /// writing process's id: `.tmp-PID-UUID`.
+    /// Temporary files start with a dot, which no encoded key file name does: `.tmp-UUID`.
     static let temporaryPrefix = ".tmp-"
+    /// The folder's lock file (empty, owner-only; a dot name, so never a key).
+    static let gateName = ".lock"
 
-    static func temporaryName(pid: Int32) -> String {
-        temporaryPrefix + "\(pid)-" + UUID().uuidString
+    static func temporaryName() -> String {
+        temporaryPrefix + UUID().uuidString
     }
 
-    /// Removes the temporary files of saves that can no longer finish: those of processes that
-    /// no longer run (killed mid-save), and unnamed ones from before the name carried the
-    /// process id. A save in progress in a live process (this one or another) keeps its file.
-    /// Failures are ignored: a leftover that cannot be removed is no reason not to save.
+    /// Removes the temporary files of saves that can no longer finish: those no save holds
+    /// locked (its process killed mid-save, in this container or another). A save in
+    /// progress, in any process, keeps its file. Failures are ignored: a leftover that cannot
+    /// be removed is no reason not to save.
     /// - Returns: how many were removed.
     @discardableResult
     func removeLeftoverTemporaryFiles() -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return 0 }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path),
+              names.contains(where: { $0.hasPrefix(Self.temporaryPrefix) }) else { return 0 }
+        // Exclusive: no save is between creating its file and locking it while we look.
+        guard let gate = try? openGate() else { return 0 }
+        defer { close(gate) }
+        guard Self.lock(gate, LOCK_EX) else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix(Self.temporaryPrefix) {
-            let rest = name.dropFirst(Self.temporaryPrefix.count)
-            if let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 {
-                // Alive, or alive under another user: not ours to remove.
-                if kill(pid, 0) == 0 || errno == EPERM { continue }
-            }
-            if unlink(directory.appendingPathComponent(name, isDirectory: false).path) == 0 { removed += 1 }
+            let path = directory.appendingPathComponent(name, isDirectory: false).path
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard descriptor >= 0 else { continue }
+            // Held: a save in progress. Free: nobody will ever finish it.
+            if Self.lock(descriptor, LOCK_EX | LOCK_NB), unlink(path) == 0 { removed += 1 }
+            close(descriptor)
         }
         return removed
     }
