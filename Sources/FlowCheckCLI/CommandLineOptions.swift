@@ -177,7 +177,7 @@ public struct CommandLineOptions: Sendable, Equatable {
          --driver that can run none of the selected flows
       3  the harness itself failed (a flow could not be run, a --driver did not start or greet,
          or a report could not be written)
-      130/143  interrupted by SIGINT/SIGTERM (a run writes its reports first; a second signal exits at once)
+      130/143/129  interrupted by SIGINT/SIGTERM/SIGHUP (a run writes its reports first; a second signal exits at once)
 
     ENVIRONMENT:
       GITHUB_ACTIONS=true   print ::error annotations on the failing spec's line

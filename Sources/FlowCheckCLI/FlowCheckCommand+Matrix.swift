@@ -63,7 +63,7 @@ extension FlowCheckCommand {
             let (flows, signal) = await Self.runUntilInterrupted(runner, specs, interrupt: environment.interrupt) { _ in }
             if let signal {
                 console.err("flowcheck: matrix interrupted by \(InterruptSignal.name(of: signal)) while running \(name); nothing written")
-                return signal == SIGTERM ? .terminated : .interrupted
+                return .stopped(by: signal)
             }
             let column = ConformanceMatrix.Column(name: name, command: choice.command, driver: driver.name, results: flows)
             console.out(ControlCharacters.escaped("\(name) (\(driver.name)): \(column.summary)"))

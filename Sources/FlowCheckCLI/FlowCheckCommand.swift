@@ -59,6 +59,17 @@ public struct FlowCheckCommand: Sendable {
         case interrupted = 130
         /// Stopped by SIGTERM (128 + 15).
         case terminated = 143
+        /// Stopped by SIGHUP (128 + 1): the terminal closed, or a supervisor hung up.
+        case hungUp = 129
+
+        /// The code of a run a signal stopped: 128 + the signal, as a shell reports it.
+        static func stopped(by signal: Int32) -> ExitCode {
+            switch signal {
+            case SIGTERM: return .terminated
+            case SIGHUP: return .hungUp
+            default: return .interrupted
+            }
+        }
     }
 
     public let driver: any FlowDriver
@@ -321,9 +332,9 @@ public struct FlowCheckCommand: Sendable {
             if !invalid.isEmpty { console.out("\(invalid.count) invalid spec\(invalid.count == 1 ? "" : "s") (see above)") }
             console.out(closing)
         }
-        if let interruption {
+        if let interruption, let signal {
             console.err("flowcheck: " + ControlCharacters.escaped(interruption.sentence(listing: 10)))
-            return signal == SIGTERM ? .terminated : .interrupted
+            return .stopped(by: signal)
         }
 
         if reportFailed || run.errors > 0 { return .harnessFailure }

@@ -18,7 +18,7 @@ import Darwin
 ///
 /// with the same options, console, reports, signals and exit codes as `flowcheck`. This is the
 /// one place that touches the process: it reads the environment, wires stdout and stderr (written
-/// with write(2): a console that goes away never costs the run) and SIGINT/SIGTERM (on a thread
+/// with write(2): a console that goes away never costs the run) and SIGINT/SIGTERM/SIGHUP (on a thread
 /// of its own: a driver that blocks the main thread or the task pool cannot make the process
 /// deaf to Ctrl-C), and ends the process or returns the exit status for the caller to exit with.
 public enum FlowCheckMain {
@@ -26,7 +26,7 @@ public enum FlowCheckMain {
     /// and returns the exit status for the caller to exit with.
     ///
     /// A run a signal interrupted does not return: once its reports are written it ends the
-    /// process itself, with 130 or 143, because the signal asked for that and the caller's code
+    /// process itself, with 130, 143 or 129, because the signal asked for that and the caller's code
     /// may resume on a thread the driver blocks (top-level code resumes on the main thread).
     /// For the same reason prefer ``runAndExit(driver:arguments:)``, which also ends an
     /// uninterrupted run from the task that finished it.

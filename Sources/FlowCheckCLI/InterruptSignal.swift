@@ -1,7 +1,7 @@
 import Foundation
 import FlowCheckFakeServer
 
-/// The first SIGINT or SIGTERM of the process, as a value commands can wait for.
+/// The first SIGINT, SIGTERM or SIGHUP of the process, as a value commands can wait for.
 ///
 /// The executable delivers signals (and exits at once on a second one); a run waits for the
 /// first to stop starting flows, and `serve` waits for it to stop serving. Tests deliver one
@@ -69,11 +69,12 @@ public final class InterruptSignal: Sendable {
         128 + number
     }
 
-    /// `SIGINT`, `SIGTERM` or the number, for messages.
+    /// `SIGINT`, `SIGTERM`, `SIGHUP` or the number, for messages.
     public static func name(of number: Int32) -> String {
         switch number {
         case SIGINT: return "SIGINT"
         case SIGTERM: return "SIGTERM"
+        case SIGHUP: return "SIGHUP"
         default: return "signal \(number)"
         }
     }

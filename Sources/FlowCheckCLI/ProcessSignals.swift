@@ -8,7 +8,8 @@ import Glibc
 import Darwin
 #endif
 
-/// SIGINT and SIGTERM for the process, handled on a thread of FlowCheck's own.
+/// SIGINT, SIGTERM and SIGHUP (a closed terminal, a supervisor's reload) for the process,
+/// handled alike on a thread of FlowCheck's own.
 ///
 /// Never on the main thread or queue, nor on Dispatch's global queues: a driver in process may
 /// block any of those (a `perform` stuck on `DispatchQueue.main.sync {}` holds a pool thread
@@ -36,7 +37,10 @@ enum ProcessSignals {
     /// The pipe's ends, once installed.
     private static let installed = Locked<Bool>(false)
 
-    /// Routes SIGINT and SIGTERM to `interrupt` from now on (installing the handler and the
+    /// The signals that end a run: an interrupt, a termination, a hang-up.
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Routes SIGINT, SIGTERM and SIGHUP to `interrupt` from now on (installing the handler and the
     /// watcher thread the first time).
     static func route(to interrupt: InterruptSignal) {
         target.withLock { $0 = interrupt }
@@ -55,13 +59,13 @@ enum ProcessSignals {
             watcher.stackSize = 256 * 1024
             watcher.start()
         }
-        for number in [SIGINT, SIGTERM] { signal(number, forwardSignal) }
+        for number in handled { signal(number, forwardSignal) }
     }
 
     /// Back to the default dispositions once the command has returned.
     static func unroute() {
         target.withLock { $0 = nil }
-        for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
+        for number in handled { signal(number, SIG_DFL) }
     }
 
     /// Ends the process with `status` from the calling thread, whatever the main thread is
@@ -83,8 +87,7 @@ enum ProcessSignals {
         // inherits that mask, and a signal every thread blocks is never delivered.
         var signals = sigset_t()
         sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
+        for number in handled { sigaddset(&signals, number) }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         while true {
             var byte: UInt8 = 0

@@ -143,7 +143,7 @@ struct ConsoleAndSignalBinaryTests {
     /// SIGINT (and SIGTERM) during a run: no flow starts after it, the running ones are
     /// cancelled, both reports are written and say the run was interrupted, and the exit
     /// status is 128 + the signal.
-    @Test(arguments: [(SIGINT, Int32(130), "SIGINT"), (SIGTERM, Int32(143), "SIGTERM")])
+    @Test(arguments: [(SIGINT, Int32(130), "SIGINT"), (SIGTERM, Int32(143), "SIGTERM"), (SIGHUP, Int32(129), "SIGHUP")])
     func aSignalDuringARunStopsItWithReports(signal: Int32, status: Int32, name: String) async throws {
         let flows = 400
         let root = try Self.workspace(flows: flows)
