@@ -88,7 +88,11 @@ final class DriverChild: Sendable {
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let arguments = ["/bin/sh", "-c", command]
+        // The command starts only once it is announced to the watchdog (``DriverWatchdog``):
+        // the shell first reads `go` from its stdin, which this process writes after the
+        // announcement, then becomes the command's shell (same process, same group). Should
+        // this process die in between, the read meets end of file and nothing starts.
+        let arguments = ["/bin/sh", "-c", Self.gate, "flowcheck-driver", command]
         let environmentLines = environment.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let status = Self.withCStrings(arguments) { argv in
@@ -128,10 +132,15 @@ final class DriverChild: Sendable {
         }
         let child = pid, box = endingBox, exited = self.exited
         Self.live.withLock { _ = $0.insert(child) }
+        // Should this process die without stopping it (SIGKILL), the watchdog kills its group;
+        // only then may the command start.
+        DriverWatchdog.watch(child)
+        write("go")
         let reaper = Thread {
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             Self.live.withLock { _ = $0.remove(child) }
+            DriverWatchdog.release(child)
             let ending = Self.ending(status)
             box.withLock { $0 = ending }
             exited.signal()
@@ -148,6 +157,10 @@ final class DriverChild: Sendable {
             if open { close(input) }
         }
     }
+
+    /// The driver's first shell: waits for `go` on stdin (read byte by byte, as `read` does on a
+    /// pipe, so nothing of the protocol is consumed), then execs `/bin/sh -c COMMAND`.
+    static let gate = #"IFS= read -r go && [ "$go" = go ] && exec /bin/sh -c "$1""#
 
     /// Writes `line` and a newline. False when the driver no longer reads (its stdin closed).
     @discardableResult
@@ -242,7 +255,7 @@ final class DriverChild: Sendable {
     /// Adds "close every descriptor from 3 up" to `actions`: glibc's
     /// `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time so the
     /// package still builds where it is missing; there, close-on-exec on our own pipes is all.
-    private static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
+    static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
         #if os(Linux)
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
@@ -329,7 +342,7 @@ final class DriverChild: Sendable {
     /// The longest line kept whole: 1 MiB.
     static let maximumLine = 1 << 20
 
-    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
+    static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
         let pointers = strings.map { strdup($0) } + [nil]
         defer { pointers.forEach { free($0) } }
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
@@ -341,7 +354,7 @@ final class DriverChild: Sendable {
     }()
 }
 
-private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     write(fd, bytes, count)
 }
 
