@@ -26,6 +26,9 @@ final class DriverConnection: Sendable {
         var pending: [Int: (what: String, isCall: Bool, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)] = [:]
         /// The last call answered, for an event that comes after its call's answer.
         var lastAnswered: String?
+        /// Browser events (and waits) since the latest call was asked: capped at
+        /// ``eventsPerCall``, so a driver cannot make the runner keep (and report) without end.
+        var events = 0
         /// Waiting for `hello` or `ready`: its serial (so a deadline fires for its own wait
         /// only, never for the next one), the message awaited, and the waiter.
         var greeting: (serial: Int, what: String, resume: @Sendable (Result<DriverMessage, DriverError>) -> Void)?
@@ -136,6 +139,7 @@ final class DriverConnection: Sendable {
                 let id = state.nextID
                 state.nextID += 1
                 state.pending[id] = ("\(what) (id \(id))", isCall, { once.resume($0) })
+                if isCall { state.events = 0 }
                 return (id, nil)
             }
             if let refused { once.resume(.failure(refused)); return }
@@ -323,9 +327,17 @@ final class DriverConnection: Sendable {
     /// answer. One that comes while no call is in flight (after its call's answer, say) cannot
     /// be told apart from one the SDK never made: it is the driver protocol's error, never a
     /// page "the SDK did not open".
+    /// More browser events or waits during one call than any login needs; past it the driver
+    /// breaks the protocol (200,000 `browserOpen` kept 166 MB and made a 7.4 MB report).
+    static let eventsPerCall = 1_000
+
     private func lateEvent(_ type: String) -> String? {
         state.withLock { state -> String? in
-            guard !state.pending.values.contains(where: \.isCall) else { return nil }
+            if state.pending.values.contains(where: \.isCall) {
+                state.events += 1
+                guard state.events > Self.eventsPerCall else { return nil }
+                return "sent more than \(Self.eventsPerCall) browser events and waits during one call (the latest a \(type)); a call opens a few pages at most"
+            }
             let after = state.lastAnswered.map { " after its answer to \($0)" } ?? (state.expected != nil ? " before the flow started" : "")
             return "sent \(type)\(after), while no call was in flight: an event belongs before the answer to the call that caused it (Tests/Drivers/PROTOCOL.md, \"Events\")"
         }

@@ -205,6 +205,17 @@ struct ProcessDriverTests {
         #expect(DriverConnection.kept(String(repeating: "y", count: 600)).hasPrefix("(a line of 600 characters"))
     }
 
+    /// A driver that floods the runner with events during one call breaks the protocol once
+    /// past the cap, and the report stays small (it once kept 200,000 of them: 166 MB).
+    @Test func aFloodOfBrowserEventsIsAProtocolBreak() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
+        let results = try await Self.run("python3 \(Self.drivers)/misbehaving/misbehaving.py flood MLT-AUTH", specs)
+        let result = try #require(results["MLT-AUTH"])
+        #expect(result.status == .error)
+        #expect(result.errorMessage?.contains("sent more than \(DriverConnection.eventsPerCall) browser events and waits during one call") == true, "\(result.errorMessage ?? "")")
+        #expect(result.events.count <= DriverConnection.eventsPerCall + 10, "\(result.events.count) events kept")
+    }
+
     /// A driver that does not exit on stop costs its flow: a harness error, its group killed.
     @Test func aDriverThatIgnoresStopIsAHarnessError() async throws {
         let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }

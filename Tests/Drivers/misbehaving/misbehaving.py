@@ -19,6 +19,7 @@ It is moltin-python in every flow but FLOW-ID. In FLOW-ID, at the first call, it
   noready  says hello, then never answers start with ready
   longwait asks the runner to let 2 hours of the flow's clock pass (a `wait`), then, refused,
            answers its call with a transport error; granted, it goes on as moltin-python
+  flood    at its first call, sends 200,000 browserOpen events before answering
   leak     at its first products call, writes to stdout a line that is not a message and holds
            the issued access token after OFFSET characters (the third argument) of filler
 In every flow:
@@ -146,6 +147,16 @@ class Misbehaving(Driver):
                     else:
                         self.send({"type": "error", "id": message["id"], "kind": "transport", "message": "the 2-hour wait was refused"})
                 threading.Thread(target=waiting, daemon=True).start()
+                return
+            if MODE == "flood":
+                line = json.dumps({"type": "browserOpen", "url": "https://example.com/flood"}) + "\n"
+                try:
+                    with self.out_lock:
+                        for _ in range(200000):
+                            PROTOCOL_OUT.write(line)
+                        PROTOCOL_OUT.flush()
+                except BrokenPipeError:
+                    os._exit(1)
                 return
             if MODE == "garbage":
                 with self.out_lock:
