@@ -29,6 +29,13 @@ extension FlowCheckCommand {
         }
     }
 
+    /// How probing a driver ended: with it (or why not), or with a signal first.
+    private enum Resolution: Sendable {
+        case resolved(Result<any FlowDriver, DriverProblem>)
+        case interrupted(Int32)
+        case cancelled
+    }
+
     /// `flowcheck matrix`: every selected flow through every driver, one table.
     func matrix(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
         guard let loaded = Self.load(options.paths, console: console) else { return .usageOrInvalidSpec }
@@ -50,7 +57,24 @@ extension FlowCheckCommand {
         for choice in options.drivers {
             let name = choice.name ?? choice.command
             let driver: any FlowDriver
-            switch await resolve(choice) {
+            // A signal while a driver is probed for its hello ends the wait at once.
+            let resolution = await withTaskGroup(of: Resolution.self) { group -> Resolution in
+                group.addTask { .resolved(await self.resolve(choice)) }
+                group.addTask { await environment.interrupt.wait().map(Resolution.interrupted) ?? .cancelled }
+                let first = await group.next() ?? .cancelled
+                group.cancelAll()
+                return first
+            }
+            let resolved: Result<any FlowDriver, DriverProblem>
+            switch resolution {
+            case .resolved(let result): resolved = result
+            case .interrupted(let signal):
+                console.err("flowcheck: matrix interrupted by \(InterruptSignal.name(of: signal)) while starting \(name); nothing written")
+                return .stopped(by: signal)
+            case .cancelled:
+                return .interrupted
+            }
+            switch resolved {
             case .success(let resolved): driver = resolved
             case .failure(let problem):
                 // Its column says so, flow by flow; the other drivers' columns still stand.

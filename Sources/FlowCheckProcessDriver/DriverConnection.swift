@@ -376,7 +376,18 @@ final class DriverConnection: Sendable {
     private func greet(what: String, send message: RunnerMessage?) async throws -> DriverMessage {
         let limit = message == nil ? deadlines.hello : deadlines.ready
         let since = message == nil ? "of starting" : "of start"
-        let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
+        // A cancelled wait (Ctrl-C while `flowcheck matrix` probes a driver) ends at once: the
+        // driver's group is killed and the wait fails, rather than lasting out the deadline.
+        let result: Result<DriverMessage, DriverError> = await withTaskCancellationHandler {
+            await awaitGreeting(what: what, send: message, limit: limit, since: since)
+        } onCancel: {
+            onOwnThread("flowcheck driver cancel") { self.breakDown("was stopped before it sent \(what): the run was interrupted") }
+        }
+        return try result.get()
+    }
+
+    private func awaitGreeting(what: String, send message: RunnerMessage?, limit: Duration, since: String) async -> Result<DriverMessage, DriverError> {
+        await withCheckedContinuation { continuation in
             let once = Once(continuation)
             let (ready, refused, serial) = state.withLock { state -> (DriverMessage?, DriverError?, Int) in
                 if let broken = state.broken { return (nil, broken, 0) }
@@ -401,7 +412,6 @@ final class DriverConnection: Sendable {
                 if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not send \(what) within \(Self.written(limit)) \(since)") } }
             }
         }
-        return try result.get()
     }
 
     /// Writes one message; a driver that no longer reads breaks the connection.

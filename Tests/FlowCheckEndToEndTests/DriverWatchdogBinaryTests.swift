@@ -50,4 +50,35 @@ struct DriverWatchdogBinaryTests {
         #expect(!Self.running(pid), "the driver's child \(pid) still runs 30 s after flowcheck was killed")
         if Self.running(pid) { kill(pid, SIGKILL) }
     }
+
+    /// Ctrl-C while `flowcheck matrix` waits for a driver's first hello ends the wait at once
+    /// (it used to last out the 15 s hello deadline, then run the matrix), with the driver killed.
+    @Test func matrixStopsAtOnceWhileWaitingForAHello() async throws {
+        let root = try Binary.workspace(["moltin/one.json": Binary.spec(id: "E2E-1", productCount: "2")])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let marker = root.appendingPathComponent("driver.pid").path
+        let silent = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Drivers/misbehaving/misbehaving.py").path
+        let command = "echo $$ > '\(marker)'; exec python3 '\(silent)' silent -"
+        let child = try await ChildProcess.launch(
+            "flowcheck matrix (SIGINT before hello)", executable: try Binary.binary(), arguments: ["matrix", "--driver", "silent=\(command)", "--markdown", "m.md", "--json", "m.json", "specs/"],
+            directory: root, environment: ["NO_COLOR": "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], deadline: Binary.childDeadline
+        )
+        defer { child.kill() }
+        let started = Date().addingTimeInterval(60)
+        var text = ""
+        while Date() < started {
+            text = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
+            if text.hasSuffix("\n") { break }
+            sched_yield()
+        }
+        let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), "the driver never started")
+        child.interrupt()
+        #expect(try await child.exitStatus() == 130)
+        #expect(child.stderr.text.contains("matrix interrupted by SIGINT while starting silent; nothing written"), "\(child.stderr.text)")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("m.md").path))
+        let killedAt = Date()
+        while Date() < killedAt.addingTimeInterval(30), Self.running(pid) { sched_yield() }
+        #expect(!Self.running(pid), "the probed driver \(pid) still runs")
+    }
 }
