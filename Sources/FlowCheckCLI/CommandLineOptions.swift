@@ -269,7 +269,9 @@ public struct CommandLineOptions: Sendable, Equatable {
                     options.format = format
                 case "--port":
                     let text = try take()
-                    guard let port = Int(text), (0...65_532).contains(port) else { throw UsageError(description: "--port takes a port from 0 to 65532, not \(text)") }
+                    // Whether the ports after it are free to take is known once the fixture is
+                    // read (`serve` checks it before binding any).
+                    guard let port = Int(text), (0...65_535).contains(port) else { throw UsageError(description: "--port takes a port from 0 to 65535, not \(text)") }
                     options.port = port
                 case "--fixture":
                     options.fixturePath = try take()

@@ -479,6 +479,20 @@ public struct FlowCheckCommand: Sendable {
             options: FakeProviderHost.Options(keepExchanges: options.keepExchanges, maxConnections: options.maxConnections),
             log: { logQueue.enqueue($0) })
         host.advanceClock = { clock.advance(by: $0) }
+        // Every port checked before any is bound: room for all of them after --port, and the
+        // control port not among them.
+        let needed = host.portsNeeded
+        if options.port != 0 {
+            let last = options.port + needed - 1
+            guard last <= 65_535 else {
+                console.err("flowcheck: --port \(options.port) leaves room for \(65_536 - options.port) ports, and the providers served need \(needed) (\(options.port) to \(last)); give a first port of at most \(65_536 - needed)")
+                return .usageOrInvalidSpec
+            }
+            if options.controlPort != 0, (options.port...last).contains(options.controlPort) {
+                console.err("flowcheck: --control-port \(options.controlPort) is one of the providers' ports (\(options.port) to \(last), from --port); give one outside them")
+                return .usageOrInvalidSpec
+            }
+        }
         let control = ServeControl(host: host, clock: clock)
         let endpoints: [FakeProviderHost.Endpoint]
         let controlURL: URL

@@ -81,6 +81,12 @@ public final class FakeProviderHost: Sendable {
         redactor = HostRedactor(fixtureSecrets: fixtures.flatMap { $0.1.secrets })
     }
 
+    /// How many ports ``start(firstPort:address:)`` binds: one per origin of every provider
+    /// served (two for Braintree's, for one).
+    public var portsNeeded: Int {
+        fixtures.reduce(0) { count, fixture in count + ((try? providers.registeredKit(for: fixture.0))?.origins.count ?? 1) }
+    }
+
     /// Starts every provider: on `firstPort`, `firstPort + 1`, ... in order (a provider with
     /// two origins takes two ports), or on ephemeral ports when `firstPort` is 0.
     /// - Parameter address: where every provider binds (loopback unless `serve --host`).

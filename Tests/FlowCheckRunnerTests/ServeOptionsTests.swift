@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckCLI
+import FlowCheckFakeServer
 
 /// `serve`'s options for use from outside: `--host`, `--control-port`, `--ready-file`.
 @Suite(.fast, .timeLimit(.minutes(20)))
@@ -26,6 +27,22 @@ struct ServeOptionsTests {
         } throws: { error in
             "\(error)".contains(message)
         }
+    }
+
+    /// Every port is checked before any is bound: `--port` must leave room for every origin
+    /// served (five by default), the control port must not be among them, and a bind error
+    /// names the address `--host` asked for.
+    @Test(arguments: [
+        (["serve", "--port", "65532"], "--port 65532 leaves room for 4 ports, and the providers served need 5 (65532 to 65536); give a first port of at most 65531", FlowCheckCommand.ExitCode.usageOrInvalidSpec),
+        (["serve", "--port", "9000", "--control-port", "9003"], "--control-port 9003 is one of the providers' ports (9000 to 9004, from --port)", .usageOrInvalidSpec),
+        (["serve", "--host", "192.0.2.1"], "bind(192.0.2.1:0) failed", .harnessFailure),  // TEST-NET-1: no machine has it
+    ])
+    func portsAreCheckedBeforeAnyIsBound(arguments: [String], message: String, code: FlowCheckCommand.ExitCode) async {
+        let lines = Locked<[String]>([])
+        let console = FlowCheckCommand.Console(out: { line in lines.withLock { $0.append(line) } }, err: { line in lines.withLock { $0.append(line) } })
+        let result = await FlowCheckCommand().run(arguments, console: console)
+        #expect(result == code)
+        #expect(lines.withLock { $0 }.contains { $0.contains(message) }, "\(lines.withLock { $0 })")
     }
 
     /// serve's virtual clock is the only time the fakes read: no persona or server code asks

@@ -11,7 +11,7 @@ import Darwin
 public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Reason: Sendable, Equatable {
         case socketCreationFailed(errno: Int32)
-        case bindFailed(port: Int, errno: Int32)
+        case bindFailed(address: String, port: Int, errno: Int32)
         case listenFailed(errno: Int32)
         case alreadyStarted
         case notRunning
@@ -25,8 +25,9 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// `socket()` failed.
     public static func socketCreationFailed(errno: Int32) -> HTTPServerError { HTTPServerError(.socketCreationFailed(errno: errno)) }
-    /// `bind()` on 127.0.0.1 and `port` failed (most often: the port is taken).
-    public static func bindFailed(port: Int, errno: Int32) -> HTTPServerError { HTTPServerError(.bindFailed(port: port, errno: errno)) }
+    /// `bind()` on `address` (127.0.0.1 unless told) and `port` failed (most often: the port is
+    /// taken, or the address is not this machine's).
+    public static func bindFailed(address: String = "127.0.0.1", port: Int, errno: Int32) -> HTTPServerError { HTTPServerError(.bindFailed(address: address, port: port, errno: errno)) }
     /// `listen()` failed.
     public static func listenFailed(errno: Int32) -> HTTPServerError { HTTPServerError(.listenFailed(errno: errno)) }
     /// `start()` was called on a server that is already running or was stopped.
@@ -37,7 +38,7 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch reason {
         case .socketCreationFailed(let code): "socket() failed: \(Self.message(code))"
-        case .bindFailed(let port, let code): "bind(127.0.0.1:\(port)) failed: \(Self.message(code))"
+        case .bindFailed(let address, let port, let code): "bind(\(address):\(port)) failed: \(Self.message(code))"
         case .listenFailed(let code): "listen() failed: \(Self.message(code))"
         case .alreadyStarted: "the server was already started"
         case .notRunning: "the server is not running"

@@ -37,6 +37,12 @@ package enum Socket {
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw .socketCreationFailed(errno: errno) }
+        // A port past 65535 is refused, never wrapped round to another (65536 would be port 0:
+        // an ephemeral one nobody asked for).
+        guard (0...65_535).contains(port) else {
+            close(fd)
+            throw .bindFailed(address: bindAddress.description, port: port, errno: EINVAL)
+        }
         var on: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -54,7 +60,7 @@ package enum Socket {
         guard bound == 0 else {
             let code = errno
             close(fd)
-            throw .bindFailed(port: port, errno: code)
+            throw .bindFailed(address: bindAddress.description, port: port, errno: code)
         }
         guard !listening || listen(fd, backlog) == 0 else {
             let code = errno
