@@ -2,14 +2,15 @@ import Foundation
 import FlowCheckRunner
 
 /// Renders results as JUnit XML that validates against the Jenkins xUnit schema
-/// (shared/junit/junit-10.xsd), which GitLab and GitHub's JUnit actions also read.
+/// (`reports/junit-10.xsd`), which GitLab and GitHub's JUnit actions also read.
 ///
 /// One `testsuite` per spec file (the schema allows `file` there; it allows neither `file` nor
 /// `line` on `testcase`, so the line travels in the text: see ``located(_:line:_:)``), one
 /// `testcase` per flow named after its id; `<failure>` when the SDK did not conform, `<error>`
 /// when the flow could not be judged (its `type` the party that broke: `sdk`, `driver`,
 /// `driver-protocol`, `spec`, `harness`) or the spec is invalid; the redacted HTTP transcript in `<system-out>`;
-/// the requirement ids the flow cites as `<property name="requirement">` in the suite's `<properties>`.
+/// the requirement ids the flow cites as one `<property name="FLOW-ID requirements" value="ID, ID">`
+/// in the suite's `<properties>`.
 public enum JUnitReport {
     public static func render(_ run: RunResult) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -26,9 +27,12 @@ public enum JUnitReport {
             let flowSkipped = flow.status == .passedWithSkips || flow.status == .skipped || baselineReason != nil ? 1 : 0
             out += "  <testsuite name=\"\(attr("\(flow.provider).\(flow.id)"))\" tests=\"1\" failures=\"\(failures)\" errors=\"\(flowErrors)\" skipped=\"\(flowSkipped)\" time=\"\(seconds(flow.duration))\" file=\"\(attr(flow.file))\">\n"
             if !flow.requirements.isEmpty {
-                // The schema allows <properties> on a testsuite, not on a testcase; each suite holds one flow.
+                // The schema allows <properties> on a testsuite, not on a testcase; each suite holds
+                // one flow. One property named after the flow, the ids comma-separated: some
+                // readers (xunitparser) gather every suite's properties into one table and refuse
+                // a name given twice anywhere in the file.
                 out += "    <properties>\n"
-                for id in flow.requirements { out += "      <property name=\"requirement\" value=\"\(attr(id))\"/>\n" }
+                out += "      <property name=\"\(attr("\(flow.id) requirements"))\" value=\"\(attr(flow.requirements.joined(separator: ", ")))\"/>\n"
                 out += "    </properties>\n"
             }
             out += "    <testcase name=\"\(attr("\(flow.id): \(flow.title)"))\" classname=\"\(attr("flowcheck.\(flow.provider)"))\" time=\"\(seconds(flow.duration))\">\n"

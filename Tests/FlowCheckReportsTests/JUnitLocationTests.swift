@@ -83,16 +83,11 @@ struct JUnitLocationTests {
 
     /// The schema CI validates against has no `file` or `line` on `testcase`, so this action
     /// gets neither from us: recorded here so a change to either side is noticed.
-    /// The shared folder beside the checkout (`../shared`), or `$FLOWCHECK_SHARED` as CI sets it.
-    static let junitSchema: URL = {
-        if let shared = ProcessInfo.processInfo.environment["FLOWCHECK_SHARED"], !shared.isEmpty {
-            return URL(fileURLWithPath: shared).appendingPathComponent("junit/junit-10.xsd")
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.deletingLastPathComponent().appendingPathComponent("shared/junit/junit-10.xsd")
-    }()
+    /// The schema, kept in the repository (`reports/junit-10.xsd`).
+    static let junitSchema: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("reports/junit-10.xsd")
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: junitSchema.path), "needs ../shared/junit/junit-10.xsd (or FLOWCHECK_SHARED)"))
+    @Test
     func enricoMiFindsNoLine() throws {
         #expect(try Self.testcases(Self.run).map(Self.enricoMi).allSatisfy { $0 == Placed(file: nil, line: nil) })
         let xsd = try String(contentsOf: Self.junitSchema, encoding: .utf8)
