@@ -29,11 +29,11 @@ extension SpecDecoder {
             do {
                 let regex = try LinearRegex(pattern)
                 for warning in regex.portabilityWarnings {
-                    reader.warn(member.value, memberPath, warning.title(pattern: pattern), fix: warning.fix)
+                    reader.warn(member.value, memberPath, warning.title(pattern: reader.masked(pattern)), fix: warning.fix)
                 }
                 matcher = Matcher(.regex(pattern))
             } catch {
-                report(member.value, memberPath, error.title(pattern: pattern), fix: error.fix)
+                report(member.value, memberPath, error.title(pattern: reader.masked(pattern)), fix: error.fix)
                 return nil
             }
         case .equals: matcher = matcherTemplate(member.value, memberPath).map { Matcher(.equals($0)) }

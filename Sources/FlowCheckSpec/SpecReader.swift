@@ -48,6 +48,12 @@ public final class SpecReader {
         needles = all.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }
 
+    /// Spec text to show unquoted (a pattern between slashes, a number): the secrets masked
+    /// now, since the last pass masks only quoted spans.
+    public func masked(_ text: String) -> String {
+        mask(text)
+    }
+
     private func mask(_ text: String) -> String {
         var text = text
         for secret in needles where text.contains(secret) {
@@ -59,10 +65,67 @@ public final class SpecReader {
     private func masked(_ diagnostic: SpecDiagnostic) -> SpecDiagnostic {
         guard !needles.isEmpty else { return diagnostic }
         var copy = diagnostic
-        copy.title = mask(diagnostic.title)
-        copy.path = mask(diagnostic.path)
-        copy.fix = mask(diagnostic.fix)
+        copy.title = maskUserText(diagnostic.title)
+        copy.path = maskUserText(diagnostic.path)
+        copy.fix = maskUserText(diagnostic.fix)
         return copy
+    }
+
+    /// `text` with the secrets masked where they are the spec's words, never the tool's: every
+    /// occurrence inside a quoted span (`"..."`, as diagnostics quote spec text; text shown
+    /// unquoted is masked when the diagnostic is built, ``masked(_:)``). A secret that is a word
+    /// the tool wrote ("secret" in "a secret shorter than", "short" in "shorter", a field name
+    /// in the path) is left, so the sentence, the JSON path and the fix still read.
+    func maskUserText(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { return text }
+        var quoted = [Bool](repeating: false, count: bytes.count)
+        var inside = false
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inside, byte == UInt8(ascii: "\\"), index + 1 < bytes.count {
+                quoted[index] = true
+                quoted[index + 1] = true
+                index += 2
+                continue
+            }
+            if byte == UInt8(ascii: "\"") {
+                inside.toggle()
+            } else {
+                quoted[index] = inside
+            }
+            index += 1
+        }
+        var masked: [Range<Int>] = []
+        for needle in needles {
+            let pattern = Array(needle.utf8)
+            guard !pattern.isEmpty, pattern.count <= bytes.count else { continue }
+            var start = 0
+            while start + pattern.count <= bytes.count {
+                if bytes[start..<(start + pattern.count)].elementsEqual(pattern) {
+                    let range = start..<(start + pattern.count)
+                    let inQuotes = range.contains { quoted[$0] }
+                    if inQuotes, !masked.contains(where: { $0.overlaps(range) }) {
+                        masked.append(range)
+                        start = range.upperBound
+                        continue
+                    }
+                }
+                start += 1
+            }
+        }
+        guard !masked.isEmpty else { return text }
+        masked.sort { $0.lowerBound < $1.lowerBound }
+        var out: [UInt8] = []
+        var copied = 0
+        for range in masked {
+            out += bytes[copied..<range.lowerBound]
+            out += Array(Self.secretMask.utf8)
+            copied = range.upperBound
+        }
+        out += bytes[copied...]
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Adds the problems another reader found (a fixture read ahead of the spec around it).
@@ -144,7 +207,7 @@ public final class SpecReader {
         guard let member else { return nil }
         guard case .number(let text) = member.value.value, let value = Int(text) ?? Self.integral(text) else {
             if case .number(let text) = member.value.value, text.allSatisfy({ $0.isNumber || $0 == "-" }) {
-                report(member.value, path, "\(text) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
+                report(member.value, path, "\(masked(text)) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
             } else if case .number = member.value.value {
                 report(member.value, path, "expected a whole number", fix: "write it as \(example)")
             } else {
@@ -153,7 +216,7 @@ public final class SpecReader {
             return nil
         }
         guard range.contains(value) else {
-            report(member.value, path, "\(value) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
+            report(member.value, path, "\(masked(String(value))) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
             return nil
         }
         return value

@@ -160,6 +160,14 @@ struct SpecLoaderErrorTests {
         Case(name: "secret too short to mask", json: spec(steps: #"[{"app": "products"}]"#, fixture: #"{"clients": [{"id": "store-1", "secret": "q7Z"}]}"#), expected: [
             "t.json:6:55: error: a secret shorter than 8 characters cannot be masked in reports at $.fixture.clients[0].secret\n  fix: use at least 8 characters, as a real secret would have",
         ]),
+        // Masking rewrites the spec's words, never the tool's: a short secret that is part of
+        // "shorter", of a field name in the path or of the fix line stays as the tool wrote it.
+        Case(name: "a short secret that is part of the tool's words", json: spec(steps: #"[{"app": "products"}]"#, fixture: #"{"clients": [{"id": "store-1", "secret": "short"}]}"#), expected: [
+            "t.json:6:55: error: a secret shorter than 8 characters cannot be masked in reports at $.fixture.clients[0].secret\n  fix: use at least 8 characters, as a real secret would have",
+        ]),
+        Case(name: "a short secret named as a field", json: spec(steps: #"[{"app": "products"}]"#, fixture: #"{"clients": [{"id": "store-1", "secret": "secret"}]}"#), expected: [
+            "t.json:6:55: error: a secret shorter than 8 characters cannot be masked in reports at $.fixture.clients[0].secret\n  fix: use at least 8 characters, as a real secret would have",
+        ]),
         Case(name: "unknown store field", json: spec(steps: #"[{"app": "products", "expect": {"store": {"acessToken": {"absent": true}}}}]"#), expected: [
             "t.json:7:54: error: unknown field \"acessToken\" at $.steps[0].expect.store.acessToken\n  fix: did you mean \"accessToken\"? store fields: accessToken, refreshToken, tokenType, expiresAt, scope",
         ]),
