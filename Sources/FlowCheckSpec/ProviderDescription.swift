@@ -9,6 +9,9 @@ public protocol ProviderDescription: Sendable {
     var id: Provider { get }
     /// How reports title its flows, e.g. "Moltin (seed 003)".
     var title: String { get }
+    /// The numbers of the seed documents it encodes (`003` for `SEED-003-...` ids), first the
+    /// main one: the examples a diagnostic gives a spec of this provider cite these.
+    var seeds: [String] { get }
     /// The app actions a driver for this provider performs.
     var actions: [Vocabulary.ActionSignature] { get }
     /// The fields a driver reports from the SDK's token store.

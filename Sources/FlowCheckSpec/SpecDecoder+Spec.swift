@@ -24,7 +24,7 @@ extension SpecDecoder {
         }
         let source = members["source"].flatMap { decodeSource($0.value, "$.source") }
         if members["source"] == nil { missing("source", in: root, path, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") }
-        let requirements = decodeRequirements(members["requirements"], in: root, path, required: true)
+        let requirements = decodeRequirements(members["requirements"], in: root, path, required: true, provider: provider?.description)
 
         if let name = string(members, "provider", in: root, path, required: true, example: "\"moltin\""), let member = members["provider"], provider?.isGuess != false {
             let guess = provider.map { "; the rest of this spec was checked as a \(quoted($0.description.id.rawValue)) spec" } ?? ""
@@ -53,7 +53,7 @@ extension SpecDecoder {
                 }
                 for (i, item) in items.enumerated() {
                     capturedThisStep = []
-                    let stepRequirements = decodeRequirements(item.members?.first { $0.key == "requirements" }, in: item, "$.steps[\(i)]", required: false)
+                    let stepRequirements = decodeRequirements(item.members?.first { $0.key == "requirements" }, in: item, "$.steps[\(i)]", required: false, provider: provider?.description)
                     if var step = decodeStep(item, "$.steps[\(i)]", number: i + 1, provider: provider?.description) {
                         step.requirements = stepRequirements
                         steps.append(step)

@@ -38,6 +38,7 @@ struct NewProviderTests {
     struct EchoKit: ProviderKit {
         var id: Provider { Provider("echo") }
         var title: String { "Echo (a provider added by a test)" }
+        var seeds: [String] { ["003"] }
         var actions: [Vocabulary.ActionSignature] { [.init(name: "hello", required: [], optional: [], summary: "asks for the greeting", results: ["greeting"])] }
         var storeFields: [String] { [] }
         var derivation: DerivationProfile { DerivationProfile(notApplicable: [.tamper: "the echo provider has no redirect", .interleave: "the echo provider keeps no session", .storeCrash: "the echo provider keeps no store"]) }

@@ -150,4 +150,35 @@ struct RequirementCatalogueTests {
         #expect(items["enum"] as? [String] == RequirementCatalogue.all.map(\.id))
         #expect(list["minItems"] as? Int == 1)
     }
+
+    /// The example a spec without requirements is given cites its own provider's seed, never
+    /// the Moltin tutorial's (whatever else is wrong with the spec).
+    @Test(arguments: [("clever", "[\"SEED-004-redirect\", \"RFC6749-4.1.3\"]"), ("clover", "[\"SEED-000-full-login\", \"RFC6749-4.1.3\"]"), ("braintree", "[\"SEED-002-connect-url\", \"RFC6749-4.1.3\"]"), ("moltin", "[\"SEED-003-auth\", \"RFC6749-4.4\"]")])
+    func theMissingRequirementsExampleIsTheProvidersOwn(provider: String, example: String) throws {
+        let json = Self.spec(requirements: nil).replacingOccurrences(of: "\"moltin\"", with: "\"\(provider)\"")
+        guard case .invalid(let diagnostics) = SpecLoader.standard.decode(Array(json.utf8), file: "t.json") else {
+            Issue.record("expected diagnostics, the spec loaded")
+            return
+        }
+        let missing = try #require(diagnostics.first { $0.title == "missing required key \"requirements\"" }, "\(diagnostics)")
+        #expect(missing.fix == "add \"requirements\": \(example)")
+    }
+
+    /// A seed passage of another provider is a warning naming both seeds; an id an invariant
+    /// cites (generalised to every provider) and the spec's own seed are not.
+    @Test func anotherProvidersSeedPassageIsAWarning() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("specs/clever/denied.json"), encoding: .utf8)
+        func warnings(adding ids: String) throws -> [String] {
+            let json = text.replacingOccurrences(of: #""requirements": ["#, with: #""requirements": ["# + ids + ", ")
+            #expect(json != text)
+            guard case .valid(let spec) = SpecLoader.standard.decode(Array(json.utf8), file: "t.json") else {
+                Issue.record("expected a valid spec")
+                return []
+            }
+            return spec.warnings.map(\.title)
+        }
+        #expect(try warnings(adding: #""SEED-003-auth""#) == ["requirement \"SEED-003-auth\" is a passage of seed 003, not of the clever spec's (seed 004)"])
+        #expect(try warnings(adding: #""SEED-002-dismiss""#).isEmpty, "an invariant cites it for every provider")
+    }
 }

@@ -14,6 +14,7 @@ public struct BraintreeKit: ProviderKit {
 
     public var id: Provider { .braintree }
     public var title: String { "Braintree client-side connect (seed 002)" }
+    public var seeds: [String] { ["002"] }
 
     public var actions: [Vocabulary.ActionSignature] { Self.actionList }
 

@@ -13,6 +13,7 @@ public struct CleverKit: ProviderKit {
 
     public var id: Provider { .clever }
     public var title: String { "Clever Instant Login (seed 004)" }
+    public var seeds: [String] { ["004"] }
 
     public var actions: [Vocabulary.ActionSignature] { Self.actionList }
 

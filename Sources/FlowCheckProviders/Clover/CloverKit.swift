@@ -13,6 +13,7 @@ public struct CloverKit: ProviderKit {
 
     public var id: Provider { .clover }
     public var title: String { "Clover Go (seeds 000, 001)" }
+    public var seeds: [String] { ["000", "001"] }
 
     public var actions: [Vocabulary.ActionSignature] { Self.actionList }
 

@@ -13,6 +13,7 @@ public struct MoltinKit: ProviderKit {
 
     public var id: Provider { .moltin }
     public var title: String { "Moltin (seed 003)" }
+    public var seeds: [String] { ["003"] }
 
     public var actions: [Vocabulary.ActionSignature] { Self.actionList }
 
