@@ -441,7 +441,7 @@ public struct FlowCheckCommand: Sendable {
     /// The `index`-th of `count` slices (1-based): flows sorted by id, dealt round-robin, so the
     /// slices together hold every flow exactly once and each run gets the same slice.
     static func shard(_ specs: [FlowSpec], index: Int, count: Int) -> [FlowSpec] {
-        specs.sorted { $0.id < $1.id }.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+        specs.sorted { NaturalOrder.precedes($0.id, $1.id) }.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
     }
 
     static func invalidSpecs(_ loaded: SpecLoader.Result) -> [InvalidSpec] {

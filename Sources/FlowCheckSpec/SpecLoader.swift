@@ -89,7 +89,7 @@ public struct SpecLoader: Sendable {
                 invalid.append(file)
             }
         }
-        specs.sort { $0.id < $1.id }
+        specs.sort { NaturalOrder.precedes($0.id, $1.id) }
         return Result(specs: specs, diagnostics: diagnostics, invalidFiles: invalid, warnings: warnings)
     }
 

@@ -96,7 +96,7 @@ public struct Baseline: Sendable, Equatable {
         var out = "# flowcheck baseline: flows expected to fail, one a line as `FLOW-ID reason`.\n"
         out += "# Written by `\(oneLine(command))` from the flows that failed in that run;\n"
         out += "# remove a line once its flow passes. Read with `flowcheck --baseline FILE`.\n"
-        for failure in failures.sorted(by: { $0.id < $1.id }) {
+        for failure in failures.sorted(by: { NaturalOrder.precedes($0.id, $1.id) }) {
             let reason = oneLine(failure.reason).trimmingSpaces()
             out += "\(failure.id) \(reason.isEmpty ? "failed" : reason)\n"
         }

@@ -62,7 +62,7 @@ public struct RunResult: Sendable {
             case .passed, .passedWithSkips: return baselined[flow.id] != nil
             case .failed, .error, .skipped: return false
             }
-        }.map(\.id).sorted()
+        }.map(\.id).sorted(by: NaturalOrder.precedes)
     }
 }
 
