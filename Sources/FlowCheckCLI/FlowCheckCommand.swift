@@ -86,6 +86,7 @@ public struct FlowCheckCommand: Sendable {
         let options: CommandLineOptions
         do {
             options = try CommandLineOptions.parse(arguments)
+            if !options.help && !options.version { try OptionChecks.check(options) }
         } catch {
             console.err("flowcheck: \(error)\n\n\(CommandLineOptions.usage)")
             return .usageOrInvalidSpec
@@ -97,6 +98,13 @@ public struct FlowCheckCommand: Sendable {
         if options.version {
             console.out("flowcheck \(ToolVersion.current)")
             return .passed
+        }
+        // What the command will write, checked before it starts: never found out after a run.
+        do {
+            try OptionChecks.checkOutputs(options)
+        } catch {
+            console.err("flowcheck: \(error)")
+            return .usageOrInvalidSpec
         }
         switch options.command {
         case .serve:

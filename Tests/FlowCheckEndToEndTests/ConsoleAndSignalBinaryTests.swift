@@ -91,15 +91,17 @@ struct ConsoleAndSignalBinaryTests {
         try Self.expectReports(in: root, flows: 3)
     }
 
-    /// A report path that is a folder gets a sentence, not a Cocoa error number.
+    /// A report path that is a folder gets a sentence, not a Cocoa error number, before any
+    /// flow runs (a usage error: nothing was run, nothing written).
     @Test func aReportPathThatIsAFolderGetsAPlainSentence() async throws {
         let root = try Self.workspace(flows: 1)
         defer { try? FileManager.default.removeItem(at: root) }
         try FileManager.default.createDirectory(at: root.appendingPathComponent("out"), withIntermediateDirectories: true)
         let run = try await Binary.run(["--junit", "out", "specs/"], in: root)
-        #expect(run.status == 3)
-        #expect(run.stderr.contains("flowcheck: could not write out: it is a folder; give a file path, such as out/junit.xml"), "\(run.stderr)")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("flowcheck: --junit out: is a folder; name a file in it, e.g. out/out"), "\(run.stderr)")
         #expect(!run.stderr.contains("NSCocoaErrorDomain"))
+        #expect(!run.stdout.contains("✔"), "no flow ran")
     }
 
     /// `GITHUB_STEP_SUMMARY` naming a folder gets a sentence too, and the reports are written.

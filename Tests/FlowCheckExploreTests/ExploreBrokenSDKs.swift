@@ -120,14 +120,41 @@ enum ExploreBrokenSDKs {
         }
     }
 
-    /// Clover No OAuth (mutant 66): setupNone goes on with the token already in the store when
-    /// there is one, ignoring the token the app passes (Partial OAuth's "no code: use the
-    /// stored token" habit), so after the app's refresh and a relaunch the old token is used.
-    static let cloverSetupNonePrefersStoredToken: any FlowDriver = StatefulDriver(name: "setupNone prefers the stored token", rewrite: { request, _ in request }) { call, inner, _ in
-        guard call.name == "setupNone", let stored = try await inner.storeContents()["accessToken"] else { return nil }
-        var arguments = call.arguments
-        arguments["token"] = stored
-        return try await inner.perform(AppCall(name: call.name, arguments: arguments))
+    /// Clover No OAuth (mutant 68): updateToken fires the token-change callbacks once Clover has
+    /// accepted the token, before the store's write, so a write that dies still reports a
+    /// change. From outside the core: each callback registered when such an update failed
+    /// counts one more in `status`.
+    static let cloverUpdateTokenNotifiesBeforeSave: any FlowDriver = StatefulDriver(name: "updateToken notifies before its write", rewrite: { request, _ in request }) { call, inner, memory in
+        let registered = (memory["registered"] ?? "").split(separator: ",").map(String.init)
+        switch call.name {
+        case "addTokenCallback", "removeTokenCallback":
+            let outcome = try await inner.perform(call)
+            if case .ok(let result) = outcome, let label = call.arguments["label"] {
+                let labels = call.name == "addTokenCallback" ? registered + [label] : result["removed"] == "true" ? registered.filter { $0 != label } : registered
+                memory["registered"] = Set(labels).sorted().joined(separator: ",")
+            }
+            return outcome
+        case "relaunch":
+            memory["registered"] = nil
+            return nil
+        case "updateToken":
+            let outcome = try await inner.perform(call)
+            if case .error(kind: "storage", _) = outcome {
+                for label in registered { memory["extra." + label] = String((Int(memory["extra." + label] ?? "0") ?? 0) + 1) }
+            }
+            return outcome
+        case "status":
+            let outcome = try await inner.perform(call)
+            guard case .ok(var result) = outcome else { return outcome }
+            for (key, value) in result where key.hasPrefix("fired.") {
+                if let extra = Int(memory["extra." + key.dropFirst("fired.".count)] ?? "0"), extra > 0, let count = Int(value) {
+                    result[key] = String(count + extra)
+                }
+            }
+            return .ok(result)
+        default:
+            return nil
+        }
     }
 
     /// Remembers the client credentials of the first successful Auth only: a later Auth as

@@ -1,0 +1,53 @@
+import Foundation
+import FlowCheckTestLanes
+import Testing
+import FlowCheckCLI
+import FlowCheckFakeServer
+
+/// Option values are checked against what they promise before anything starts, with one line
+/// naming the option: a built-in driver name never runs as a shell command, an output path
+/// that cannot be written is never found out after the run, and no option is quietly ignored.
+@Suite(.fast, .timeLimit(.minutes(20)))
+struct OptionChecksTests {
+    static let folder = NSTemporaryDirectory() + "flowcheck-options-\(UUID().uuidString)"
+
+    static func run(_ arguments: [String]) async -> (FlowCheckCommand.ExitCode, [String]) {
+        let lines = Locked<[String]>([])
+        let console = FlowCheckCommand.Console(out: { line in lines.withLock { $0.append(line) } }, err: { line in lines.withLock { $0.append(line) } })
+        let code = await FlowCheckCommand().run(arguments, console: console)
+        return (code, lines.withLock { $0 })
+    }
+
+    @Test(arguments: [
+        (["--driver", "builtin:cor", "specs/"], "--driver builtin:cor: no built-in driver of that name"),
+        (["matrix", "--driver", "x=builtin:nope", "specs/"], "--driver x=builtin:nope: no built-in driver of that name"),
+        (["", "specs/"], "an empty spec path was given"),
+        (["--junit", "", "specs/"], "--junit was given an empty path"),
+        (["--list", "--format", "json", "specs/"], "--format json does not go with --list"),
+        (["explore", "--out", "", "--runs", "1"], "explore --out was given an empty path"),
+    ])
+    func refusedBeforeAnythingStarts(arguments: [String], message: String) async {
+        let (code, lines) = await Self.run(arguments)
+        #expect(code == .usageOrInvalidSpec)
+        #expect(lines.first?.hasPrefix("flowcheck: " + message) == true, "\(lines.first ?? "")")
+    }
+
+    /// Paths that exist in the way: a file where findings' folder should be, a folder where a
+    /// report should be, a file where a report's folder should be.
+    @Test func outputPathsInTheWayAreRefusedFirst() async throws {
+        try FileManager.default.createDirectory(atPath: Self.folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: Self.folder) }
+        let file = Self.folder + "/a-file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        for (arguments, message) in [
+            (["explore", "--out", file, "--runs", "1"], "--out \(file): is a file, and findings are written into a folder"),
+            (["--junit", Self.folder, "/nonexistent-specs"], "--junit \(Self.folder): is a folder"),
+            (["--markdown", file + "/report.md", "/nonexistent-specs"], "--markdown \(file)/report.md: \(file) is a file, so nothing can be written under it"),
+            (["matrix", "--driver", "c=builtin:core", "--json", Self.folder, "/nonexistent-specs"], "--json \(Self.folder): is a folder"),
+        ] {
+            let (code, lines) = await Self.run(arguments)
+            #expect(code == .usageOrInvalidSpec, "\(arguments)")
+            #expect(lines.count == 1 && lines.first?.hasPrefix("flowcheck: " + message) == true, "\(lines)")
+        }
+    }
+}
