@@ -1,3 +1,4 @@
+import FlowCheckReports
 import Foundation
 import FlowCheckExplore
 import FlowCheckRunner
@@ -124,10 +125,10 @@ extension FlowCheckCommand {
         }
         if let path = options.reachTable {
             do {
-                try Data(Self.reachTable(summary.reach).utf8).write(to: URL(fileURLWithPath: path))
+                try ReportWriter.write(Self.reachTable(summary.reach), to: path, defaultName: "reach.md")
                 console.out("Reach table: \(path)")
             } catch {
-                console.err("flowcheck: explore: could not write the reach table \(path): \(error.localizedDescription)")
+                console.err("flowcheck: explore: the reach table: \(error)")
                 return .harnessFailure
             }
         }

@@ -532,7 +532,7 @@ public struct FlowCheckCommand: Sendable {
             do {
                 try ServeReadyFile.write(ServeReadyFile.document(endpoints: endpoints, control: controlURL), to: path)
             } catch {
-                console.err("flowcheck: could not write the ready file \(path): \(error.localizedDescription)")
+                console.err("flowcheck: the ready file: \(error)")
                 logQueue.finish(within: Self.serveLogDrainSeconds)
                 return .harnessFailure
             }

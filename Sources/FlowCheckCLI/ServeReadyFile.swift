@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckReports
 import FlowCheckServe
 
 /// `serve --ready-file`: the document a script waits for instead of racing the build and the
@@ -24,9 +25,9 @@ enum ServeReadyFile {
         return data + Data("\n".utf8)
     }
 
-    /// Writes `data` to `path` atomically.
-    /// - Throws: when the folder cannot be written.
+    /// Writes `data` to `path` atomically, with the tool's one writer (parent folders made).
+    /// - Throws: ``ReportWriter/WriteError``, the path and cause in plain words.
     static func write(_ data: Data, to path: String) throws {
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        try ReportWriter.write(String(decoding: data, as: UTF8.self), to: path, defaultName: "ready.json")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckProviders
+import FlowCheckReports
 import FlowCheckRunner
 import FlowCheckSpec
 import FlowCheckTestSupport
@@ -263,10 +264,10 @@ public struct Explorer: Sendable {
         let directory = options.outputDirectory
         let file = (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/\(id).json"
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            // The tool's one writer: parent folders made, the file replaced whole, the cause in words.
+            try ReportWriter.write(text, to: file, defaultName: "\(id).json")
         } catch {
-            throw ExploreError(description: "could not write \(file): \(error.localizedDescription)")
+            throw ExploreError(description: "\(error)")
         }
         // The shrunk failure as it ran in memory, then again from the file, as `flowcheck` would.
         let inMemory = await failsAlike(rendered, signature: signature, runner: runner)

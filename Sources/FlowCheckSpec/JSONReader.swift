@@ -138,8 +138,10 @@ public struct JSONReader {
                 throw error("expected ':' after the key \(SpecText.quoted(key))", fix: "separate each key from its value with a colon")
             }
             advance()
-            try skipWhitespace()
+            // The member's path from here: a comment or a stray byte where its value should be
+            // is reported at the value's path.
             path.append(JSONPath.key(key))
+            try skipWhitespace()
             let value = try readValue()
             path.removeLast()
             members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
@@ -170,7 +172,9 @@ public struct JSONReader {
             return JSONNode(.array(items), at: start)
         }
         while true {
+            path.append(JSONPath.index(items.count))
             try skipWhitespace()
+            path.removeLast()
             if peek == UInt8(ascii: "]") {
                 throw error("trailing comma before ']'", fix: "remove the comma after the last element")
             }

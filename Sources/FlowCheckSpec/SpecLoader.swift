@@ -101,11 +101,22 @@ public struct SpecLoader: Sendable {
         return decode(Array(data), file: file)
     }
 
+    /// The JSON path of the value being read at `offset`: the text before it, read as far as it
+    /// goes, ends inside that value (an invalid byte in a title is at `$.title`).
+    static func path(at offset: Int, in bytes: [UInt8]) -> String {
+        do {
+            _ = try JSONReader.parse(Array(bytes[..<min(offset, bytes.count)]))
+            return "$"
+        } catch {
+            return error.path
+        }
+    }
+
     /// Decodes spec text that came from `file` (which only names it in diagnostics).
     public func decode(_ bytes: [UInt8], file: String) -> SpecFile {
         if let invalid = UTF8Position.firstInvalidByte(in: bytes) {
             let byte = String(format: "0x%02X", invalid.byte)
-            return .invalid([SpecDiagnostic(file: file, location: invalid.location, path: "$", title: "the file is not UTF-8 text: byte \(byte) (offset \(invalid.offset)) starts no UTF-8 character", fix: "save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252")])
+            return .invalid([SpecDiagnostic(file: file, location: invalid.location, path: Self.path(at: invalid.offset, in: bytes), title: "the file is not UTF-8 text: byte \(byte) (offset \(invalid.offset)) starts no UTF-8 character", fix: "save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252")])
         }
         let root: JSONNode
         do {

@@ -37,6 +37,15 @@ public enum SpecText {
         return out
     }
 
+    /// A character that shows nothing (a zero-width space, a byte order mark, a bidirectional
+    /// override, a C1 control): escaped where a diagnostic quotes spec text, so an id that
+    /// differs from another only by one can be seen to.
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.value >= 0x80 else { return false }
+        if (0x80...0x9F).contains(scalar.value) { return true }
+        return scalar.properties.generalCategory == .format
+    }
+
     private static func isBreaking(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029
     }
@@ -48,9 +57,13 @@ public enum SpecText {
         case "\t": out += "\\t"
         case "\u{08}": out += "\\b"
         case "\u{0C}": out += "\\f"
-        case _ where isBreaking(scalar):
-            let hex = String(scalar.value, radix: 16, uppercase: false)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        case _ where isBreaking(scalar) || isInvisible(scalar):
+            // As JSON writes it: past U+FFFF, a surrogate pair.
+            let units = scalar.value > 0xFFFF ? [0xD800 + ((scalar.value - 0x10000) >> 10), 0xDC00 + ((scalar.value - 0x10000) & 0x3FF)] : [scalar.value]
+            for unit in units {
+                let hex = String(unit, radix: 16, uppercase: false)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            }
         default:
             out.unicodeScalars.append(scalar)
         }

@@ -3,6 +3,7 @@ import FlowCheckTestLanes
 import Testing
 import FlowCheckCLI
 import FlowCheckFakeServer
+import FlowCheckRunner
 
 /// Option values are checked against what they promise before anything starts, with one line
 /// naming the option: a built-in driver name never runs as a shell command, an output path
@@ -48,6 +49,21 @@ struct OptionChecksTests {
             let (code, lines) = await Self.run(arguments)
             #expect(code == .usageOrInvalidSpec, "\(arguments)")
             #expect(lines.count == 1 && lines.first?.hasPrefix("flowcheck: " + message) == true, "\(lines)")
+        }
+    }
+}
+
+/// One rule for text files: a leading byte order mark is no text, in a baseline as in a spec,
+/// and an invisible character in a baseline's id is shown, not printed as it is.
+@Suite(.fast, .timeLimit(.minutes(20)))
+struct BaselineTextTests {
+    @Test func aByteOrderMarkIsStrippedAndInvisibleCharactersShown() throws {
+        let baseline = try Baseline.parse("\u{FEFF}MLT-AUTH known to fail\n", file: "b.txt")
+        #expect(baseline.entries.map(\.id) == ["MLT-AUTH"])
+        #expect {
+            _ = try Baseline.parse("MLT-AUTH\u{200B} known\n", file: "b.txt")
+        } throws: { error in
+            "\(error)".contains(#""MLT-AUTH\u{200B}" is not a flow id"#)
         }
     }
 }

@@ -48,10 +48,10 @@ struct SyntaxMessageTests {
             "t.json:1:13: error: invalid JSON: control character 0x07 inside a string at $.title\n  fix: escape it as \\u0007",
         ]),
         Case(name: "invalid UTF-8 at its byte", bytes: Array("{\n  \"title\": \"caf".utf8) + [0xE9] + Array("\"\n}".utf8), expected: [
-            "t.json:2:16: error: the file is not UTF-8 text: byte 0xE9 (offset 17) starts no UTF-8 character at $\n  fix: save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252",
+            "t.json:2:16: error: the file is not UTF-8 text: byte 0xE9 (offset 17) starts no UTF-8 character at $.title\n  fix: save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252",
         ]),
         Case(name: "invalid UTF-8: an overlong form after a multi-byte character", bytes: Array("[\"é".utf8) + [0xC0, 0xAF] + Array("\"]".utf8), expected: [
-            "t.json:1:4: error: the file is not UTF-8 text: byte 0xC0 (offset 4) starts no UTF-8 character at $\n  fix: save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252",
+            "t.json:1:4: error: the file is not UTF-8 text: byte 0xC0 (offset 4) starts no UTF-8 character at $[0]\n  fix: save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252",
         ]),
         Case(name: "invalid UTF-8: a surrogate", bytes: Array("\n\n  [".utf8) + [0xED, 0xA0, 0x80] + Array("]".utf8), expected: [
             "t.json:3:4: error: the file is not UTF-8 text: byte 0xED (offset 5) starts no UTF-8 character at $\n  fix: save it as UTF-8; a byte like this is often an accented letter saved as Latin-1 or Windows-1252",

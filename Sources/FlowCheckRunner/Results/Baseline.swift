@@ -56,6 +56,8 @@ public struct Baseline: Sendable, Equatable {
     /// - Throws: ``Problem`` at the first line that is not `FLOW-ID reason words`, a comment or
     ///   blank, or that names a flow a second time.
     public static func parse(_ text: String, file: String) throws(Problem) -> Baseline {
+        // One rule for every text file the tool reads: a leading byte order mark is no text.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         var entries: [Entry] = []
         var seen: [String: Int] = [:]
         // `\r\n` is one Character (and one line break), like `\n`.
@@ -66,7 +68,7 @@ public struct Baseline: Sendable, Equatable {
             let id = String(trimmed.prefix { $0 != " " && $0 != "\t" })
             let reason = trimmed.dropFirst(id.count).trimmingSpaces()
             guard isFlowID(id) else {
-                throw Problem(file: file, line: number, message: "\"\(id)\" is not a flow id (expected a line like `MLT-AUTH reason words`, a # comment or a blank line)")
+                throw Problem(file: file, line: number, message: "\"\(ControlCharacters.escaped(id))\" is not a flow id (expected a line like `MLT-AUTH reason words`, a # comment or a blank line)")
             }
             guard !reason.isEmpty else {
                 throw Problem(file: file, line: number, message: "\(id) has no reason (write why it is expected to fail after the id: `\(id) reason words`)")
