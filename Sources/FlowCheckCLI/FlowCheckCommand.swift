@@ -270,7 +270,8 @@ public struct FlowCheckCommand: Sendable {
             if json { return }
             progress?("")
             // A derived variant is named only when it did not pass; the closing line counts them.
-            if flow.derivation == nil || flow.status != .passed {
+            // Flows not run are listed after the run, one line per reason (ConsoleReport.notRun).
+            if flow.status != .skipped, flow.derivation == nil || flow.status != .passed {
                 console.out(ConsoleReport.line(flow, colour: colour, baselined: RunResult.baselineReason(flow, baselined: baselined)))
             }
             if finished < total { progress?("[\(finished)/\(total)] running") }
@@ -319,13 +320,18 @@ public struct FlowCheckCommand: Sendable {
         }
         // A baselined failure is counted on its own, never as a failure.
         let failed = run.newFailures + run.errors + invalid.count
-        // A flow that passed with checks skipped (a store with no files) counts as skipped,
-        // never as passed: its console line names what was not checked.
-        let skippedFlows = skipped + run.passedWithSkips + run.skipped
+        // Counted as the step summary and the reports count them: a flow that passed with checks
+        // skipped (a store with no files) is never a plain pass, a flow the driver cannot run is
+        // not run, and flows --filter or --shard left out are said apart.
         let derivedCount = flows.filter { $0.derivation != nil }.count
         let derivedPassed = flows.filter { $0.derivation != nil && $0.status == .passed }.count
-        let closing = "\(run.passed) passed, \(failed) failed" + (run.baselinedFailures > 0 ? ", \(run.baselinedFailures) baselined" : "") + (skippedFlows > 0 ? ", \(skippedFlows) skipped" : "")
+        let closing = "\(run.passed) passed, \(failed) failed" + (run.baselinedFailures > 0 ? ", \(run.baselinedFailures) baselined" : "")
+            + (run.passedWithSkips > 0 ? ", \(run.passedWithSkips) passed with skipped checks" : "") + (run.skipped > 0 ? ", \(run.skipped) not run" : "")
+            + (skipped > 0 ? ", \(skipped) left out by \(options.filter != nil && options.shard != nil ? "--filter and --shard" : options.filter != nil ? "--filter" : "--shard")" : "")
             + (derivedCount > 0 ? " (\(derivedCount) of them derived variants, \(derivedPassed) passed)" : "")
+        if !json {
+            for line in ConsoleReport.notRun(flows, colour: colour) { console.out(line) }
+        }
         for id in run.unexpectedlyPassing {
             let line = baseline?.entries.first { $0.id == id }?.line ?? 0
             let text = "\(id): unexpectedly passing: remove it from the baseline (\(options.baselinePath ?? ""):\(line))"

@@ -1,4 +1,5 @@
 import FlowCheckRunner
+import FlowCheckSpec
 
 /// What a person reads on the console, one rule for every value printed there: no raw control
 /// character (a line feed shows as `\n`, so a value can never begin a console line of its
@@ -45,4 +46,26 @@ public enum ConsoleReport {
     public static func value(_ text: String) -> String {
         ControlEscape.escaped(ValueCut.cut(text, limit: ValueCut.line), special: ["\n": "\\n", "\r": "\\r", "\t": "\\t"])
     }
+
+    /// The flows not run, one line per reason, in the order the reasons first came (the ids in
+    /// run order, at most ``notRunListed`` of them named): a driver of one provider leaves dozens
+    /// of flows for the same reason, which one line says.
+    public static func notRun(_ flows: [FlowResult], colour: Bool = false) -> [String] {
+        var reasons: [String] = []
+        var ids: [String: [String]] = [:]
+        for flow in flows where flow.status == .skipped {
+            let reason = flow.skips.first?.reason ?? "the driver cannot run it"
+            if ids[reason] == nil { reasons.append(reason) }
+            ids[reason, default: []].append(flow.id)
+        }
+        return reasons.map { reason in
+            let listed = ids[reason] ?? []
+            let named = listed.sorted(by: NaturalOrder.precedes).prefix(notRunListed).joined(separator: ", ")
+            let more = listed.count > notRunListed ? " and \(listed.count - notRunListed) more" : ""
+            return (colour ? "\u{1B}[36m⏭\u{1B}[0m" : "⏭") + " \(listed.count) not run: " + ControlCharacters.escaped(reason) + " (\(named)\(more))"
+        }
+    }
+
+    /// How many ids a not-run line names.
+    public static let notRunListed = 5
 }

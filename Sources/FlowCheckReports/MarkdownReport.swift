@@ -100,9 +100,11 @@ public enum MarkdownReport {
         let variants = run.flows.filter { $0.derivation != nil }
         if !variants.isEmpty { out += "\n\nDerived variants: " + counts(variants) + "." }
         out += "\n\n| Result | Flow | Title |\n|---|---|---|\n"
-        for flow in run.flows where flow.derivation == nil || flow.status != .passed { out += "| \(badge(flow, run)) | \(cell(flow.id)) | \(cell(flow.title)) |\n" }
+        for flow in run.flows where flow.status != .skipped && (flow.derivation == nil || flow.status != .passed) { out += "| \(badge(flow, run)) | \(cell(flow.id)) | \(cell(flow.title)) |\n" }
+        // Flows not run: one row per reason, as on the console.
+        for line in notRunGroups(run.flows) { out += "| ⏭️ \(line.ids.count) not run | \(cell(line.ids.joined(separator: ", "))) | \(cell(line.reason)) |\n" }
         for invalid in run.invalidSpecs { out += "| ⛔ invalid | \(MarkdownText.code(invalid.file, inTable: true)) | the spec could not be loaded |\n" }
-        for flow in run.flows where flow.status != .passed {
+        for flow in run.flows where flow.status != .passed && flow.status != .skipped {
             out += "\n**\(MarkdownText.plain(flow.id))** (\(MarkdownText.code(flow.file)))\n\n"
             if let error = flow.errorMessage { out += "- harness error: \(MarkdownText.code(error))\n" }
             for failure in flow.failures { out += "- " + failureLine(failure) + "\n" }
@@ -110,6 +112,16 @@ public enum MarkdownReport {
         }
         for invalid in run.invalidSpecs { out += "\n" + MarkdownText.fenced(invalid.messages.flatMap { $0.components(separatedBy: "\n") }, info: "text") }
         return ControlCharacters.escaped(out)
+    }
+
+    /// The flows not run, grouped by reason in the order the reasons first came.
+    static func notRunGroups(_ flows: [FlowResult]) -> [(reason: String, ids: [String])] {
+        var groups: [(reason: String, ids: [String])] = []
+        for flow in flows where flow.status == .skipped {
+            let reason = flow.skips.first?.reason ?? "the driver cannot run it"
+            if let index = groups.firstIndex(where: { $0.reason == reason }) { groups[index].ids.append(flow.id) } else { groups.append((reason, [flow.id])) }
+        }
+        return groups
     }
 
     /// "12 passed, 1 failed, 0 harness errors".

@@ -67,3 +67,29 @@ struct BaselineTextTests {
         }
     }
 }
+
+/// Flows a driver cannot run are said once per reason, never one a line and never annotated,
+/// and the closing line counts them as the step summary does.
+@Suite(.integration, .timeLimit(.minutes(20)))
+struct NotRunGroupingTests {
+    @Test func notRunFlowsAreOneLinePerReasonAndNeverAnnotated() async throws {
+        let folder = NSTemporaryDirectory() + "flowcheck-notrun-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let lines = Locked<[String]>([])
+        let console = FlowCheckCommand.Console(out: { line in lines.withLock { $0.append(line) } }, err: { line in lines.withLock { $0.append(line) } })
+        let summary = folder + "/summary.md"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let code = await FlowCheckCommand().run(["--driver", "builtin:example", "--no-derived", "--junit", folder + "/j.xml", "--markdown", folder + "/m.md", SpecsEarnTheirPlaceTests.specsFolder], console: console, environment: .init(githubActions: true, stepSummaryPath: summary))
+        #expect(code == .failed)
+        let printed = lines.withLock { $0 }
+        let notRun = printed.filter { $0.contains(" not run: ") }
+        #expect(notRun.count == 4, "one line per reason: \(notRun)")
+        #expect(notRun.allSatisfy { $0.hasPrefix("⏭ ") })
+        #expect(!printed.contains { $0.hasPrefix("::") && $0.contains("%3A not run::") }, "no annotation for a flow not run")
+        let total = notRun.compactMap { Int($0.dropFirst(2).prefix { $0.isNumber }) }.reduce(0, +)
+        let closing = try #require(printed.last)
+        #expect(closing.contains(", \(total) not run"), "\(closing)")
+        let document = try String(contentsOfFile: summary, encoding: .utf8)
+        #expect(document.contains("\(total) not run"), "the step summary counts them the same way")
+    }
+}

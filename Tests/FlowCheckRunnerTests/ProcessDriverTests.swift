@@ -369,7 +369,7 @@ struct ProcessDriverTests {
         #expect(passed == .passed, "\(lines.all)")
         // The two flows and the variants derived from them, all passed; the other flows left out.
         let others = try SpecsEarnTheirPlaceTests.specs().count - 2
-        #expect(lines.all.contains { $0.hasSuffix("passed)") && $0.contains(" passed, 0 failed, \(others) skipped (") })
+        #expect(lines.all.contains { $0.hasSuffix("passed)") && $0.contains(" passed, 0 failed, \(others) left out by --filter (") })
         let nothing = await FlowCheckCommand().run(common + ["--filter", "^CLV-FULL-1$", SpecsEarnTheirPlaceTests.specsFolder], console: console)
         #expect(nothing == .usageOrInvalidSpec)
         #expect(lines.all.contains { $0.contains("can run none of the") && $0.contains("selected flows") })
