@@ -112,7 +112,7 @@ public struct FlowCheckCommand: Sendable {
             return await serve(options, console: console, environment: environment)
         case .validate: return validate(options, console: console, environment: environment)
         case .run:
-            return await runFlows(options, console: console, environment: environment)
+            return await runFlows(options, arguments: arguments, console: console, environment: environment)
         case .explore: return await explore(options.explore, console: console)
         case .matrix: return await matrix(options, console: console, environment: environment)
         case .schema:
@@ -164,7 +164,8 @@ public struct FlowCheckCommand: Sendable {
 
     // MARK: - run
 
-    private func runFlows(_ options: CommandLineOptions, console: Console, environment: Environment) async -> ExitCode {
+    /// - Parameter arguments: the command line as given, for the baseline's header.
+    private func runFlows(_ options: CommandLineOptions, arguments: [String], console: Console, environment: Environment) async -> ExitCode {
         guard let loaded = Self.load(options.paths, console: console) else { return .usageOrInvalidSpec }
         reportWarnings(loaded, console: console)
         let baseline: Baseline?
@@ -299,7 +300,9 @@ public struct FlowCheckCommand: Sendable {
         if let path = options.writeBaselinePath {
             let failures = flows.filter { $0.status == .failed }.map { (id: $0.id, reason: $0.failures.first?.message ?? "failed") }
             do {
-                try ReportWriter.write(Baseline.render(failures, command: "flowcheck --write-baseline \(path) \(options.paths.joined(separator: " "))"), to: path, defaultName: "baseline.txt")
+                // The whole command as given (driver, filter, shard and all), so running it again
+                // reproduces the baseline.
+                try ReportWriter.write(Baseline.render(failures, command: (["flowcheck"] + arguments).map(Self.shellQuoted).joined(separator: " ")), to: path, defaultName: "baseline.txt")
             } catch {
                 console.err("flowcheck: --write-baseline: \(error)")
                 reportFailed = true
@@ -462,6 +465,14 @@ public struct FlowCheckCommand: Sendable {
         loaded.invalidFiles.map { file in
             InvalidSpec(file: file, diagnostics: loaded.diagnostics.filter { $0.file == file })
         }
+    }
+
+    /// `word` as a POSIX shell reads it back: as it is when it is plain, else in single quotes.
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
+            CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || "-_./=:,@%+".unicodeScalars.contains(scalar)
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'''"#) + "'"
     }
 
     // MARK: - serve
