@@ -285,11 +285,18 @@ public struct FlowCheckCommand: Sendable {
         let run = RunResult(flows: flows, invalidSpecs: invalid, driverName: driver.name, interruption: interruption, baselined: baselined)
 
         var reportFailed = false
+        // A run of fewer flows than the reports at the default paths hold (one spec, --filter,
+        // --shard, --no-derived) never replaces them: the committed full report stays as it is.
+        var (junitPath, markdownPath) = (options.junitPath, options.markdownPath)
+        if let subset = SubsetReports.redirect(junit: junitPath, markdown: markdownPath, ids: Set(flows.map(\.id))) {
+            (junitPath, markdownPath) = (subset.junit, subset.markdown)
+            console.err("flowcheck: " + ControlCharacters.escaped(subset.sentence))
+        }
         // The two documents are rendered at once: each is a pass over every flow of the run.
         let (noDerived, writtenSpecs) = (options.noDerived, loaded.specs)
         async let junit = JUnitReport.render(run)
         async let markdown = MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows.filter { $0.derivation == nil }), derived: noDerived ? nil : DerivedCoverage(results: flows, specs: writtenSpecs, providers: ProviderRegistry.catalog))
-        for (path, text, name) in [(options.junitPath, await junit, "junit.xml"), (options.markdownPath, await markdown, "flowcheck.md")] {
+        for (path, text, name) in [(junitPath, await junit, "junit.xml"), (markdownPath, await markdown, "flowcheck.md")] {
             do {
                 try ReportWriter.write(text, to: path, defaultName: name)
             } catch {
@@ -345,7 +352,7 @@ public struct FlowCheckCommand: Sendable {
             console.err(closing)
         } else {
             if let shard = options.shard { console.out("Shard \(shard.index)/\(shard.count): \(total) of \(total + skipped) flows") }
-            if !reportFailed { console.out("Reports: \(options.junitPath), \(options.markdownPath)") }
+            if !reportFailed { console.out("Reports: \(junitPath), \(markdownPath)") }
             if !invalid.isEmpty { console.out("\(invalid.count) invalid spec\(invalid.count == 1 ? "" : "s") (see above)") }
             console.out(closing)
         }

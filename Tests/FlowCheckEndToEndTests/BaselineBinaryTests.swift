@@ -113,3 +113,25 @@ struct BaselineBinaryTests {
         #expect(validate.stderr.hasPrefix("flowcheck: --baseline, --write-baseline and --strict-baseline go with a run"))
     }
 }
+
+/// A run of part of the suite never replaces the full run's reports at the default paths.
+@Suite(.integration, .timeLimit(.minutes(20)))
+struct SubsetReportBinaryTests {
+    typealias E2E = FlowCheckBinaryTests
+
+    @Test func aSubsetRunWritesBesideTheFullReports() async throws {
+        let root = try BaselineBinaryTests.workspace(baseline: "")
+        defer { try? FileManager.default.removeItem(at: root) }
+        _ = try await E2E.run(["specs"], in: root)
+        let full = try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)
+        let subset = try await E2E.run(["--filter", "^E2E-PASS$", "specs"], in: root)
+        #expect(subset.status == 0, "\(subset.stderr)")
+        #expect(subset.stderr.contains("so its reports are in reports/subset/ and the full run's are left as they are"), "\(subset.stderr)")
+        #expect(subset.stdout.contains("Reports: reports/subset/junit.xml, reports/subset/flowcheck.md"))
+        #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == full)
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("reports/subset/flowcheck.md").path))
+        // Paths given are written as given.
+        let chosen = try await E2E.run(["--filter", "^E2E-PASS$", "--junit", "reports/junit.xml", "--markdown", "one.md", "specs"], in: root)
+        #expect(chosen.stdout.contains("Reports: reports/junit.xml, one.md"), "\(chosen.stdout)")
+    }
+}
