@@ -54,6 +54,7 @@ public struct FlowSpec: Sendable {
 
 /// The seed file and the passage of it that a spec encodes.
 public struct SourceReference: Sendable, Equatable {
+    /// The seed file the flow encodes, or the team's own document (a path or a URL) it cites.
     public var seed: String
     public var passage: String
 

@@ -100,13 +100,21 @@ extension SpecDecoder {
 
     func decodeSource(_ node: JSONNode, _ path: String) -> SourceReference? {
         guard let members = object(node, path, allowed: Self.sourceKeys, example: "{\"seed\": \"003_d427daaf6ba0e8e7.txt\", \"passage\": \"...\"}") else { return nil }
-        let seed = string(members, "seed", in: node, path, required: true, example: "\"003_d427daaf6ba0e8e7.txt\"")
+        // A seed file FlowCheck encodes, or a team's own document (a path or an http(s) URL).
+        let document = string(members, "document", in: node, path, required: false)
+        let seed = string(members, "seed", in: node, path, required: document == nil && members["document"] == nil, example: "\"003_d427daaf6ba0e8e7.txt\"")
         if let seed, let member = members["seed"], !SpecPattern.seedFile.matches(seed) {
-            report(member.value, path + ".seed", "seed \(quoted(seed)) is not a seed file name", fix: "name one of the seed files, e.g. \"003_d427daaf6ba0e8e7.txt\"")
+            report(member.value, path + ".seed", "seed \(quoted(seed)) is not a seed file name", fix: "name one of the seed files, e.g. \"003_d427daaf6ba0e8e7.txt\", or cite your own document as \"document\": \"docs/login.md\"")
+        }
+        if members["seed"] != nil, let member = members["document"] {
+            report(member.value, path + ".document", "a source is a seed or a document, not both", fix: "keep the one the flow encodes")
+        }
+        if let document, let member = members["document"], document.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            report(member.value, path + ".document", "document \(quoted(document)) holds a control character", fix: "name a file path or an http(s) URL on one line")
         }
         let passage = string(members, "passage", in: node, path, required: true, example: "\"Obtaining a new token\"")
-        guard let seed, let passage else { return nil }
-        return SourceReference(seed: seed, passage: passage)
+        guard let text = seed ?? document, let passage else { return nil }
+        return SourceReference(seed: text, passage: passage)
     }
 
 }

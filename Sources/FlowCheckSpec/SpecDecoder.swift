@@ -43,7 +43,7 @@ struct SpecDecoder {
     }
 
     static let topKeys = TopLevelKey.allCases.map(\.rawValue)
-    static let sourceKeys = ["seed", "passage"]
+    static let sourceKeys = ["seed", "document", "passage"]
     static let stepKeys = ["note"] + actionKeys.prefix(2) + ["with", "async"] + actionKeys.dropFirst(2) + ["expect", "requirements", "allow"]
     static let actionKeys = ActionKind.allCases.map(\.rawValue)
     static let faultKeys = ["kind", "path", "times", "clockAdvance"]

@@ -68,7 +68,15 @@ public enum SpecSchema {
             case .id: return M(key.rawValue, .pattern("^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$", description: "The catalogue id from flows.md, e.g. MLT-AUTH."))
             case .title, .summary: return M(key.rawValue, .nonEmptyString)
             case .requirements: return M(key.rawValue, .ref("requirements"))
-            case .source: return M(key.rawValue, .closedObject([("seed", .pattern("^[0-9]{3}_[0-9a-f]{16}\\.txt$")), ("passage", .nonEmptyString)], required: SpecDecoder.sourceKeys))
+            case .source:
+                // One of the seed files FlowCheck encodes, or a team's own document.
+                guard case .object(var members) = SchemaNode.closedObject([
+                    ("seed", .pattern("^[0-9]{3}_[0-9a-f]{16}\\.txt$", description: "One of the seed files FlowCheck encodes.")),
+                    ("document", .pattern("^[^\\u0000-\\u001f]+$", description: "A team's own document the flow encodes: a path (relative to the spec) or an http(s) URL.")),
+                    ("passage", .nonEmptyString),
+                ], required: ["passage"]) else { return M(key.rawValue, .anyString) }
+                members.append(M("oneOf", .array([.object([M("required", .array([.string("seed")]))]), .object([M("required", .array([.string("document")]))])])))
+                return M(key.rawValue, .object(members))
             case .provider: return M(key.rawValue, .oneOf(providers.ids.map(\.rawValue)))
             case .fixture: return M(key.rawValue, .object([M("type", .string("object"))]))
             case .decisions: return M(key.rawValue, .array(of: .anyString))

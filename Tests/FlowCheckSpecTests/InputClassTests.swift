@@ -49,3 +49,35 @@ struct InputClassTests {
         }
     }
 }
+
+/// A team's suite cites its own documents: `"source": {"document": PATH-OR-URL, "passage": ...}`
+/// beside the seed files FlowCheck encodes, never both at once.
+@Suite(.fast, .timeLimit(.minutes(20)))
+struct TeamSourceTests {
+    static func decode(_ source: String) -> SpecFile {
+        let text = InputClassTests.base.replacingOccurrences(of: #""source": {"seed": "003_d427daaf6ba0e8e7.txt", "passage": "p"}"#, with: #""source": "# + source)
+        return SpecLoader.standard.decode(Array(text.utf8), file: "t.json")
+    }
+
+    @Test(arguments: [#"{"document": "docs/login.md", "passage": "We refresh a minute early"}"#, #"{"document": "https://wiki.example.com/auth#refresh", "passage": "p"}"#])
+    func aTeamsOwnDocumentIsASource(_ source: String) throws {
+        guard case .valid(let spec) = Self.decode(source) else {
+            Issue.record("\(Self.decode(source))")
+            return
+        }
+        #expect(spec.source.seed.hasPrefix("docs/login.md") || spec.source.seed.hasPrefix("https://wiki.example.com/"))
+    }
+
+    @Test func aSourceIsASeedOrADocumentNotBothNorNeither() {
+        guard case .invalid(let both) = Self.decode(#"{"seed": "003_d427daaf6ba0e8e7.txt", "document": "docs/a.md", "passage": "p"}"#) else {
+            Issue.record("both loaded")
+            return
+        }
+        #expect(both.map(\.title) == ["a source is a seed or a document, not both"])
+        guard case .invalid(let neither) = Self.decode(#"{"passage": "p"}"#) else {
+            Issue.record("neither loaded")
+            return
+        }
+        #expect(neither.map(\.title) == [#"missing required key "seed""#])
+    }
+}
