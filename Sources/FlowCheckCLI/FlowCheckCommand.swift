@@ -218,7 +218,7 @@ public struct FlowCheckCommand: Sendable {
             if options.requirements {
                 // The written flows, as the report's matrix has them: a derived variant covers
                 // its rule's requirements in the derived table, not here.
-                console.out(ControlCharacters.escaped(MarkdownReport.coverage(CoverageMatrix(requirements: RequirementCatalogue.all, specs: specs.filter { $0.derivation == nil }))))
+                console.out(ControlCharacters.escaped(MarkdownReport.coverage(CoverageMatrix(requirements: Self.catalogue(with: loaded.teamRequirements), specs: specs.filter { $0.derivation == nil }))))
                 return invalid.isEmpty ? .passed : .usageOrInvalidSpec
             }
             for spec in specs where options.derived == (spec.derivation != nil) {
@@ -295,7 +295,8 @@ public struct FlowCheckCommand: Sendable {
         // The two documents are rendered at once: each is a pass over every flow of the run.
         let (noDerived, writtenSpecs) = (options.noDerived, loaded.specs)
         async let junit = JUnitReport.render(run)
-        async let markdown = MarkdownReport.render(run, coverage: CoverageMatrix(requirements: RequirementCatalogue.all, results: flows.filter { $0.derivation == nil }), derived: noDerived ? nil : DerivedCoverage(results: flows, specs: writtenSpecs, providers: ProviderRegistry.catalog))
+        let catalogue = Self.catalogue(with: loaded.teamRequirements)
+        async let markdown = MarkdownReport.render(run, coverage: CoverageMatrix(requirements: catalogue, results: flows.filter { $0.derivation == nil }), derived: noDerived ? nil : DerivedCoverage(results: flows, specs: writtenSpecs, providers: ProviderRegistry.catalog))
         for (path, text, name) in [(junitPath, await junit, "junit.xml"), (markdownPath, await markdown, "flowcheck.md")] {
             do {
                 try ReportWriter.write(text, to: path, defaultName: name)
@@ -472,6 +473,11 @@ public struct FlowCheckCommand: Sendable {
         loaded.invalidFiles.map { file in
             InvalidSpec(file: file, diagnostics: loaded.diagnostics.filter { $0.file == file })
         }
+    }
+
+    /// FlowCheck's requirement catalogue, then a team's own (its file named in each source).
+    static func catalogue(with team: [TeamRequirement]) -> [Requirement] {
+        RequirementCatalogue.all + team.map { Requirement($0.id, $0.statement, source: "\($0.source) (\($0.file))") }
     }
 
     /// `word` as a POSIX shell reads it back: as it is when it is plain, else in single quotes.

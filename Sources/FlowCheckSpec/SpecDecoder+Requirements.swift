@@ -26,7 +26,7 @@ extension SpecDecoder {
             }
             if !requirements.contains(id) {
                 let hint = Suggestion.closest(to: id, in: requirements.ids).map { "did you mean \"\($0)\"? " } ?? ""
-                report(item, itemPath, "unknown requirement id \(quoted(id))", fix: hint + "cite an id of the requirement catalogue (Sources/FlowCheckProviders/RequirementCatalogue.swift; `flowcheck --list --requirements specs/` lists them)")
+                report(item, itemPath, "unknown requirement id \(quoted(id))", fix: hint + "cite an id of the requirement catalogue (Sources/FlowCheckProviders/RequirementCatalogue.swift; `flowcheck --list --requirements specs/` lists them), or add your own to a \(TeamRequirementFile.name) beside your specs")
             } else if ids.contains(id) {
                 report(item, itemPath, "requirement \"\(id)\" is cited twice", fix: "remove the repeat")
             } else {

@@ -11,6 +11,8 @@ public struct SpecLoader: Sendable {
         public var invalidFiles: [String]
         /// Warnings about the valid specs, in file order (an invalid spec's come once it is fixed).
         public var warnings: [SpecDiagnostic] = []
+        /// The team's own requirements (``TeamRequirementFile``), in file order.
+        public var teamRequirements: [TeamRequirement] = []
     }
 
     /// A path that names neither a file nor a folder.
@@ -51,7 +53,7 @@ public struct SpecLoader: Sendable {
             let resolved = URL(fileURLWithPath: base).resolvingSymlinksInPath().path
             guard let enumerator = fileManager.enumerator(atPath: resolved) else { continue }
             var found: [String] = []
-            for case let relative as String in enumerator where relative.hasSuffix(".json") && !relative.hasSuffix(".schema.json") {
+            for case let relative as String in enumerator where relative.hasSuffix(".json") && !relative.hasSuffix(".schema.json") && !relative.hasSuffix(TeamRequirementFile.name) {
                 var isFolder: ObjCBool = false
                 if fileManager.fileExists(atPath: resolved + "/" + relative, isDirectory: &isFolder), isFolder.boolValue { continue }
                 found.append(base + "/" + relative)
@@ -66,10 +68,52 @@ public struct SpecLoader: Sendable {
     /// Loads every spec under `paths`.
     /// - Throws: ``MissingPath`` when a path does not exist (a usage error, not a spec error).
     public func load(paths: [String]) throws(MissingPath) -> Result {
-        let files = try specFiles(in: paths)
-        var specs: [FlowSpec] = []
+        // A team's own requirement catalogues first: its specs may cite them.
+        var team: [TeamRequirement] = []
         var diagnostics: [SpecDiagnostic] = []
         var invalid: [String] = []
+        for catalogue in try teamCatalogues(in: paths) {
+            let (requirements, problems) = TeamRequirementFile.read(catalogue, builtIn: self.requirements)
+            for requirement in requirements where !team.contains(where: { $0.id == requirement.id }) { team.append(requirement) }
+            if !problems.isEmpty {
+                diagnostics += problems
+                invalid.append(catalogue)
+            }
+        }
+        if !team.isEmpty {
+            let loader = SpecLoader(providers: providers, requirements: RequirementCatalog(requirements.ids + team.map(\.id)))
+            var result = try loader.loadSpecs(paths: paths, diagnostics: diagnostics, invalid: invalid)
+            result.teamRequirements = team
+            return result
+        }
+        return try loadSpecs(paths: paths, diagnostics: diagnostics, invalid: invalid)
+    }
+
+    /// Every ``TeamRequirementFile`` under `paths`: named as a path, or found in a folder.
+    public func teamCatalogues(in paths: [String]) throws(MissingPath) -> [String] {
+        var found: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw MissingPath(path: path) }
+            if !isDirectory.boolValue {
+                if path.hasSuffix(TeamRequirementFile.name) { found.append(path) }
+                continue
+            }
+            let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+            let resolved = URL(fileURLWithPath: base).resolvingSymlinksInPath().path
+            guard let enumerator = FileManager.default.enumerator(atPath: resolved) else { continue }
+            for case let relative as String in enumerator where relative == TeamRequirementFile.name || relative.hasSuffix("/" + TeamRequirementFile.name) {
+                found.append(base + "/" + relative)
+            }
+        }
+        return found.sorted()
+    }
+
+    private func loadSpecs(paths: [String], diagnostics: [SpecDiagnostic], invalid: [String]) throws(MissingPath) -> Result {
+        let files = try specFiles(in: paths).filter { !$0.hasSuffix(TeamRequirementFile.name) }
+        var specs: [FlowSpec] = []
+        var diagnostics = diagnostics
+        var invalid = invalid
         var warnings: [SpecDiagnostic] = []
         var idOwners: [String: String] = [:]
         for file in files {

@@ -89,10 +89,10 @@ struct RequirementCatalogueTests {
             "t.json:4:103: error: an empty \"requirements\" cites nothing at $.requirements\n  fix: cite the seed passage and RFC sections the flow checks, e.g. [\"SEED-003-auth\", \"RFC6749-4.4\"]",
         ]),
         Case(name: "unknown, with a near miss", json: spec(requirements: #"["SEED-003-auht"]"#), expected: [
-            "t.json:4:104: error: unknown requirement id \"SEED-003-auht\" at $.requirements[0]\n  fix: did you mean \"SEED-003-auth\"? cite an id of the requirement catalogue (Sources/FlowCheckProviders/RequirementCatalogue.swift; `flowcheck --list --requirements specs/` lists them)",
+            "t.json:4:104: error: unknown requirement id \"SEED-003-auht\" at $.requirements[0]\n  fix: did you mean \"SEED-003-auth\"? cite an id of the requirement catalogue (Sources/FlowCheckProviders/RequirementCatalogue.swift; `flowcheck --list --requirements specs/` lists them), or add your own to a flowcheck.requirements.json beside your specs",
         ]),
         Case(name: "unknown, nothing near", json: spec(requirements: #"["SEED-009-nothing-like-it"]"#), expected: [
-            "t.json:4:104: error: unknown requirement id \"SEED-009-nothing-like-it\" at $.requirements[0]\n  fix: cite an id of the requirement catalogue (Sources/FlowCheckProviders/RequirementCatalogue.swift; `flowcheck --list --requirements specs/` lists them)",
+            "t.json:4:104: error: unknown requirement id \"SEED-009-nothing-like-it\" at $.requirements[0]\n  fix: cite an id of the requirement catalogue (Sources/FlowCheckProviders/RequirementCatalogue.swift; `flowcheck --list --requirements specs/` lists them), or add your own to a flowcheck.requirements.json beside your specs",
         ]),
         Case(name: "twice", json: spec(requirements: #"["SEED-003-auth", "SEED-003-auth"]"#), expected: [
             "t.json:4:121: error: requirement \"SEED-003-auth\" is cited twice at $.requirements[1]\n  fix: remove the repeat",
@@ -101,7 +101,7 @@ struct RequirementCatalogueTests {
             "t.json:4:104: error: expected a requirement id, found a number at $.requirements[0]\n  fix: write it as \"RFC7636-4.6\"",
         ]),
         Case(name: "a step's unknown id", json: spec(requirements: #"["SEED-003-auth"]"#, steps: #"[{"app": "products", "requirements": ["RFC7636-4.7"]}]"#), expected: [
-            "t.json:7:50: error: unknown requirement id \"RFC7636-4.7\" at $.steps[0].requirements[0]\n  fix: did you mean \"RFC7636-4.1\"? cite an id of the requirement catalogue (Sources/FlowCheckProviders/RequirementCatalogue.swift; `flowcheck --list --requirements specs/` lists them)",
+            "t.json:7:50: error: unknown requirement id \"RFC7636-4.7\" at $.steps[0].requirements[0]\n  fix: did you mean \"RFC7636-4.1\"? cite an id of the requirement catalogue (Sources/FlowCheckProviders/RequirementCatalogue.swift; `flowcheck --list --requirements specs/` lists them), or add your own to a flowcheck.requirements.json beside your specs",
         ]),
         Case(name: "a step's empty list", json: spec(requirements: #"["SEED-003-auth"]"#, steps: #"[{"app": "products", "requirements": []}]"#), expected: [
             "t.json:7:49: error: an empty \"requirements\" cites nothing at $.steps[0].requirements\n  fix: cite at least one id, or remove the key (the step then cites the flow's)",
