@@ -20,7 +20,7 @@ struct FileTokenStoreTests {
 
     /// The folder's files but its empty lock file (checked in `permissions()`).
     private func fileNames(in directory: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != ".lock" }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != ".writers.lock" }.sorted()
     }
 
     @Test("directory is 0700 and files are 0600")
@@ -38,7 +38,7 @@ struct FileTokenStoreTests {
             #expect(try mode(of: directory.appendingPathComponent(name).path) == 0o600)
         }
         // The lock saves hold while they create their temporary files: empty, owner-only.
-        let gate = directory.appendingPathComponent(".lock")
+        let gate = directory.appendingPathComponent(".writers.lock")
         #expect(try mode(of: gate.path) == 0o600)
         #expect(try Data(contentsOf: gate).isEmpty)
     }

@@ -19,7 +19,7 @@ import Darwin
 /// A save holds an advisory lock (`flock`) on its temporary file from the moment it is created
 /// until it is renamed into place, so a temporary file nobody holds is a killed save's leftover,
 /// whatever process ids say: in containers every app starts with the same id, and two
-/// containers sharing the folder see each other's ids as dead. The empty `.lock` file beside the
+/// containers sharing the folder see each other's ids as dead. The empty `.writers.lock` file beside the
 /// tokens closes the one gap (a temporary file created and not yet locked): saves hold it shared
 /// while they create and lock theirs, and clean-up holds it exclusively while it looks.
 public final class FileTokenStore: TokenStore {
@@ -110,7 +110,7 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Creates `path` for this save alone (`O_EXCL`, owner-only) and locks it, holding the
-    /// folder's `.lock` shared meanwhile so no clean-up sees it unlocked.
+    /// folder's `.writers.lock` shared meanwhile so no clean-up sees it unlocked.
     private func createLockedTemporaryFile(_ path: String, key: String) throws -> Int32 {
         let gate = try openGate()
         defer { close(gate) }
@@ -131,7 +131,7 @@ public final class FileTokenStore: TokenStore {
         return descriptor
     }
 
-    /// The folder's `.lock` file, opened (created empty and owner-only if missing).
+    /// The folder's `.writers.lock` file, opened (created empty and owner-only if missing).
     private func openGate() throws -> Int32 {
         let path = directory.appendingPathComponent(Self.gateName, isDirectory: false).path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -188,7 +188,7 @@ public final class FileTokenStore: TokenStore {
     /// Temporary files start with a dot, which no encoded key file name does: `.tmp-UUID`.
     static let temporaryPrefix = ".tmp-"
     /// The folder's lock file (empty, owner-only; a dot name, so never a key).
-    static let gateName = ".lock"
+    static let gateName = ".writers.lock"
 
     static func temporaryName() -> String {
         temporaryPrefix + UUID().uuidString
