@@ -205,6 +205,14 @@ struct ProcessDriverTests {
         #expect(DriverConnection.kept(String(repeating: "y", count: 600)).hasPrefix("(a line of 600 characters"))
     }
 
+    /// The quick start's Python skeleton (README, "Quick start: check my SDK") passes MLT-AUTH
+    /// as it stands, so the steps a newcomer follows end in a pass.
+    @Test func theQuickStartSkeletonPassesMLTAuth() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
+        let results = try await Self.run("python3 \(Self.root.path)/examples/drivers/python/driver.py", specs)
+        #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
+    }
+
     /// A driver that floods the runner with events during one call breaks the protocol once
     /// past the cap, and the report stays small (it once kept 200,000 of them: 166 MB).
     @Test func aFloodOfBrowserEventsIsAProtocolBreak() async throws {

@@ -24,8 +24,9 @@ enum StoreBrokenVariants {
         /// `FileManager.createFile` gives under the usual umask) before the rename: every user
         /// of the machine can read the token.
         case worldReadable
-        /// Stages a copy in a temporary file, then writes through the real store, and never
-        /// unlinks the copy: the token (and, after rotation, every old one) lingers beside it.
+        /// Writes through the real store, then keeps a copy in a temporary-looking backup file
+        /// it never unlinks: the token (and, after rotation, every old one) lingers beside it
+        /// until the store's next clean-up.
         case leavesTemporaryFile
     }
 
@@ -45,18 +46,19 @@ enum StoreBrokenVariants {
                 guard FileManager.default.fileExists(atPath: path) else { return try base.write(data, for: key) }
                 try Self.writeFile(path, data, flags: O_WRONLY | O_TRUNC, mode: 0o600)
             case .worldReadable:
-                // Named as the store names its own (`.tmp-PID-UUID`), by this live process.
-                let temporary = base.directory.appendingPathComponent(".tmp-\(getpid())-" + UUID().uuidString).path
+                // Named as the store names its own temporary files (`.tmp-UUID`).
+                let temporary = base.directory.appendingPathComponent(".tmp-" + UUID().uuidString).path
                 try Self.writeFile(temporary, data, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
                 guard rename(temporary, path) == 0 else {
                     unlink(temporary)
                     throw StoreWriteError("could not replace the token file")
                 }
             case .leavesTemporaryFile:
-                // Named as the store names its own (`.tmp-PID-UUID`), by this live process.
-                let temporary = base.directory.appendingPathComponent(".tmp-\(getpid())-" + UUID().uuidString).path
-                try Self.writeFile(temporary, data, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+                // After the real write (whose clean-up would take a copy made before it), named
+                // as the store names its own temporary files (`.tmp-UUID`).
                 try base.write(data, for: key)
+                let temporary = base.directory.appendingPathComponent(".tmp-" + UUID().uuidString).path
+                try Self.writeFile(temporary, data, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
             }
         }
 
