@@ -46,7 +46,7 @@ let package = Package(
         // Random flows from provider models, run and shrunk to ordinary specs (`flowcheck explore`).
         .target(name: "FlowCheckExplore", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckTestSupport", "FlowCheckReports"]),
         // JUnit XML and Markdown, written from results only.
-        .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner"]),
+        .target(name: "FlowCheckReports", dependencies: ["FlowCheckRunner", "FlowCheckSpec"]),
         // Argument parsing, console output and exit codes, as a library so it can be tested.
         .target(name: "FlowCheckCLI", dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckCoreDriver", "FlowCheckProcessDriver", "FlowCheckExampleDriver", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckExplore"]),
         .executableTarget(name: "flowcheck", dependencies: ["FlowCheckCLI"]),

@@ -288,7 +288,7 @@ public struct FlowCheckCommand: Sendable {
         // A run of fewer flows than the reports at the default paths hold (one spec, --filter,
         // --shard, --no-derived) never replaces them: the committed full report stays as it is.
         var (junitPath, markdownPath) = (options.junitPath, options.markdownPath)
-        if let subset = SubsetReports.redirect(junit: junitPath, markdown: markdownPath, ids: Set(flows.map(\.id))) {
+        if let subset = SubsetReports.redirect(junit: junitPath, markdown: markdownPath, files: Set(loaded.specs.map(\.file) + loaded.invalidFiles), narrowed: options.filter != nil || options.shard != nil || options.noDerived) {
             (junitPath, markdownPath) = (subset.junit, subset.markdown)
             console.err("flowcheck: " + ControlCharacters.escaped(subset.sentence))
         }
@@ -481,11 +481,11 @@ public struct FlowCheckCommand: Sendable {
     }
 
     /// `word` as a POSIX shell reads it back: as it is when it is plain, else in single quotes.
-    static func shellQuoted(_ word: String) -> String {
+    public static func shellQuoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
             CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || "-_./=:,@%+".unicodeScalars.contains(scalar)
         }
-        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'''"#) + "'"
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     // MARK: - serve

@@ -3,9 +3,11 @@ import Foundation
 /// Where a run that covers only part of the full report writes its own: `reports/subset/`.
 ///
 /// The reports at the default paths are the full run's (CI commits `reports/flowcheck.md` and
-/// fails when it changes). A run whose flows do not include every flow the JUnit report at the
-/// default path lists (one spec, `--filter`, `--shard`, `--no-derived`) writes beside it
-/// instead and says so; chosen paths (`--junit`, `--markdown`) are written as given.
+/// fails when it changes). A run that leaves out a spec file the JUnit report at the default
+/// path covers and that still exists (one spec, a subfolder), or that `--filter`, `--shard` or
+/// `--no-derived` narrows, writes beside it instead and says so; chosen paths (`--junit`,
+/// `--markdown`) are written as given. A full run after a spec was renamed or removed is still
+/// a full run: it replaces the reports, so a stale committed one shows in CI's diff.
 enum SubsetReports {
     static let defaultJUnit = "reports/junit.xml"
     static let defaultMarkdown = "reports/flowcheck.md"
@@ -18,27 +20,42 @@ enum SubsetReports {
     }
 
     /// The subset's paths, or nil when the run writes where it was told.
-    static func redirect(junit: String, markdown: String, ids: Set<String>) -> Redirect? {
+    /// - Parameters:
+    ///   - files: the spec files this run loaded (valid or not).
+    ///   - narrowed: `--filter`, `--shard` or `--no-derived` left flows out.
+    static func redirect(junit: String, markdown: String, files: Set<String>, narrowed: Bool) -> Redirect? {
         guard junit == defaultJUnit, markdown == defaultMarkdown,
               let text = try? String(contentsOfFile: defaultJUnit, encoding: .utf8) else { return nil }
-        let listed = testcaseIDs(text)
-        let missing = listed.subtracting(ids)
-        guard !missing.isEmpty else { return nil }
+        // The spec files the full report covers that are still there: a run that loads them all,
+        // unnarrowed, is a full run, whatever flows were renamed or removed meanwhile.
+        // Compared as absolute, standardised paths: `./specs/a.json` is `specs/a.json`.
+        func normal(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        let standing = Set(specFiles(text).filter { FileManager.default.fileExists(atPath: $0) }.map(normal))
+        let left = standing.subtracting(files.map(normal))
+        guard narrowed || !left.isEmpty else { return nil }
+        let why = narrowed ? "--filter, --shard or --no-derived left flows out" : "this run leaves out \(left.count) of the \(standing.count) spec files \(defaultJUnit) covers"
         return Redirect(
             junit: folder + "/junit.xml", markdown: folder + "/flowcheck.md",
-            sentence: "this run has \(ids.intersection(listed).count) of the \(listed.count) flows in \(defaultJUnit), so its reports are in \(folder)/ and the full run's are left as they are (--junit and --markdown choose where)")
+            sentence: "\(why), so its reports are in \(folder)/ and the full run's are left as they are (--junit and --markdown choose where)")
     }
 
-    /// The flow ids of a JUnit report of ours: each testcase is named `ID: title`.
-    static func testcaseIDs(_ text: String) -> Set<String> {
-        var ids = Set<String>()
+    /// The spec files a JUnit report of ours names: each suite's `file` attribute.
+    static func specFiles(_ text: String) -> Set<String> {
+        var files = Set<String>()
         var rest = Substring(text)
-        let marker = "<testcase name=\""
+        let marker = "<testsuite name=\""
         while let found = rest.range(of: marker) {
             rest = rest[found.upperBound...]
-            guard let colon = rest.firstIndex(of: ":"), let quote = rest.firstIndex(of: "\""), colon < quote else { continue }
-            ids.insert(String(rest[..<colon]))
+            guard let close = rest.firstIndex(of: ">"), let attribute = rest[..<close].range(of: " file=\"") else { continue }
+            let value = rest[attribute.upperBound...].prefix { $0 != "\"" }
+            files.insert(unescaped(String(value)))
         }
-        return ids
+        return files
+    }
+
+    /// An XML attribute's text with its five entities undone.
+    private static func unescaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
     }
 }

@@ -140,7 +140,9 @@ final class DriverChild: Sendable {
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             Self.live.withLock { _ = $0.remove(child) }
-            DriverWatchdog.release(child)
+            // Withdrawn only once nothing of the group is left (a process the driver started
+            // may outlive its shell); else when this process kills the group (`kill()`).
+            if systemKill(-child, 0) != 0 && errno == ESRCH { DriverWatchdog.release(child) }
             let ending = Self.ending(status)
             box.withLock { $0 = ending }
             exited.signal()
@@ -232,6 +234,7 @@ final class DriverChild: Sendable {
             // Whatever is left of its group (a child of the driver's) goes too.
             _ = systemKill(-pid, SIGKILL)
         }
+        DriverWatchdog.release(pid)
         waitForLogEnd(upTo: .seconds(1))
         abandoned.withLock { $0 = true }
     }

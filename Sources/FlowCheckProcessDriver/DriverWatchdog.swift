@@ -46,6 +46,8 @@ enum DriverWatchdog {
         send("-\(group)\n")
     }
 
+    /// Best effort, never blocking: a watchdog that is stopped (SIGSTOP, a paused container)
+    /// or gone must not hold up a driver's start or a reaper; a line it cannot take is lost.
     private static func send(_ line: String) {
         writeEnd.withLock { end in
             if end == nil { end = start() }
@@ -99,6 +101,8 @@ enum DriverWatchdog {
             close(ends[1])
             return -1
         }
+        // Lines go out whole (each is far below PIPE_BUF) or not at all, never blocking.
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         // It exits only once this process has gone (or stopped announcing): reaped then, so it
         // is never a zombie of a long run.
         let watchdog = pid

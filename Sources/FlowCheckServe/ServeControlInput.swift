@@ -83,10 +83,11 @@ struct ServeControlInput {
         switch fields[name] {
         case nil, .null?: return nil
         case .number(let text)?:
-            guard let seconds = Int(text), abs(seconds) <= Self.maxSeconds else { throw refusal }
+            // Compared without abs: abs(Int.min) traps, and a hostile client may send it.
+            guard let seconds = Int(text), seconds >= -Self.maxSeconds, seconds <= Self.maxSeconds else { throw refusal }
             return seconds
         case .string(let text)?:
-            guard let seconds = SpecDuration.seconds(text), abs(seconds) <= Self.maxSeconds else { throw refusal }
+            guard let seconds = SpecDuration.seconds(text), seconds >= -Self.maxSeconds, seconds <= Self.maxSeconds else { throw refusal }
             return seconds
         case .bool?, .array?, .object?: throw refusal
         }

@@ -231,7 +231,7 @@ extension SpecDecoder {
         }
         guard let rawPath = string(members, "path", in: node, path, required: true, example: "\"/oauth/v2/refresh\"") else { return nil }
         guard rawPath.hasPrefix("/") else {
-            report(members["path"]!.value, path + ".path", "a path starts with \"/\"", fix: "write it as \"/\(rawPath)\"")
+            report(members["path"]!.value, path + ".path", "a path starts with \"/\"", fix: "write it as \(quoted("/" + rawPath))")
             return nil
         }
         let template = Template(rawPath)
@@ -255,7 +255,7 @@ extension SpecDecoder {
         }
         let faultPath = string(members, "path", in: node, path, required: false, example: "\"/v1/products\"")
         if let faultPath, !faultPath.hasPrefix("/") {
-            report(members["path"]!.value, path + ".path", "a fault path starts with \"/\"", fix: "write it as \"/\(faultPath)\"")
+            report(members["path"]!.value, path + ".path", "a fault path starts with \"/\"", fix: "write it as \(quoted("/" + faultPath))")
         }
         let times = integer(members["times"], path + ".times", range: 1...1000, example: "1")
         var advance: (Int, String)?
@@ -350,7 +350,7 @@ extension SpecDecoder {
                 return
             }
             if !range.contains(number) {
-                report(node, path, "\(number) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
+                report(node, path, "\(reader.masked(String(number))) is out of range", fix: "use a number from \(range.lowerBound) to \(range.upperBound)")
             }
         case .oneOf(let words):
             guard isLiteral(template, node, path, example: "\"\(words[0])\"") else { return }

@@ -61,6 +61,7 @@ struct ServeDiscoveryTests {
             ("POST", "/operations", #"{"provider": "moltin", "operation": "revokeTokens", "provider": "clover"}"#, 400, "given twice"),
             // At most ten years a move, as a number or as a duration.
             ("POST", "/clock", #"{"advance": "10000000h"}"#, 400, "advance must be a duration"),
+            ("POST", "/clock", #"{"advance": -9223372036854775808}"#, 400, "advance must be a duration"),
             ("POST", "/faults", #"{"provider": "moltin", "kind": "stall", "clockAdvance": "90000d"}"#, 400, "clockAdvance must be a duration"),
             ("GET", "/exchanges?provder=moltin", nil, 400, #"unknown query parameter "provder""#),
             ("GET", "/faults?provider=moltin&provider=clover", nil, 400, "query parameter provider is given twice"),

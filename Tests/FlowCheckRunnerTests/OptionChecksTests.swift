@@ -93,3 +93,21 @@ struct NotRunGroupingTests {
         #expect(document.contains("\(total) not run"), "the step summary counts them the same way")
     }
 }
+
+/// The baseline's header is a command a shell reads back word for word.
+@Suite(.integration, .timeLimit(.minutes(20)))
+struct ShellQuotingTests {
+    @Test func aShellReadsTheWordsBack() throws {
+        let words = ["plain", "a'b", "it's 'quoted'", "sp ace", "", "$HOME", "^E2E-(A|B)$", "back\\slash", "new\nline"]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // The quoted words are given to a second shell as text, as a person pasting the header would.
+        process.arguments = ["-c", "eval \"set -- \" \"$1\"; for w in \"$@\"; do printf '<%s>' \"$w\"; done", "sh", words.map(FlowCheckCommand.shellQuoted).joined(separator: " ")]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text == words.map { "<\($0)>" }.joined(), "\(text)")
+    }
+}

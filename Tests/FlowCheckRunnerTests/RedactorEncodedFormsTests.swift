@@ -20,6 +20,7 @@ struct RedactorEncodedFormsTests {
         ("every byte percent-encoded, lower-case hex", "q=" + everyBytePercentEncoded(secret).lowercased()),
         ("every byte percent-encoded", "q=" + everyBytePercentEncoded(secret)),
         ("a JSON library's \\u escapes (Gson's \\u003d)", #"{"client_secret":"sk-7Hq2vX9pL4\u003dok"}"#),
+        ("a \\u escape in pretty-printed JSON with quotes of its own", "{\n  \"note\": \"say \\\"hi\\\"\",\n  \"client_secret\": \"sk-7Hq2vX9pL4\\u003dok\"\n}"),
         ("every character \\u-escaped", "{\"s\":\"" + secret.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined() + "\"}"),
         ("base64 of id:secret outside an Authorization header", "credentials=" + Data("client-1:\(secret)".utf8).base64EncodedString()),
         ("base64 of a JSON document holding it", "payload " + Data(#"{"a":"\#(secret)"}"#.utf8).base64EncodedString()),

@@ -114,7 +114,8 @@ public final class FileTokenStore: TokenStore {
     private func createLockedTemporaryFile(_ path: String, key: String) throws -> Int32 {
         let gate = try openGate()
         defer { close(gate) }
-        guard Self.lock(gate, LOCK_SH) else {
+        // A file system with no flock (some FUSE and SMB mounts) still saves, unguarded.
+        guard Self.lock(gate, LOCK_SH) || Self.lockingUnsupported(errno) else {
             throw Self.posixFailure("could not lock the token directory for key '\(key)'")
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -122,7 +123,7 @@ public final class FileTokenStore: TokenStore {
             throw Self.posixFailure("could not create a temporary token file for key '\(key)'")
         }
         // A file this save has just created: nobody else can hold it.
-        guard Self.lock(descriptor, LOCK_EX | LOCK_NB) else {
+        guard Self.lock(descriptor, LOCK_EX | LOCK_NB) || Self.lockingUnsupported(errno) else {
             let failure = Self.posixFailure("could not lock the temporary token file for key '\(key)'")
             unlink(path)
             close(descriptor)
@@ -137,6 +138,11 @@ public final class FileTokenStore: TokenStore {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw Self.posixFailure("could not open the token directory's lock file") }
         return descriptor
+    }
+
+    /// Whether a failed `flock` says the file system has no such locks (nothing to wait for).
+    private static func lockingUnsupported(_ code: Int32) -> Bool {
+        code == ENOLCK || code == EOPNOTSUPP || code == EINVAL || code == ENOSYS
     }
 
     /// `flock`, again after a signal interrupts it.
@@ -203,10 +209,19 @@ public final class FileTokenStore: TokenStore {
     func removeLeftoverTemporaryFiles() -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path),
               names.contains(where: { $0.hasPrefix(Self.temporaryPrefix) }) else { return 0 }
-        // Exclusive: no save is between creating its file and locking it while we look.
+        // Exclusive: no save is between creating its file and locking it while we look. Never
+        // waited for long: a save holds it shared for two system calls, and one frozen in
+        // between (a paused container) must not hold up this process; the clean-up is tried
+        // again at the next open, save or delete. With no flock at all, nothing can tell a
+        // leftover from a save in progress: nothing is removed.
         guard let gate = try? openGate() else { return 0 }
         defer { close(gate) }
-        guard Self.lock(gate, LOCK_EX) else { return 0 }
+        var tries = 0
+        while !Self.lock(gate, LOCK_EX | LOCK_NB) {
+            tries += 1
+            guard errno == EWOULDBLOCK, tries < 1_000 else { return 0 }
+            sched_yield()
+        }
         var removed = 0
         for name in names where name.hasPrefix(Self.temporaryPrefix) {
             let path = directory.appendingPathComponent(name, isDirectory: false).path

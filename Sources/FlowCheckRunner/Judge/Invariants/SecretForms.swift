@@ -92,12 +92,9 @@ struct SecretForms: Sendable {
     static func readings(of text: String) -> [[UInt8]] {
         var readings = [Array(text.utf8)]
         if text.contains("\\u") {
-            // JSON's `\uXXXX` (a JSON library's `\u003d` for `=`): decoded by Foundation's own
-            // reader, apart from the redactor's.
-            let quoted = "\"" + text.replacingOccurrences(of: "\"", with: "\\\"") + "\""
-            if let decoded = try? JSONSerialization.jsonObject(with: Data(quoted.utf8), options: [.fragmentsAllowed]) as? String {
-                readings.append(Array(decoded.utf8))
-            }
+            // JSON's `\uXXXX` (a JSON library's `\u003d` for `=`), in any text (multi-line,
+            // with quotes of its own): every escape of four hex digits undone, byte by byte.
+            readings.append(unicodeUnescaped(Array(text.utf8)))
         }
         if text.contains("%") || text.contains("+") {
             // With `+` as a space (forms) and as itself (paths, and encoders that leave `+`
@@ -111,6 +108,41 @@ struct SecretForms: Sendable {
             }
         }
         return readings
+    }
+
+    /// `bytes` with each `\uXXXX` written as the UTF-8 of its character (a surrogate pair
+    /// joined; a lone surrogate, or fewer than four hex digits, left as it is).
+    static func unicodeUnescaped(_ bytes: [UInt8]) -> [UInt8] {
+        func unit(at start: Int) -> UInt32? {
+            guard start + 6 <= bytes.count, bytes[start] == UInt8(ascii: "\\"), bytes[start + 1] == UInt8(ascii: "u") else { return nil }
+            var value: UInt32 = 0
+            for offset in 2..<6 {
+                guard let digit = hex(bytes[start + offset]) else { return nil }
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if let first = unit(at: index) {
+                if (0xD800...0xDBFF).contains(first), let second = unit(at: index + 6), (0xDC00...0xDFFF).contains(second),
+                   let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)) {
+                    out += Array(String(Character(scalar)).utf8)
+                    index += 12
+                    continue
+                }
+                if let scalar = Unicode.Scalar(first) {
+                    out += Array(String(Character(scalar)).utf8)
+                    index += 6
+                    continue
+                }
+            }
+            out.append(bytes[index])
+            index += 1
+        }
+        return out
     }
 
     /// URL-safe base64 made standard and padded (a byte loop: this runs on every token-like
