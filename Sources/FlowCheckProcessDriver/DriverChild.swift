@@ -65,41 +65,11 @@ final class DriverChild: Sendable {
             for fd in stdinPipe + stdoutPipe + stderrPipe where fd >= 0 { close(fd) }
             throw SpawnError(description: "cannot make pipes for the driver: \(String(cString: strerror(error)))")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
-        // Nothing else of this process reaches the driver: not a socket some other code opened
-        // without close-on-exec (a fake's accepted connection, an HTTP client's), which the
-        // driver would otherwise hold open for as long as it lives.
-        Self.closeTheRest(&actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group, so stop and kill reach whatever the shell started; default
-        // signal handling and an empty mask, whatever this process ignores or blocks.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         // The command starts only once it is announced to the watchdog (``DriverWatchdog``):
         // the shell first reads `go` from its stdin, which this process writes after the
         // announcement, then becomes the command's shell (same process, same group). Should
         // this process die in between, the read meets end of file and nothing starts.
-        let arguments = ["/bin/sh", "-c", Self.gate, "flowcheck-driver", command]
-        let environmentLines = environment.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        let status = Self.withCStrings(arguments) { argv in
-            Self.withCStrings(environmentLines) { envp in
-                posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
-            }
-        }
+        let (pid, status) = Self.spawnShell(["-c", Self.gate, "flowcheck-driver", command], environment: environment.map { "\($0.key)=\($0.value)" }, stdin: stdinPipe[0], stdout: stdoutPipe[1], stderr: stderrPipe[1])
         close(stdinPipe[0])
         close(stdoutPipe[1])
         close(stderrPipe[1])
@@ -158,6 +128,40 @@ final class DriverChild: Sendable {
         inputOpen.withLock { open in
             if open { close(input) }
         }
+    }
+
+    /// Starts `/bin/sh ARGUMENTS` with the given descriptors as its 0, 1 and 2 and nothing else
+    /// of this process (not a socket some other code opened without close-on-exec, which the
+    /// child would otherwise hold open for as long as it lives), in a process group of its own
+    /// (so stop and kill reach whatever the shell started), with default signal handling and an
+    /// empty mask, whatever this process ignores or blocks.
+    /// - Returns: the pid, and `posix_spawn`'s status (0 when it started).
+    static func spawnShell(_ arguments: [String], environment: [String], stdin: Int32, stdout: Int32, stderr: Int32) -> (pid_t, Int32) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        closeTheRest(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var pid: pid_t = 0
+        let status = withCStrings(["/bin/sh"] + arguments) { argv in
+            withCStrings(environment) { envp in
+                posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+            }
+        }
+        return (pid, status)
     }
 
     /// The driver's first shell: waits for `go` on stdin (read byte by byte, as `read` does on a

@@ -69,32 +69,8 @@ enum DriverWatchdog {
             return -1
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
-        if null >= 0 {
-            posix_spawn_file_actions_adddup2(&actions, null, 1)
-            posix_spawn_file_actions_adddup2(&actions, null, 2)
-        }
-        DriverChild.closeTheRest(&actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        var pid: pid_t = 0
-        let status = DriverChild.withCStrings(["/bin/sh", "-c", script]) { argv in
-            DriverChild.withCStrings(["PATH=/usr/bin:/bin"]) { envp in
-                posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
-            }
-        }
+        // Its own process group, so no signal for a driver's group or the terminal reaches it.
+        let (pid, status) = DriverChild.spawnShell(["-c", script], environment: ["PATH=/usr/bin:/bin"], stdin: ends[0], stdout: max(null, 0), stderr: max(null, 0))
         close(ends[0])
         if null >= 0 { close(null) }
         guard status == 0 else {
