@@ -147,18 +147,7 @@ extension CloverModel {
         let n = state.captures
         state.appTokens.append(AppToken(name: "token\(n)", expires: state.now + state.access))
         state.appRefresh = AppToken(name: "refresh\(n)", expires: state.now + state.refresh)
-        let authorize = "${baseURL.web}/oauth/v2/authorize?client_id=EXPAPP&redirect_uri=https%3A%2F%2Fpos.example.com%2Foauth%2Fcallback&response_type=code&code_challenge=${challenge\(n)}&code_challenge_method=S256"
-        return [
-            StepBuilder.app("codeChallenge", note: "No OAuth: the app runs the login itself with the SDK's PKCE helper.", expect: [
-                ("result", .object([("codeVerifier", StepBuilder.capture("verifier\(n)")), ("codeChallenge", StepBuilder.capture("challenge\(n)"))])),
-                ("requests", .array([])),
-            ]),
-            .object([("browser", "open"), ("with", .object([("url", .string(authorize))]))]),
-            .object([
-                ("browser", "login"),
-                ("with", .object([("email", "ann@example.com"), ("password", "pw-Ann-4471")])),
-                ("expect", .object([("browser", .object([("redirect", .object([("query", .object([("code", StepBuilder.capture("code\(n)"))]))]))]))])),
-            ]),
+        return Self.pkceLogin(n, note: "No OAuth: the app runs the login itself with the SDK's PKCE helper.") + [
             Self.appSend("/oauth/v2/token", [("client_id", "EXPAPP"), ("code", "${code\(n)}"), ("code_verifier", "${verifier\(n)}")], n: n, note: "The app's own code exchange, outside the SDK."),
         ]
     }

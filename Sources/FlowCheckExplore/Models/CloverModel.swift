@@ -336,9 +336,15 @@ public struct CloverModel: ProviderModel {
         state.captures += 1
         let n = state.captures
         state.partialCode = (n, state.now)
+        return Self.pkceLogin(n, note: "Partial OAuth: the app runs the PKCE login itself with the SDK's helper.")
+    }
+
+    /// The app's own PKCE login with the SDK's helper (Partial and No OAuth): the challenge,
+    /// the authorize page, the login, the code captured as `codeN`.
+    static func pkceLogin(_ n: Int, note: String) -> [SpecJSON] {
         let authorize = "${baseURL.web}/oauth/v2/authorize?client_id=EXPAPP&redirect_uri=https%3A%2F%2Fpos.example.com%2Foauth%2Fcallback&response_type=code&code_challenge=${challenge\(n)}&code_challenge_method=S256"
         return [
-            StepBuilder.app("codeChallenge", note: "Partial OAuth: the app runs the PKCE login itself with the SDK's helper.", expect: [
+            StepBuilder.app("codeChallenge", note: note, expect: [
                 ("result", .object([("codeVerifier", StepBuilder.capture("verifier\(n)")), ("codeChallenge", StepBuilder.capture("challenge\(n)"))])),
                 ("requests", .array([])),
             ]),
