@@ -15,6 +15,7 @@ struct FuzzFixture: ProviderFixture {
 struct FuzzProvider: ProviderDescription {
     var id: Provider { Provider("moltin") }
     var title: String { "Fuzz" }
+    var seeds: [String] { ["003"] }
     var actions: [Vocabulary.ActionSignature] {
         [
             .init(name: "auth", required: ["clientId", "clientSecret"], optional: [], summary: "auth", results: ["accessToken"]),
