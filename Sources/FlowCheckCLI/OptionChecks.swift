@@ -14,8 +14,7 @@ enum OptionChecks {
             let hint = Suggestion.closest(to: choice.command, in: builtinDrivers).map { "did you mean \($0)? " } ?? ""
             throw CommandLineOptions.UsageError(description: "--driver \(choice.name.map { $0 + "=" } ?? "")\(choice.command): no built-in driver of that name (\(hint)built-ins: \(builtinDrivers.joined(separator: ", "))); a driver process is any other command")
         }
-        if let empty = options.paths.first(where: { $0.isEmpty }) {
-            _ = empty
+        if options.paths.contains(where: \.isEmpty) {
             throw CommandLineOptions.UsageError(description: "an empty spec path was given (an unset shell variable?); name a spec file or folder, e.g. specs/")
         }
         for (flag, value) in [("--junit", options.junitPath), ("--markdown", options.markdownPath), ("--json", options.matrixJSONPath), ("--baseline", options.baselinePath), ("--write-baseline", options.writeBaselinePath), ("--fixture", options.fixturePath), ("--ready-file", options.readyFile)] {

@@ -51,15 +51,7 @@ public enum ConsoleReport {
     /// run order, at most ``notRunListed`` of them named): a driver of one provider leaves dozens
     /// of flows for the same reason, which one line says.
     public static func notRun(_ flows: [FlowResult], colour: Bool = false) -> [String] {
-        var reasons: [String] = []
-        var ids: [String: [String]] = [:]
-        for flow in flows where flow.status == .skipped {
-            let reason = flow.skips.first?.reason ?? "the driver cannot run it"
-            if ids[reason] == nil { reasons.append(reason) }
-            ids[reason, default: []].append(flow.id)
-        }
-        return reasons.map { reason in
-            let listed = ids[reason] ?? []
+        MarkdownReport.notRunGroups(flows).map { reason, listed in
             let named = listed.sorted(by: NaturalOrder.precedes).prefix(notRunListed).joined(separator: ", ")
             let more = listed.count > notRunListed ? " and \(listed.count - notRunListed) more" : ""
             return (colour ? "\u{1B}[36m⏭\u{1B}[0m" : "⏭") + " \(listed.count) not run: " + ControlCharacters.escaped(reason) + " (\(named)\(more))"

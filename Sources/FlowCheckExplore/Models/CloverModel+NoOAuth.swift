@@ -71,12 +71,7 @@ extension CloverModel {
         if state.configured {
             choices += [(.merchant, 4), (.logout, 1), (.updateToken(token), writes)]
         }
-        let label = random.below(Self.labels.count)
-        if !state.registered.contains(Self.labels[label]) {
-            choices.append((.addCallback(label: label), state.everRegistered.isEmpty ? 6 : 3))
-        } else {
-            choices.append((.removeCallback(label: label), 3))
-        }
+        choices.append(callbackChoice(state, &random))
         if !state.crashArmed { choices.append((.crashStore, 2)) }
         if state.session != nil || !state.appTokens.isEmpty {
             choices.append((pick([-61, -1, 0, 1].map { .advance(.toAccessExpiry(offset: $0)) }, toward: unreached, &random), 4))

@@ -200,12 +200,7 @@ public struct CloverModel: ProviderModel {
         var choices: [(Action, Int)] = [(.setup, state.configured ? 2 : 8), (.relaunch, 1), (.logout, 1), (.status, 2)]
         if state.partial, state.session == nil, state.partialCode == nil { choices.append((.login, 10)) }
         if state.partial, state.partialCode != nil { choices.append((.setup, 10)) }
-        let label = random.below(Self.labels.count)
-        if !state.registered.contains(Self.labels[label]) {
-            choices.append((.addCallback(label: label), state.everRegistered.isEmpty ? 6 : 3))
-        } else {
-            choices.append((.removeCallback(label: label), 3))
-        }
+        choices.append(callbackChoice(state, &random))
         if !state.crashArmed { choices.append((.crashStore, 1)) }
         let reshapes = Self.reshapes.filter { !state.reshapes.contains($0) }
         if !reshapes.isEmpty { choices.append((pick(reshapes.map { .reshape(path: $0.path, kind: $0.kind) }, toward: unreached, &random), 1)) }
@@ -226,6 +221,13 @@ public struct CloverModel: ProviderModel {
         }
         choices.append((.advance(.by(seconds: random.pick([1, 59, 61, 120, state.access]))), 1))
         return random.weighted(steered(choices, toward: unreached))
+    }
+
+    /// Adding a callback under a random label not registered, or removing the one that is.
+    func callbackChoice(_ state: State, _ random: inout SplitMix64) -> (Action, Int) {
+        let label = random.below(Self.labels.count)
+        guard state.registered.contains(Self.labels[label]) else { return (.addCallback(label: label), state.everRegistered.isEmpty ? 6 : 3) }
+        return (.removeCallback(label: label), 3)
     }
 
     public func simplifications(of action: Action) -> [Action] {
@@ -303,12 +305,8 @@ public struct CloverModel: ProviderModel {
         return RenderedFlow(spec: spec, stepCount: steps.count)
     }
 
-    /// Why a step after a store crash may find the crashed write's temporary file: a store may
-    /// remove it when next opened, written or emptied (the written CLV-FULL-17's reason).
-    static let leftoverAllowance: SpecJSON = .array([.object([
-        ("invariant", "INV-STORE"),
-        ("why", "the simulated crash leaves the killed write's temporary file on purpose; a store may remove it when it is next opened, written or emptied: the generated flow does not judge it"),
-    ])])
+    /// Why a step after a store crash may find the crashed write's temporary file.
+    static let leftoverAllowance = StepBuilder.leftoverAllowance
 
     /// The action's steps (one, or the three of a Partial OAuth app's own login), or nil when
     /// it has no place where the flow stands.

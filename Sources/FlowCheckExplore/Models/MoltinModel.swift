@@ -247,12 +247,8 @@ public struct MoltinModel: ProviderModel {
         return RenderedFlow(spec: spec, stepCount: steps.count)
     }
 
-    /// Why a step after a store crash may find the crashed write's temporary file (the written
-    /// MLT-STORE-CRASH's reason).
-    static let leftoverAllowance: SpecJSON = .array([.object([
-        ("invariant", "INV-STORE"),
-        ("why", "the simulated crash leaves the killed write's temporary file on purpose; a store may remove it when it is next opened, written or emptied: the generated flow does not judge it"),
-    ])])
+    /// Why a step after a store crash may find the crashed write's temporary file.
+    static let leftoverAllowance = StepBuilder.leftoverAllowance
 
     /// The step for `action` where `state` stands, with its predictions; nil (and `state`
     /// unchanged) when the model cannot predict it there.
