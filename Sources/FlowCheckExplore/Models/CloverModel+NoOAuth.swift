@@ -102,8 +102,11 @@ extension CloverModel {
         case .merchant: return noOAuthMerchant(&state).map { [$0] }
         case .status:
             var result: [(String, SpecJSON)] = []
+            // A stored token counts only on an instance set up with it: No OAuth relies on the
+            // token passed at each setup (seed 000), so what a fresh instance says of the store's
+            // token is the SDK's business; with nothing stored it is logged out either way.
             if state.storeKnown, let session = state.session {
-                if state.now < session.accessExpires { result.append(("isLoggedIn", "true")) }
+                if state.configured, state.now < session.accessExpires { result.append(("isLoggedIn", "true")) }
             } else if state.storeKnown {
                 result.append(("isLoggedIn", "false"))
             }
