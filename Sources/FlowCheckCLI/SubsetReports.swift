@@ -1,4 +1,5 @@
 import Foundation
+import FlowCheckSpec
 
 /// Where a run that covers only part of the full report writes its own: `reports/subset/`.
 ///
@@ -12,6 +13,8 @@ enum SubsetReports {
     static let defaultJUnit = "reports/junit.xml"
     static let defaultMarkdown = "reports/flowcheck.md"
     static let folder = "reports/subset"
+    /// The folder the committed full report is the run of.
+    static let defaultFolder = "specs"
 
     struct Redirect {
         var junit: String
@@ -24,13 +27,22 @@ enum SubsetReports {
     ///   - files: the spec files this run loaded (valid or not).
     ///   - narrowed: `--filter`, `--shard` or `--no-derived` left flows out.
     static func redirect(junit: String, markdown: String, files: Set<String>, narrowed: Bool) -> Redirect? {
-        guard junit == defaultJUnit, markdown == defaultMarkdown,
-              let text = try? String(contentsOfFile: defaultJUnit, encoding: .utf8) else { return nil }
+        guard junit == defaultJUnit, markdown == defaultMarkdown else { return nil }
         // The spec files the full report covers that are still there: a run that loads them all,
-        // unnarrowed, is a full run, whatever flows were renamed or removed meanwhile.
+        // unnarrowed, is a full run, whatever flows were renamed or removed meanwhile. The JUnit
+        // report names them; on a fresh clone it is not there (git ignores it) while the
+        // committed Markdown report is, and that one is the run of `specs/`.
         // Compared as absolute, standardised paths: `./specs/a.json` is `specs/a.json`.
         func normal(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-        let standing = Set(specFiles(text).filter { FileManager.default.fileExists(atPath: $0) }.map(normal))
+        let covered: Set<String>
+        if let text = try? String(contentsOfFile: defaultJUnit, encoding: .utf8) {
+            covered = specFiles(text)
+        } else if FileManager.default.fileExists(atPath: defaultMarkdown) {
+            covered = Set((try? SpecLoader.standard.specFiles(in: [defaultFolder])) ?? [])
+        } else {
+            return nil
+        }
+        let standing = Set(covered.filter { FileManager.default.fileExists(atPath: $0) }.map(normal))
         let left = standing.subtracting(files.map(normal))
         guard narrowed || !left.isEmpty else { return nil }
         let why = narrowed ? "--filter, --shard or --no-derived left flows out" : "this run leaves out \(left.count) of the \(standing.count) spec files \(defaultJUnit) covers"

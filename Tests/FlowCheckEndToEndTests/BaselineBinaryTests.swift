@@ -130,6 +130,16 @@ struct SubsetReportBinaryTests {
         #expect(subset.stdout.contains("Reports: reports/subset/junit.xml, reports/subset/flowcheck.md"))
         #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == full)
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("reports/subset/flowcheck.md").path))
+        // A fresh clone: git ignores reports/junit.xml, and the committed Markdown report is the
+        // run of specs/. A filtered run, or one of a single spec file, still writes beside it.
+        try FileManager.default.removeItem(at: root.appendingPathComponent("reports/junit.xml"))
+        try FileManager.default.removeItem(at: root.appendingPathComponent("reports/subset"))
+        for arguments in [["--filter", "^E2E-PASS$", "specs"], [try #require(FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("specs").path).filter { $0.hasSuffix(".json") }.sorted().first.map { "specs/" + $0 })]] {
+            let fresh = try await E2E.run(arguments, in: root)
+            #expect(fresh.stdout.contains("Reports: reports/subset/junit.xml, reports/subset/flowcheck.md"), "\(arguments): \(fresh.stdout)\n\(fresh.stderr)")
+            #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == full)
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("reports/junit.xml").path))
+        }
         // Paths given are written as given.
         let chosen = try await E2E.run(["--filter", "^E2E-PASS$", "--junit", "reports/junit.xml", "--markdown", "one.md", "specs"], in: root)
         #expect(chosen.stdout.contains("Reports: reports/junit.xml, one.md"), "\(chosen.stdout)")
