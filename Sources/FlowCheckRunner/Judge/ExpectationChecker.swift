@@ -565,15 +565,20 @@ struct ExpectationChecker {
     private mutating func checkNeverSent(_ values: [Template], exchanges: [RecordedExchange], opened: [URL]) {
         for template in values {
             let value = template.render(variables)
-            let forms = Redactor.forms(of: value).filter { !$0.isEmpty }
+            // The judge's own list of forms (never the redactor's), compared as UTF-8 bytes.
+            let forms = SecretForms.forms(of: value).filter { !$0.isEmpty }.map { Array($0.utf8) }
+            func carries(_ text: String) -> Bool {
+                let bytes = Array(text.utf8)
+                return forms.contains { SecretForms.occurs($0, in: bytes) }
+            }
             for (i, exchange) in exchanges.enumerated() {
                 let request = exchange.request
                 let text = ([request.target] + request.headers.pairs.map { "\($0.name): \($0.value)" }).joined(separator: "\n") + "\n" + String(decoding: request.body, as: UTF8.self)
-                if forms.contains(where: { text.contains($0) }) {
+                if carries(text) {
                     fail("requests[\(i)] (\(request.method) \(request.path))", expected: "never to carry \(quote(template.raw))", actual: "it does")
                 }
             }
-            for (i, url) in opened.enumerated() where forms.contains(where: { url.absoluteString.contains($0) }) {
+            for (i, url) in opened.enumerated() where carries(url.absoluteString) {
                 fail("browser.opened[\(i)]", expected: "never to carry \(quote(template.raw))", actual: "it does")
             }
         }

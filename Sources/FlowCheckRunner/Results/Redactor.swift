@@ -172,9 +172,18 @@ public struct Redactor: Sendable {
             guard whole >= 6 else { continue }
             let standard = Data(bytes[skip..<(skip + whole)]).base64EncodedString()
             cores.append(standard)
-            cores.append(standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+            cores.append(base64URL(standard))
         }
         return cores
+    }
+
+    /// Base64 text in the URL-safe alphabet (`-` for `+`, `_` for `/`), byte by byte:
+    /// `replacingOccurrences` goes through NSString on Linux, and building these forms for
+    /// every issued secret of every flow made it a twelfth of the suite's CPU time.
+    static func base64URL(_ standard: String) -> String {
+        String(decoding: standard.utf8.map { byte in
+            byte == UInt8(ascii: "+") ? UInt8(ascii: "-") : byte == UInt8(ascii: "/") ? UInt8(ascii: "_") : byte
+        }, as: UTF8.self)
     }
 
     /// A byte no encoding of ``forms(of:)`` changes (form and host encoding, JSON escaping).

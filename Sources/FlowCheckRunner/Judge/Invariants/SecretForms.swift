@@ -68,39 +68,48 @@ struct SecretForms: Sendable {
             forms.append(jsonEscaped(secret, slash: true))
         }
         let base64 = Data(secret.utf8).base64EncodedString()
-        let unpadded = String(base64.reversed().drop { $0 == "=" }.reversed())
-        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let unpadded = String(decoding: base64.utf8.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
+        let urlSafe = urlAlphabet(unpadded)
         forms += [base64, unpadded, urlSafe]
         // Inside a longer encoded value (`Basic` of `id:secret`): encoded behind 0, 1 and 2
         // other bytes, the characters whose groups hold the secret's bytes alone.
         for lead in 0..<3 {
-            let encoded = Data(Array(repeating: 0, count: lead) + Array(secret.utf8)).base64EncodedString()
-            let groups = Array(encoded.utf8).chunked(4)
+            let encoded = Array(Data(Array(repeating: 0, count: lead) + Array(secret.utf8)).base64EncodedString().utf8)
             let total = lead + secret.utf8.count
-            let pure = groups.dropFirst(lead == 0 ? 0 : 1).prefix(total / 3 - (lead == 0 ? 0 : 1))
-            let core = String(decoding: pure.joined(), as: UTF8.self)
-            guard core.utf8.count >= 8 else { continue }
-            forms += [core, core.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")]
+            // Groups of four characters: the first one shares its bytes with the lead, and a
+            // last partial group with whatever follows.
+            let start = lead == 0 ? 0 : 4
+            let groups = total / 3 - (lead == 0 ? 0 : 1)
+            guard groups * 4 >= 8, start + groups * 4 <= encoded.count else { continue }
+            let core = String(decoding: encoded[start..<(start + groups * 4)], as: UTF8.self)
+            forms += [core, urlAlphabet(core)]
         }
         var seen = Set<String>()
         return forms.filter { seen.insert($0).inserted }.sorted { $0.utf8.count > $1.utf8.count }
+    }
+
+    /// Base64 in the URL-safe alphabet, mapped byte by byte (NSString's `replacingOccurrences`
+    /// cost more than the rest of building the forms).
+    private static func urlAlphabet(_ base64: String) -> String {
+        String(decoding: base64.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }, as: UTF8.self)
     }
 
     /// The text as it stands, and as it reads once percent-decoded (with `+` as a space) and
     /// once any HTTP Basic credentials in it are base64-decoded: a secret split by an encoding
     /// this list does not name still shows up in a decoded reading.
     static func readings(of text: String) -> [[UInt8]] {
-        var readings = [Array(text.utf8)]
-        if text.contains("\\u") {
+        let bytes = Array(text.utf8)
+        var readings = [bytes]
+        if occurs(Array("\\u".utf8), in: bytes) {
             // JSON's `\uXXXX` (a JSON library's `\u003d` for `=`), in any text (multi-line,
             // with quotes of its own): every escape of four hex digits undone, byte by byte.
-            readings.append(unicodeUnescaped(Array(text.utf8)))
+            readings.append(unicodeUnescaped(bytes))
         }
-        if text.contains("%") || text.contains("+") {
+        if bytes.contains(UInt8(ascii: "%")) || bytes.contains(UInt8(ascii: "+")) {
             // With `+` as a space (forms) and as itself (paths, and encoders that leave `+`
             // alone, such as the URL-host set the tutorial uses).
-            readings.append(percentDecoded(Array(text.utf8), plusIsSpace: true))
-            readings.append(percentDecoded(Array(text.utf8), plusIsSpace: false))
+            readings.append(percentDecoded(bytes, plusIsSpace: true))
+            readings.append(percentDecoded(bytes, plusIsSpace: false))
         }
         for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "," || $0 == "\"" }) where token.count >= 8 {
             if let data = Data(base64Encoded: String(token)) ?? Data(base64Encoded: padded(token)) {
@@ -225,12 +234,5 @@ struct SecretForms: Sendable {
             index += 1
         }
         return false
-    }
-}
-
-private extension Array {
-    /// The elements in runs of `size` (the last one shorter).
-    func chunked(_ size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }
