@@ -57,21 +57,25 @@ struct StoreDirectoryFacts: Sendable, Equatable {
     /// issued) are looked for in whatever lies beside the store's own files.
     /// - Throws: ``DriverError`` when the folder cannot be inspected (the harness cannot judge).
     static func measure(_ location: StoreLocation, secrets: [String] = []) throws -> StoreDirectoryFacts {
+        var forms = SecretFormCache()
+        return try measure(location, secrets: secrets, forms: &forms)
+    }
+
+    /// As above, with the secrets' forms kept in `cache` from one measurement to the next: a
+    /// flow measures its store after every step, with mostly the same secrets.
+    static func measure(_ location: StoreLocation, secrets: [String], forms cache: inout SecretFormCache) throws -> StoreDirectoryFacts {
         let path = location.directory.path
         var info = stat()
         guard lstat(path, &info) == 0 else {
             throw DriverError("storeFiles: the store directory the driver named cannot be inspected (errno \(errno))", party: .driver)
         }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-        } catch {
+        guard let names = Self.names(in: path)?.sorted() else {
             throw DriverError("storeFiles: the store directory the driver named cannot be listed", party: .driver)
         }
         let user = geteuid()
         // Built only when the folder holds something besides the store's own files (the common
         // case holds nothing else, and measuring runs after every step).
-        var forms: [String]?
+        var forms: [[UInt8]]?
         var budget = Self.readBudget
         var entries: [Entry] = []
         for name in names {
@@ -80,7 +84,7 @@ struct StoreDirectoryFacts: Sendable, Equatable {
             guard lstat(path + "/" + name, &entry) == 0 else { continue }
             var holdsSecret = false
             if !location.files.contains(name) {
-                let secretForms = forms ?? Array(Set(secrets.filter { $0.count >= 4 }.flatMap(Redactor.forms(of:)).filter { !$0.isEmpty }))
+                let secretForms = forms ?? cache.forms(of: secrets)
                 forms = secretForms
                 holdsSecret = !secretForms.isEmpty && Self.holdsSecret(path + "/" + name, forms: secretForms, budget: &budget)
             }
@@ -97,13 +101,29 @@ struct StoreDirectoryFacts: Sendable, Equatable {
         )
     }
 
+    /// The names in the folder at `path` but `.` and `..`, or nil when it cannot be listed:
+    /// `readdir` itself, since FileManager's listing was a fiftieth of the suite's CPU time
+    /// (the store is measured after every step of every flow).
+    static func names(in path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// How many bytes one measurement reads looking for secrets, at most: a store folder holds
     /// a few small files, and a huge one is not read to its end.
     static let readBudget = 4 << 20
 
     /// Whether the file at `path` (or, for a folder, anything under it) holds one of `forms`.
     /// Symbolic links are not followed: what lies elsewhere is not the store's.
-    private static func holdsSecret(_ path: String, forms: [String], budget: inout Int, depth: Int = 0) -> Bool {
+    private static func holdsSecret(_ path: String, forms: [[UInt8]], budget: inout Int, depth: Int = 0) -> Bool {
         var info = stat()
         guard budget > 0, lstat(path, &info) == 0 else { return false }
         switch info.st_mode & S_IFMT {
@@ -112,13 +132,34 @@ struct StoreDirectoryFacts: Sendable, Equatable {
             defer { try? handle.close() }
             let data = (try? handle.read(upToCount: budget)) ?? Data()
             budget -= data.count
-            let text = String(decoding: data, as: UTF8.self)
-            return forms.contains { text.contains($0) }
+            let bytes = Array(data)
+            return forms.contains { SecretForms.occurs($0, in: bytes) }
         case S_IFDIR:
-            guard depth < 4, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return false }
+            guard depth < 4, let names = Self.names(in: path) else { return false }
             return names.contains { holdsSecret(path + "/" + $0, forms: forms, budget: &budget, depth: depth + 1) }
         default:
             return false
         }
+    }
+}
+
+/// The forms of secrets looked for in what lies beside a store's own files: the judge's own
+/// (``SecretForms``, never the redactor's), built once per secret.
+struct SecretFormCache: Sendable {
+    private var built: [String: [[UInt8]]] = [:]
+
+    /// Every form of every secret of at least four bytes (a form may repeat across secrets).
+    mutating func forms(of secrets: [String]) -> [[UInt8]] {
+        var forms: [[UInt8]] = []
+        for secret in secrets where secret.count >= 4 {
+            if let known = built[secret] {
+                forms += known
+            } else {
+                let made = SecretForms.forms(of: secret).filter { !$0.isEmpty }.map { Array($0.utf8) }
+                built[secret] = made
+                forms += made
+            }
+        }
+        return forms
     }
 }

@@ -25,6 +25,8 @@ struct StepLoop {
     /// The inode of each store file at the flow's last `storeFiles` check, carried from step
     /// to step like the variables (``ExpectationChecker/storeInodes``).
     var storeInodes: [String: UInt64]?
+    /// The forms of the secrets looked for beside the store's files, kept from step to step.
+    var storeForms = SecretFormCache()
     /// How many of the server's exchanges the steps so far have taken.
     var cursor = 0
     /// Requests seen while background calls run: which step's window they fall in depends
@@ -280,7 +282,7 @@ struct StepLoop {
         var storeFiles: StoreFilesObservation?
         if step.expect?.checks.contains(where: ExpectationChecker.readsStoreFiles) ?? false {
             // The driver says where; the harness measures.
-            storeFiles = try await session.storeLocation().map { .measured(try StoreDirectoryFacts.measure($0, secrets: storeSecrets)) } ?? .notFileBacked
+            storeFiles = try await session.storeLocation().map { .measured(try StoreDirectoryFacts.measure($0, secrets: storeSecrets, forms: &storeForms)) } ?? .notFileBacked
         }
         checker.check(step.expect, StepObservation(call: observed.action.outcome, exchanges: observed.window, opened: observed.opened, dismissed: observed.dismissed, page: browser.page, redirect: browser.redirect, store: store, storeBefore: observed.action.storeBefore, storeFiles: storeFiles))
         variables = checker.variables
@@ -328,7 +330,7 @@ struct StepLoop {
         // is a write in progress, not a leftover. The store is judged at the next quiet step.
         if judge.inputs.contains(.storeFiles) && !callsInFlight {
             if let location = try await session.storeLocation() {
-                files = try StoreDirectoryFacts.measure(location, secrets: storeSecrets)
+                files = try StoreDirectoryFacts.measure(location, secrets: storeSecrets, forms: &storeForms)
             } else {
                 notChecked = "\(Invariant.store.rawValue): the driver's token store is not file-backed (a Keychain or memory), so there are no files to judge"
             }
