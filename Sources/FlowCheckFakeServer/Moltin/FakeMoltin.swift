@@ -223,11 +223,6 @@ public final class FakeMoltin: FakeProvider {
 
     /// 40 lowercase hex characters from the system CSPRNG.
     private static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<20).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        Persona.randomHex(byteCount: 20)
     }
 }

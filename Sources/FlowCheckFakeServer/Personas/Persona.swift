@@ -42,13 +42,23 @@ enum Persona {
     }
 
     /// `byteCount` bytes from the system CSPRNG as lowercase hex.
+    /// Eight bytes a draw (one `getrandom` each, not one a byte), written as hex digit by digit:
+    /// a fake issues several of these every flow, and a string per byte was a measurable share.
     static func randomHex(byteCount: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<byteCount).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(byteCount * 2)
+        while out.count < byteCount * 2 {
+            var word = generator.next()
+            for _ in 0..<min(8, byteCount - out.count / 2) {
+                let byte = UInt8(truncatingIfNeeded: word)
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 0x0f)])
+                word >>= 8
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// RFC 6749 §5.1: token responses (and their errors) must not be cached. Every answer on
