@@ -5,7 +5,7 @@ import FlowCheckRunner
 import FlowCheckSpec
 
 /// Times the committed suite as `flowcheck specs/` runs it: load every spec, derive its variants
-/// (README, "Derived variants"), run every flow and variant through our SDK core, render both
+/// (docs/derived-variants.md), run every flow and variant through our SDK core, render both
 /// reports (in memory: the disk is not what is measured).
 struct SuiteBenchmark {
     struct Figure {

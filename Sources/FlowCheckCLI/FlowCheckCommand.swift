@@ -49,7 +49,7 @@ public struct FlowCheckCommand: Sendable {
         }
     }
 
-    /// Exit codes, as the README documents them.
+    /// Exit codes, as docs/reports.md documents them.
     public enum ExitCode: Int32, Sendable {
         case passed = 0
         case failed = 1
@@ -180,7 +180,7 @@ public struct FlowCheckCommand: Sendable {
         let json = options.format == .json
         var specs = loaded.specs
         var leftOut: [JSONReport.SkippedFlow] = []
-        // The variants derived from the written flows (README, "Derived variants") go with their
+        // The variants derived from the written flows (docs/derived-variants.md) go with their
         // flow: they run when it does, or when --filter names them.
         let variants = options.noDerived ? [] : Deriver.variants(of: loaded.specs, providers: ProviderRegistry.catalog)
         var namedVariants: [FlowSpec] = []

@@ -339,7 +339,7 @@ final class DriverConnection: Sendable {
                 return "sent more than \(Self.eventsPerCall) browser events and waits during one call (the latest a \(type)); a call opens a few pages at most"
             }
             let after = state.lastAnswered.map { " after its answer to \($0)" } ?? (state.expected != nil ? " before the flow started" : "")
-            return "sent \(type)\(after), while no call was in flight: an event belongs before the answer to the call that caused it (Tests/Drivers/PROTOCOL.md, \"Events\")"
+            return "sent \(type)\(after), while no call was in flight: an event belongs before the answer to the call that caused it (docs/protocol.md, \"Events\")"
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 
 /// Puts an SDK in any language under the runner: each flow starts `command` as a process of its
 /// own and talks to it in the driver protocol (JSON lines over its stdin and stdout;
-/// `Tests/Drivers/PROTOCOL.md`, schema `Tests/Drivers/protocol.schema.json`).
+/// `docs/protocol.md`, schema `Tests/Drivers/protocol.schema.json`).
 ///
 /// One process per flow: a driver that crashes or hangs costs its own flow only, and flows run
 /// at once as they do in process. A driver that dies, misses a deadline or writes anything that

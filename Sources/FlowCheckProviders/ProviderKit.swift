@@ -8,7 +8,7 @@ import FlowCheckSpec
 /// it).
 ///
 /// Adding a provider is a folder with its kit, its fake persona and its fixture type, plus one
-/// line in ``ProviderRegistry/kits``; ARCHITECTURE.md walks through it.
+/// line in ``ProviderRegistry/kits``; docs/architecture.md walks through it.
 public protocol ProviderKit: ProviderDescription {
     /// The fake's own fixture type, decoded straight from the spec.
     associatedtype Fixture: ProviderFixture
@@ -22,7 +22,7 @@ public protocol ProviderKit: ProviderDescription {
     /// Runs one of ``ProviderDescription/serverOperations`` on the persona.
     /// - Throws: ``ProviderKitError`` for an operation the persona does not offer.
     func perform(_ operation: String, on persona: Persona) throws(ProviderKitError)
-    /// The fixture `flowcheck serve` uses when given none, as spec JSON (README, "Serving the fakes").
+    /// The fixture `flowcheck serve` uses when given none, as spec JSON (docs/serve.md).
     var defaultServeFixture: String { get }
 }
 

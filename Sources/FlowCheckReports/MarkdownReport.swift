@@ -20,7 +20,7 @@ public enum MarkdownReport {
         if !run.invalidSpecs.isEmpty { out += "; \(run.invalidSpecs.count) invalid spec\(run.invalidSpecs.count == 1 ? "" : "s")" }
         out += ".\n\n"
         if !variants.isEmpty {
-            out += "Of those, \(variants.count) are variants derived from the written flows (README, \"Derived variants\"): " + counts(variants) + "; they are listed under their flow, and counted by family and provider at the end.\n\n"
+            out += "Of those, \(variants.count) are variants derived from the written flows (docs/derived-variants.md): " + counts(variants) + "; they are listed under their flow, and counted by family and provider at the end.\n\n"
         }
         if let interruption = run.interruption { out += "**Interrupted.** " + MarkdownText.plain(interruption.sentence()) + "\n\n" }
         out += "| Result | Flow | Title | Source |\n|---|---|---|---|\n"

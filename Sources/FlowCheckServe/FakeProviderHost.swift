@@ -177,7 +177,7 @@ public final class FakeProviderHost: Sendable {
         BindAddress(text) != nil
     }
 
-    /// The documented default fixture of `flowcheck serve` (README, "Serving the fakes"):
+    /// The documented default fixture of `flowcheck serve` (docs/serve.md):
     /// every registered provider's own default.
     public static var defaultFixtureJSON: String { ProviderRegistry.defaultServeFixtures }
 }

@@ -9,7 +9,7 @@ import FlowCheckSpec
 ///
 /// It always listens on 127.0.0.1, whatever `--host` the fakes bind: it can break the fakes
 /// and move their clock. Every answer is JSON; bad input is 400 with a `reason`, an unknown
-/// path 404 and a wrong method 405. The routes are ``ServeControlRoute``; README.md,
+/// path 404 and a wrong method 405. The routes are ``ServeControlRoute``; docs/serve.md,
 /// "The control API", documents them.
 public final class ServeControl: Sendable {
     private let host: FakeProviderHost

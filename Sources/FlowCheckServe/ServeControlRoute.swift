@@ -1,4 +1,4 @@
-/// The control API's endpoints (README.md, "The control API").
+/// The control API's endpoints (docs/serve.md, "The control API").
 enum ServeControlRoute: CaseIterable {
     case index
     case readClock

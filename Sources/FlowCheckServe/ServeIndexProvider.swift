@@ -49,7 +49,7 @@ final class ServeIndexProvider<Wrapped: FakeProvider>: FakeProvider {
             "baseURLs": baseURLs.withLock { $0 },
             "endpoints": directory.endpoints.map { ["method": $0.method, "path": $0.path, "origin": $0.origin, "summary": $0.summary] },
             "accounts": directory.accounts.map { ["kind": $0.kind, "id": $0.id, "details": $0.details] as [String: Any] },
-            "note": "Fixture secrets and passwords are never listed; they are in the fixture you served (flowcheck serve --fixture, or the README's default).",
+            "note": "Fixture secrets and passwords are never listed; they are in the fixture you served (flowcheck serve --fixture, or the default in docs/serve.md).",
         ]
     }
 }

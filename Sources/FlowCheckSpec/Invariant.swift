@@ -6,7 +6,7 @@ import Foundation
 /// (`"allow": [{"invariant": "INV-EXPIRED", "why": "..."}]`); the report lists every opt-out.
 ///
 /// A closed set: the checker switches over it with no `default:`, so a new invariant is a case
-/// the compiler chases into the runner, the schema and the README's table.
+/// the compiler chases into the runner, the schema and the table in docs/invariants-and-requirements.md.
 public enum Invariant: String, CaseIterable, Sendable, Comparable {
     /// No credential reaches the app in anything the SDK hands it, in any encoding.
     case leak = "INV-LEAK"

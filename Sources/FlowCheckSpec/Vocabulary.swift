@@ -110,7 +110,7 @@ public enum Vocabulary {
     }
 
     /// Error kinds an SDK call can end in, as drivers report them. The RFC each comes from is in
-    /// the README's spec-format section.
+    /// docs/spec-format.md.
     public static let errorKinds = [
         "transport", "serverError", "invalidResponse", "tokenEndpoint", "tokenRejected", "httpStatus",
         "notLoggedIn", "storage", "configuration", "authorization", "stateMismatch",

@@ -4,7 +4,7 @@
 ///
 /// ``FakeBrowserUser``'s own, on purpose: it judges the SDK, so it shares no code with the SDK's
 /// `FormURLEncoding` (an SDK encoding bug must not be mirrored by the browser that checks it;
-/// see "Deliberate twins" in ARCHITECTURE.md). Tested against the standard's rules, never
+/// see "Deliberate twins" in docs/architecture.md). Tested against the standard's rules, never
 /// against the SDK.
 ///
 /// ```swift

@@ -2,14 +2,16 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 
-/// The README's "Swift: your own `flowcheck`" is what a Swift team copies: every file it shows
-/// goes verbatim into a fresh folder outside the repository, beside a `flowcheck` link to this
-/// checkout (the README's `../flowcheck`), is built with `swift build` and runs the README's
-/// command, which must pass. It builds a whole package, so it runs when
+/// "Your own `flowcheck`" in docs/swift.md (once the README's "Swift: your own `flowcheck`",
+/// hence the name) is what a Swift team copies: every file it shows goes verbatim into a fresh
+/// folder outside the repository, beside a `flowcheck` link to this checkout (the page's
+/// `../flowcheck`), is built with `swift build` and runs the page's command, which must pass. It builds a whole package, so it runs when
 /// `FLOWCHECK_README_PACKAGE=1` (`.ci/run` sets it in a step of its own, after `swift test`).
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct ReadmeExamplePackageTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The page that shows the package.
+    static let page = root.appendingPathComponent("docs/swift.md")
 
     /// Each `<!-- readme-package: NAME -->` and the fenced block right after it.
     static func blocks(_ readme: String) -> [(name: String, text: String)] {
@@ -33,14 +35,14 @@ struct ReadmeExamplePackageTests {
     }
 
     @Test func theReadmeExamplesBlocksAreFound() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.page, encoding: .utf8)
         let names = Self.blocks(readme).map(\.name)
         #expect(names == ["Package.swift", "Sources/my-sdk-check/main.swift", "Sources/my-sdk-check/MyMoltinDriver.swift", "run"])
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FLOWCHECK_README_PACKAGE"] == "1", "builds a package: FLOWCHECK_README_PACKAGE=1 (CI sets it)"))
     func theReadmeExamplePackageBuildsAndPasses() async throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.page, encoding: .utf8)
         let blocks = Self.blocks(readme)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-readme-\(UUID().uuidString)")
         let package = folder.appendingPathComponent("my-sdk-check")
@@ -59,12 +61,12 @@ struct ReadmeExamplePackageTests {
         }
         let run = try #require(command)
         let shell = URL(fileURLWithPath: "/bin/sh")
-        let build = try await ChildProcess.launch("swift build (README example)", executable: shell, arguments: ["-c", "swift build"], directory: package, environment: ProcessInfo.processInfo.environment, deadline: .seconds(600))
+        let build = try await ChildProcess.launch("swift build (the docs/swift.md example)", executable: shell, arguments: ["-c", "swift build"], directory: package, environment: ProcessInfo.processInfo.environment, deadline: .seconds(600))
         defer { build.kill() }
         let built = try await build.exitStatus()
         #expect(built == 0, "swift build: \(build.stdout.text.suffix(3000)) \(build.stderr.text.suffix(3000))")
         guard built == 0 else { return }
-        let check = try await ChildProcess.launch("the README's command", executable: shell, arguments: ["-c", run], directory: package, environment: ProcessInfo.processInfo.environment)
+        let check = try await ChildProcess.launch("the command in docs/swift.md", executable: shell, arguments: ["-c", run], directory: package, environment: ProcessInfo.processInfo.environment)
         defer { check.kill() }
         let status = try await check.exitStatus()
         let out = check.stdout.text

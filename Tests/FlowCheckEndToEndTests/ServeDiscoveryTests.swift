@@ -9,7 +9,7 @@ import Testing
 /// `GET /` on every provider port, `--host`, and the control API's refusals.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct ServeDiscoveryTests {
-    /// The default fixture's secrets (README, "Serving the fakes").
+    /// The default fixture's secrets (docs/serve.md).
     static let secrets = ["serve-secret-1234", "serve-app-secret-1", "serve-password-1", "serve-password-2", "serve-bt-secret-1", "serve-password-3"]
 
     @Test func everyProviderPortListsItsEndpointsWithNoSecretAndHostWarns() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// `flowcheck serve` from outside, as curl would drive it: MLT-EXPIRED (specs/moltin/
 /// expired.json) played over HTTP against a launched serve with only the control API to move
-/// the clock and inject faults, and the README's walk-through held to the same requests.
+/// the clock and inject faults, and the walk-through in docs/serve.md held to the same requests.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct ServeWalkthroughTests {
     enum Target: String, Equatable {
@@ -19,7 +19,7 @@ struct ServeWalkthroughTests {
     struct Step: Equatable {
         var target: Target
         var method: String
-        /// Path and query, as written after `$MOLTIN` or `$CONTROL` in the README.
+        /// Path and query, as written after `$MOLTIN` or `$CONTROL` in docs/serve.md.
         var path: String
         var status: Int
         var form: String? = nil
@@ -38,7 +38,7 @@ struct ServeWalkthroughTests {
         Step(target: .moltin, method: "POST", path: "/oauth/access_token", status: 200, form: grant + "&" + credentials, savesToken: true)
     }
 
-    /// The README's walk-through, request by request (`$TOKEN` is the last token saved).
+    /// The walk-through of docs/serve.md, request by request (`$TOKEN` is the last token saved).
     static let walkthrough: [Step] = {
         var expired = products
         expired.status = 401
@@ -101,11 +101,12 @@ struct ServeWalkthroughTests {
         }
     }
 
-    /// The README walk-through cannot rot: its curl lines are the requests the test above runs.
-    @Test func readmeWalkthroughIsTheTestedSequence() throws {
+    /// The walk-through in docs/serve.md cannot rot: its curl lines are the requests the test
+    /// above runs.
+    @Test func theDocumentedWalkthroughIsTheTestedSequence() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try #require(readme.range(of: "<!-- walkthrough:begin -->"), "README has the walk-through")
+        let readme = try String(contentsOf: root.appendingPathComponent("docs/serve.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "<!-- walkthrough:begin -->"), "docs/serve.md has the walk-through")
         let end = try #require(readme.range(of: "<!-- walkthrough:end -->", range: start.upperBound..<readme.endIndex))
         let block = readme[start.upperBound..<end.lowerBound]
         let requests = try block.split(separator: "\n").filter { $0.contains("curl ") }.map { line throws -> Step in

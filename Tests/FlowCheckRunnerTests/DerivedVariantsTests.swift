@@ -6,7 +6,7 @@ import FlowCheckSpec
 import FlowCheckTestLanes
 import Testing
 
-/// The variants derived from the committed flows (README, "Derived variants"): stable, passed by
+/// The variants derived from the committed flows (docs/derived-variants.md): stable, passed by
 /// our SDK core and by conforming variants of it, failed by the broken ones they were written
 /// for, and accounted for in the family × provider table.
 @Suite(.integration, .timeLimit(.minutes(20)))
@@ -77,7 +77,7 @@ struct DerivedVariantsTests {
         }
     }
 
-    /// A team's driver without the logout a variant adds (the README's example performs four
+    /// A team's driver without the logout a variant adds (the example in docs/swift.md performs four
     /// Moltin actions): those variants are not run, with the reason, never a harness error and
     /// never a pass; the run still passes.
     @Test func aDriverWithoutTheAddedActionLeavesTheVariantNotRun() async throws {

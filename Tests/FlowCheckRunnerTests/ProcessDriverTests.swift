@@ -6,7 +6,7 @@ import FlowCheckCLI
 import FlowCheckRunner
 import FlowCheckSpec
 
-/// SDKs in other languages through the driver protocol (Tests/Drivers/PROTOCOL.md): the
+/// SDKs in other languages through the driver protocol (docs/protocol.md): the
 /// reference drivers pass every Moltin flow, their one-defect variants fail exactly the flows
 /// that defect breaks, and a driver that hangs, dies or writes garbage is a harness error that
 /// names it while the other flows run on.

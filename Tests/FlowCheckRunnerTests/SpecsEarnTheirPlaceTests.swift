@@ -171,7 +171,7 @@ struct SpecsEarnTheirPlaceTests {
     @Test func everySpecHasAVariantThatBreaksIt() throws {
         let covered = Set(Self.variants.flatMap(\.mustFail))
         for spec in try Self.specs() {
-            #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail: add a Variant to SpecsEarnTheirPlaceTests.variants whose mustFail lists \(spec.id), with a broken SDK that fails it (README \"Adding a spec\")")
+            #expect(covered.contains(spec.id), "no broken SDK shows that \(spec.id) can fail: add a Variant to SpecsEarnTheirPlaceTests.variants whose mustFail lists \(spec.id), with a broken SDK that fails it (docs/contributing.md, \"Adding a spec\")")
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A Sendable JSON tree, so parsed bodies can live inside Sendable requests and numbers keep
 /// the exact text the client sent (no Double rounding, no NSNumber Bool/Int confusion).
 ///
-/// A deliberate twin of the SDK's `JSONValue` (ARCHITECTURE.md, "Deliberate twins"): the fake
+/// A deliberate twin of the SDK's `JSONValue` (docs/architecture.md, "Deliberate twins"): the fake
 /// reads what was really sent with a parser of its own, so an SDK JSON bug cannot be mirrored.
 /// Named apart so the twins are never mistaken for one another.
 public enum FakeJSON: Sendable, Equatable {

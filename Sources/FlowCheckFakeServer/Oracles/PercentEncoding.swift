@@ -1,5 +1,5 @@
 /// The harness's percent-encoding, for the runner as well as the fakes: one implementation on
-/// the judging side (the SDK keeps its own twin, see ARCHITECTURE "Deliberate twins").
+/// the judging side (the SDK keeps its own twin, see docs/architecture.md, "Deliberate twins").
 ///
 /// A thin public face on the internal `FormURLEncoding`, which keeps its name internal so it
 /// cannot clash with the SDK's type of the same name in a file importing both.

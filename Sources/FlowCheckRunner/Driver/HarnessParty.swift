@@ -5,7 +5,7 @@ public enum HarnessParty: String, Sendable, CaseIterable, Equatable {
     case sdk
     /// A driver in process (a Swift ``FlowDriver``) that could not go on: it threw.
     case driver
-    /// A driver process that broke the driver protocol (`Tests/Drivers/PROTOCOL.md`): it did
+    /// A driver process that broke the driver protocol (`docs/protocol.md`): it did
     /// not start, did not greet, missed a deadline, died, or sent a message out of order.
     case driverProtocol = "driver-protocol"
     /// The spec asks for something the run cannot do (a provider that is not registered, a

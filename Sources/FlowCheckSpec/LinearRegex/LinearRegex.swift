@@ -2,7 +2,7 @@
 /// matchers, `--filter` and the loader's fixed patterns.
 ///
 /// The dialect is the common subset of NSRegularExpression (ICU) that specs use, with the same
-/// verdicts on the values specs see; see README "Regular expressions". It works on Unicode
+/// verdicts on the values specs see; see docs/spec-format.md, "Regular expressions". It works on Unicode
 /// scalars (as ICU works on code points), searches anywhere in the value like `firstMatch`,
 /// and refuses at compile time what would need backtracking (backreferences, lookaround,
 /// possessive and atomic forms) or would make the program large (counts above 1000).

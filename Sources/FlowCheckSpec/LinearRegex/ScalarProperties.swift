@@ -1,5 +1,5 @@
 /// The character properties the regex engine needs, defined as NSRegularExpression (ICU) does
-/// for the characters specs see; see README "Regular expressions" for where they differ.
+/// for the characters specs see; see docs/spec-format.md, "Regular expressions" for where they differ.
 enum ScalarProperties {
     /// LF, VT, FF, CR, NEL, LS, PS: what `.` does not match and what `$` may stand before.
     static let lineTerminatorRanges: [ClosedRange<UInt32>] = [0x0A...0x0D, 0x85...0x85, 0x2028...0x2029]

@@ -4,10 +4,10 @@
     python3 -m pip install --quiet authlib requests
 
 The SDK under test is authlib's `authlib.integrations.requests_client.OAuth2Session`, used as
-its documentation shows; this file only wires it to the protocol (Tests/Drivers/PROTOCOL.md)
+its documentation shows; this file only wires it to the protocol (docs/protocol.md)
 and maps its exceptions onto the protocol's error kinds. Where authlib behaves differently from
 what a spec checks, the driver does not work around it: the flow fails and that is the finding
-(Tests/Drivers/README.md lists them).
+(docs/reference-drivers.md lists them).
 
 Moltin: OAuth2Session(client_id, client_secret, token_endpoint_auth_method="client_secret_post",
 token_endpoint=..., grant_type="client_credentials", update_token=...): fetch_token for Auth,

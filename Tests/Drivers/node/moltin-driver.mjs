@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// moltin-node: a FlowCheck driver (Tests/Drivers/PROTOCOL.md) around a small Moltin client.
+// moltin-node: a FlowCheck driver (docs/protocol.md) around a small Moltin client.
 //
 // Node 20, built-in fetch and node: modules only. The client is this file's own: the
 // client_credentials and refresh_token grants, products with a Bearer token, renewal 60 s

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""moltin-python: a FlowCheck driver (Tests/Drivers/PROTOCOL.md) around a small Moltin client.
+"""moltin-python: a FlowCheck driver (docs/protocol.md) around a small Moltin client.
 
 Python 3.11 standard library only. The client below is this file's own (it is not a
 transliteration of FlowCheck's Swift SDK): client_credentials and refresh_token grants, the
@@ -104,7 +104,7 @@ class VirtualClock:
 
     def pause(self, until, real_limit=15.0):
         """Waits, by this clock, until `until`, because the SDK chose to (a Retry-After): asks
-        the runner to let the time pass (a `wait` message; PROTOCOL.md) and blocks until a
+        the runner to let the time pass (a `wait` message; docs/protocol.md) and blocks until a
         `clock` message reaches it. True once it has; False when the runner refused, or when no
         answer came within `real_limit` seconds of wall time."""
         event, outcome = threading.Event(), {}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A FlowCheck driver skeleton in Python: the standard library only.
 
-It speaks the driver protocol (docs: Tests/Drivers/PROTOCOL.md) for Moltin's `auth` and
+It speaks the driver protocol (docs/protocol.md) for Moltin's `auth` and
 `products`, with a client of its own standing in for your SDK: replace the three marked places
 with calls into your SDK, and it passes MLT-AUTH as it stands:
 
@@ -45,7 +45,7 @@ class App:
 
 
 def error_kind(error):
-    """The protocol's error kinds for what the SDK threw (PROTOCOL.md, "call")."""
+    """The protocol's error kinds for what the SDK threw (docs/protocol.md, "call")."""
     if isinstance(error, urllib.error.HTTPError):
         return "tokenEndpoint" if "/oauth/" in error.url else "httpStatus"
     if isinstance(error, (urllib.error.URLError, OSError)):
