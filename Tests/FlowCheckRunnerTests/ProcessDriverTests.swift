@@ -213,6 +213,13 @@ struct ProcessDriverTests {
         #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
     }
 
+    /// The Node skeleton (examples/drivers/node/README.md) passes MLT-AUTH as it stands.
+    @Test func theNodeQuickStartSkeletonPassesMLTAuth() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
+        let results = try await Self.run("node \(Self.root.path)/examples/drivers/node/driver.mjs", specs)
+        #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
+    }
+
     /// A driver that floods the runner with events during one call breaks the protocol once
     /// past the cap, and the report stays small (it once kept 200,000 of them: 166 MB).
     @Test func aFloodOfBrowserEventsIsAProtocolBreak() async throws {
