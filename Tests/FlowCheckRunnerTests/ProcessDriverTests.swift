@@ -229,7 +229,7 @@ struct ProcessDriverTests {
 
     /// The Swift skeleton (examples/drivers/swift/README.md), built as a team builds it (its own
     /// package, into a scratch folder so the checkout stays clean), passes MLT-AUTH as it
-    /// stands. It builds a package (about 15 s, both cores), so it runs when
+    /// stands. It builds a package (10 to 40 s here, on both cores), so it runs when
     /// `FLOWCHECK_SWIFT_SKELETON=1` (`.ci/run` sets it in a step of its own, after `swift test`).
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FLOWCHECK_SWIFT_SKELETON"] == "1", "builds a package: FLOWCHECK_SWIFT_SKELETON=1 (CI sets it)"))
     func theSwiftQuickStartSkeletonBuildsAndPassesMLTAuth() async throws {
@@ -249,7 +249,8 @@ struct ProcessDriverTests {
     }
 
     /// Runs `command` (found on PATH) to its end: its exit status and its output, stdout and
-    /// stderr together. Killed when `limit` passes, and then this throws ``WaitTimedOut``.
+    /// stderr together. Killed when `limit` passes, and then this throws ``WaitTimedOut``
+    /// (only the child: a compiler it started finishes on its own).
     /// - Parameter environment: the child's whole environment; nil inherits this process's.
     static func runToEnd(_ what: String, _ command: [String], environment: [String: String]? = nil, within limit: Duration) async throws -> (status: Int32, output: String) {
         // /bin/sh joins stderr to stdout, so one pipe read to its end cannot block the child.
