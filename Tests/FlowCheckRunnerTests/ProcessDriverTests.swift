@@ -5,6 +5,13 @@ import FlowCheckCLI
 @testable import FlowCheckProcessDriver
 import FlowCheckRunner
 import FlowCheckSpec
+import FlowCheckFakeServer
+import FlowCheckTestSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// SDKs in other languages through the driver protocol (docs/protocol.md): the
 /// reference drivers pass every Moltin flow, their one-defect variants fail exactly the flows
@@ -211,6 +218,62 @@ struct ProcessDriverTests {
         let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
         let results = try await Self.run("python3 \(Self.root.path)/examples/drivers/python/driver.py", specs)
         #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
+    }
+
+    /// The Node skeleton (examples/drivers/node/README.md) passes MLT-AUTH as it stands.
+    @Test func theNodeQuickStartSkeletonPassesMLTAuth() async throws {
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
+        let results = try await Self.run("node \(Self.root.path)/examples/drivers/node/driver.mjs", specs)
+        #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
+    }
+
+    /// The Swift skeleton (examples/drivers/swift/README.md), built as a team builds it (its own
+    /// package, into a scratch folder so the checkout stays clean), passes MLT-AUTH as it
+    /// stands. It builds a package (10 to 40 s here, on both cores), so it runs when
+    /// `FLOWCHECK_SWIFT_SKELETON=1` (`.ci/run` sets it in a step of its own, after `swift test`).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FLOWCHECK_SWIFT_SKELETON"] == "1", "builds a package: FLOWCHECK_SWIFT_SKELETON=1 (CI sets it)"))
+    func theSwiftQuickStartSkeletonBuildsAndPassesMLTAuth() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-swift-skeleton-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = folder.appendingPathComponent("build")
+        let package = Self.root.appendingPathComponent("examples/drivers/swift")
+        // TMPDIR: SwiftPM's lock files for the scratch path go there, and go with the folder.
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = folder.path
+        let (status, output) = try await Self.runToEnd("swift build (examples/drivers/swift)", ["swift", "build", "--package-path", package.path, "--scratch-path", scratch.path], environment: environment, within: .seconds(600))
+        try #require(status == 0, "swift build: exit \(status)\n\(output.suffix(3000))")
+        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
+        let results = try await Self.run("'\(scratch.path)/debug/my-sdk-driver'", specs)
+        #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
+    }
+
+    /// Runs `command` (found on PATH) to its end: its exit status and its output, stdout and
+    /// stderr together. Killed when `limit` passes, and then this throws ``WaitTimedOut``
+    /// (only the child: a compiler it started finishes on its own).
+    /// - Parameter environment: the child's whole environment; nil inherits this process's.
+    static func runToEnd(_ what: String, _ command: [String], environment: [String: String]? = nil, within limit: Duration) async throws -> (status: Int32, output: String) {
+        // /bin/sh joins stderr to stdout, so one pipe read to its end cannot block the child.
+        let child = try Spawned(executable: "/bin/sh", arguments: ["-c", "exec \"$@\" 2>&1", "sh"] + command, environment: environment)
+        close(child.stderr)
+        let reaped = Locked(false)
+        do {
+            return try await offThePool(what, within: limit) {
+                let output = FileHandle(fileDescriptor: child.stdout, closeOnDealloc: true).readDataToEndOfFile()
+                // Waits for the exit without reaping, so a kill at the deadline never reaches a
+                // reused pid: the reap happens under the lock the kill takes.
+                var info = siginfo_t()
+                _ = waitid(P_PID, id_t(child.pid), &info, WEXITED | WNOWAIT)
+                let status = reaped.withLock { reaped in
+                    reaped = true
+                    return child.waitForExit()
+                }
+                return (status, String(decoding: output, as: UTF8.self))
+            }
+        } catch {
+            reaped.withLock { if !$0 { child.signal(SIGKILL) } }
+            throw error
+        }
     }
 
     /// A driver that floods the runner with events during one call breaks the protocol once
