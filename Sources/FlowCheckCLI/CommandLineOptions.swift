@@ -6,7 +6,7 @@ import FlowCheckSpec
 /// The parsed command line of `flowcheck`.
 public struct CommandLineOptions: Sendable, Equatable {
     /// What the invocation asks for.
-    public enum Command: String, Sendable, Equatable {
+    public enum Command: String, Sendable, Equatable, CaseIterable {
         /// Run specs and write reports (the default).
         case run
         /// Check specs without running them.
@@ -76,7 +76,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var drivers: [DriverChoice] = []
     /// `matrix --json PATH`: the matrix as JSON (default: reports/matrix.json).
     public var matrixJSONPath = "reports/matrix.json"
-    /// `explore`: its own options (parsed in CommandLineOptions+Explore.swift).
+    /// `explore`: its own options (declared in CommandLineOptions+Declarations.swift).
     public var explore = ExploreOptions()
 
     public init() {}
@@ -97,109 +97,18 @@ public struct CommandLineOptions: Sendable, Equatable {
         public var description: String
     }
 
-    public static let usage = """
-    USAGE: flowcheck [options] <file-or-dir>...
-           flowcheck validate <file-or-dir>...
-           flowcheck serve [--port N] [--fixture FILE] [--host ADDR] [--control-port N] [--ready-file F]
-                           [--keep-exchanges N] [--max-connections N]
-           flowcheck schema
-           flowcheck explore [--provider P] [--seed N] [--runs N] [--steps N] [--out DIR]
-                         [--budget TIME] [--reach PATH] [--jobs N]
-           flowcheck matrix --driver NAME=COMMAND [--driver NAME=COMMAND ...] [--markdown PATH]
-                            [--json PATH] [--filter REGEX] <file-or-dir>...
-
-    Runs JSON flow specs against the SDK core and an in-process fake provider server, and writes
-    a JUnit XML and a Markdown report. `validate` checks specs without running them. `serve` runs
-    the fake providers standalone until Ctrl-C, on a virtual clock that only its control API
-    (loopback only; README "The control API") moves. `schema` prints the JSON Schema for
-    specs (specs/flowcheck.schema.json is its output). `explore` runs random flows from provider
-    models and writes each distinct failure, shrunk, as a spec to DIR (see "EXPLORE OPTIONS").
-    `matrix` runs the specs against every driver given and writes a table, flows by drivers, with
-    each failure's reason (Markdown, default reports/matrix.md, and JSON, default
-    reports/matrix.json); it exits 0 once both are written, whatever the drivers did.
-
-    OPTIONS:
-      --driver COMMAND  run every flow through a driver process speaking the driver protocol
-                        (Tests/Drivers/PROTOCOL.md; one process per flow, started with
-                        /bin/sh -c); default: the in-process SDK core. matrix: NAME=COMMAND,
-                        repeatable; COMMAND builtin:core and builtin:example are in-process
-      --junit PATH      JUnit XML report (default: reports/junit.xml)
-      --markdown PATH   Markdown report (default: reports/flowcheck.md)
-      --filter REGEX    run only the flows whose id matches REGEX
-      --shard I/N       run the I-th of N deterministic slices of the flows (by id)
-      --jobs N          flows run at once (default: one more than the number of cores;
-                        one for a Swift driver whose SDK keeps process-wide state)
-      --format FORMAT   text (default) or json: machine-readable results on stdout
-      --baseline FILE   flows expected to fail, one a line as `FLOW-ID reason words` (# comments,
-                        blank lines; an invariant id such as INV-KEEP covers the flows that fail
-                        only that invariant): their failures are reported as baselined and do not
-                        fail the run; a new failure does; a listed flow that passes is reported
-      --strict-baseline with --baseline: a listed flow that passes fails the run (exit 1)
-      --write-baseline FILE
-                        write this run's failed flows as a baseline (sorted, each with its
-                        first failure), for --baseline
-      --list            list the flows without running them
-      --requirements    with --list: print the requirement coverage matrix (who checks what)
-      --derived         with --list: list the variants derived from the flows, with their rules
-      --no-derived      run the written flows only, not the adversarial variants derived from
-                        them (README, "Derived variants")
-      --port N          serve: the first port (providers take N, N+1, ...; default: ephemeral)
-      --fixture FILE    serve: fixtures to serve instead of the documented default
-      --host ADDR       serve: the IPv4 address the fakes bind (default: 127.0.0.1; 0.0.0.0
-                        lets a phone reach them, and warns: any client may use the fakes)
-      --control-port N  serve: the control API's port, always on 127.0.0.1 (default: ephemeral)
-      --ready-file F    serve: once every port listens, write F (JSON: base URLs and the
-                        control URL) atomically; scripts wait for it instead of racing start
-      --keep-exchanges N
-                        serve: exchanges each provider keeps in memory, the latest (default: 1000)
-      --max-connections N
-                        serve: connections served at once per port; more get 503 (default: 128)
-      --version         print flowcheck's version
-      -h, --help        show this help
-
-    EXPLORE OPTIONS:
-      --provider P      a provider with a model (repeatable; default: every one)
-      --seed N          the seed (default: a random one, printed so it can be replayed)
-      --runs N          flows to generate (default: 200)
-      --steps N         most steps in one flow (default: 12)
-      --out DIR         where shrunk failing specs are written (default: reports/explore)
-      --budget TIME     start no flow after TIME (60s, 5m): a run bounded by time as well as
-                        by --runs; the summary says how many flows ran
-      --reach PATH      also write the reach table (Markdown): every action and perturbation
-                        of each model with how many generated flows reached it
-      --jobs N          flows run at once (default: the number of cores)
-
-    EXIT CODES:
-      0  every flow passed, or failed as --baseline expects (validate: every spec is valid)
-      1  at least one flow failed (not in --baseline), or --strict-baseline and a listed flow passed
-      2  usage error, an invalid spec (the valid specs still run; reports are still written) or
-         an unusable --baseline (a malformed line, an unknown flow id: named as FILE:LINE), or a
-         --driver that can run none of the selected flows
-      3  the harness itself failed (a flow could not be run, a --driver did not start or greet,
-         or a report could not be written)
-      130/143/129  interrupted by SIGINT/SIGTERM/SIGHUP (a run writes its reports first; a second signal exits at once)
-
-    ENVIRONMENT:
-      GITHUB_ACTIONS=true   print ::error annotations on the failing spec's line
-      GITHUB_STEP_SUMMARY   append the Markdown summary to this file
-      NO_COLOR              no colour, even on a terminal
-
-    EXAMPLE:
-      flowcheck specs/
-      flowcheck --filter '^MLT-' --markdown /tmp/moltin.md specs/
-      flowcheck --shard 2/3 specs/
-      flowcheck --write-baseline known-failures.txt specs/; flowcheck --baseline known-failures.txt specs/
-      flowcheck explore --seed 1 --runs 1000
-      flowcheck --driver 'python3 Tests/Drivers/python/moltin_driver.py' --filter '^MLT-' specs/
-      flowcheck matrix --driver core=builtin:core --driver py='python3 Tests/Drivers/python/moltin_driver.py' specs/
-    """
-
-    static let knownFlags = ["--junit", "--markdown", "--filter", "--shard", "--jobs", "--format", "--list", "--requirements", "--derived", "--no-derived", "--port", "--fixture", "--host", "--control-port", "--ready-file", "--keep-exchanges", "--max-connections", "--baseline", "--write-baseline", "--strict-baseline", "--driver", "--json", "--version", "--help"]
+    /// The `--help` text, made from ``declarations`` (``CommandLineDocs/help``).
+    public static var usage: String { CommandLineDocs.help }
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.
     public static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
-        if arguments.first == Command.explore.rawValue { return try parseExplore(Array(arguments.dropFirst())) }
+        if arguments.first == Command.explore.rawValue {
+            var options = CommandLineOptions()
+            options.command = .explore
+            try read(Array(arguments.dropFirst()), grammar: .explore, into: &options)
+            return options
+        }
         var options = CommandLineOptions()
         var arguments = arguments
         if let first = arguments.first, let command = Command(rawValue: first), command != .run {
@@ -208,106 +117,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         }
         // matrix writes its own Markdown, not a run's report.
         if options.command == .matrix { options.markdownPath = "reports/matrix.md" }
-        var index = 0
-        func value(for flag: String) throws(UsageError) -> String {
-            index += 1
-            guard index < arguments.count, !arguments[index].hasPrefix("--") else {
-                throw UsageError(description: "\(flag) needs a value")
-            }
-            return arguments[index]
-        }
-        var onlyPaths = false
-        while index < arguments.count {
-            let argument = arguments[index]
-            if onlyPaths || !argument.hasPrefix("-") || argument == "-" {
-                options.paths.append(argument)
-            } else {
-                var flag = argument
-                var inline: String?
-                if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
-                    flag = String(argument[..<equals])
-                    inline = String(argument[argument.index(after: equals)...])
-                }
-                func take() throws(UsageError) -> String {
-                    if let inline { return inline }
-                    return try value(for: flag)
-                }
-                switch flag {
-                case "--": onlyPaths = true
-                case "-h", "--help": options.help = true
-                case "--version": options.version = true
-                case "--list": options.list = true
-                case "--requirements": options.requirements = true
-                case "--derived": options.derived = true
-                case "--no-derived": options.noDerived = true
-                case "--junit": options.junitPath = try take()
-                case "--markdown": options.markdownPath = try take()
-                case "--filter":
-                    let pattern = try take()
-                    do {
-                        _ = try LinearRegex(pattern)
-                    } catch {
-                        throw UsageError(description: "--filter: \(error.title(pattern: pattern))\n  fix: \(error.fix)")
-                    }
-                    options.filter = pattern
-                case "--shard":
-                    let text = try take()
-                    let parts = text.split(separator: "/").map { Int($0) }
-                    guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, n <= 1000, i >= 1, i <= n else {
-                        throw UsageError(description: "--shard takes I/N with 1 <= I <= N, e.g. 2/3, not \(text)")
-                    }
-                    options.shard = (i, n)
-                case "--jobs":
-                    let text = try take()
-                    guard let jobs = Int(text), jobs > 0, jobs <= 256 else {
-                        throw UsageError(description: "--jobs takes a whole number from 1 to 256, not \(text)")
-                    }
-                    options.jobs = jobs
-                case "--format":
-                    let text = try take()
-                    guard let format = Format(rawValue: text) else { throw UsageError(description: "--format takes text or json, not \(text)") }
-                    options.format = format
-                case "--port":
-                    let text = try take()
-                    // Whether the ports after it are free to take is known once the fixture is
-                    // read (`serve` checks it before binding any).
-                    guard let port = Int(text), (0...65_535).contains(port) else { throw UsageError(description: "--port takes a port from 0 to 65535, not \(text)") }
-                    options.port = port
-                case "--fixture":
-                    options.fixturePath = try take()
-                case "--host":
-                    let text = try take()
-                    guard FakeProviderHost.isBindableHost(text) else { throw UsageError(description: "--host takes an IPv4 address such as 127.0.0.1 or 0.0.0.0, not \(text)") }
-                    options.host = text
-                case "--control-port":
-                    let text = try take()
-                    guard let port = Int(text), (0...65_535).contains(port) else { throw UsageError(description: "--control-port takes a port from 0 to 65535, not \(text)") }
-                    options.controlPort = port
-                case "--driver":
-                    let text = try take()
-                    guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError(description: "--driver needs a command, e.g. --driver 'python3 driver.py'") }
-                    options.drivers.append(DriverChoice(name: nil, command: text))
-                case "--json": options.matrixJSONPath = try take()
-                case "--baseline": options.baselinePath = try take()
-                case "--write-baseline": options.writeBaselinePath = try take()
-                case "--strict-baseline": options.strictBaseline = true
-                case "--ready-file":
-                    options.readyFile = try take()
-                case "--keep-exchanges":
-                    let text = try take()
-                    guard let count = Int(text), (1...1_000_000).contains(count) else { throw UsageError(description: "--keep-exchanges takes a whole number from 1 to 1000000, not \(text)") }
-                    options.keepExchanges = count
-                case "--max-connections":
-                    let text = try take()
-                    guard let count = Int(text), (1...100_000).contains(count) else { throw UsageError(description: "--max-connections takes a whole number from 1 to 100000, not \(text)") }
-                    options.maxConnections = count
-                default:
-                    let hint = knownFlags.first { Self.close(flag, $0) }.map { " (did you mean \($0)?)" } ?? ""
-                    throw UsageError(description: "unknown option \(flag)\(hint)")
-                }
-            }
-            index += 1
-        }
+        try read(arguments, grammar: .main, into: &options)
         if options.help || options.version { return options }
         if options.command != .serve && (options.host != "127.0.0.1" || options.controlPort != 0 || options.readyFile != nil) {
             throw UsageError(description: "--host, --control-port and --ready-file go with serve (try: flowcheck serve --ready-file /tmp/ready.json)")
@@ -368,6 +178,60 @@ public struct CommandLineOptions: Sendable, Equatable {
             }
         }
         return options
+    }
+
+    /// Reads `arguments` with `grammar`, each option through its declaration; what is not an
+    /// option is a spec path (the main grammar; after `--`, everything is) or refused (explore).
+    private static func read(_ arguments: [String], grammar: OptionDeclaration.Grammar, into options: inout CommandLineOptions) throws(UsageError) {
+        var index = 0
+        var onlyPaths = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            if grammar == .main && (onlyPaths || !argument.hasPrefix("-") || argument == "-") {
+                options.paths.append(argument)
+                index += 1
+                continue
+            }
+            var flag = argument
+            var inline: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                flag = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            if grammar == .main && flag == "--" {
+                onlyPaths = true
+                index += 1
+                continue
+            }
+            guard let declaration = declaration(named: flag, in: grammar, for: options.command) else {
+                throw unknown(flag, grammar: grammar, options: options)
+            }
+            var value = ""
+            if declaration.value != nil {
+                if let inline {
+                    value = inline
+                } else {
+                    index += 1
+                    guard index < arguments.count, !arguments[index].hasPrefix("--") else { throw UsageError(description: "\(flag) needs a value") }
+                    value = arguments[index]
+                }
+            }
+            try declaration.apply(&options, value)
+            index += 1
+        }
+    }
+
+    /// The refusal of `flag`, which no declaration of `grammar` names.
+    private static func unknown(_ flag: String, grammar: OptionDeclaration.Grammar, options: CommandLineOptions) -> UsageError {
+        switch grammar {
+        case .main:
+            let hint = flags(of: .main).first { Self.close(flag, $0) }.map { " (did you mean \($0)?)" } ?? ""
+            return UsageError(description: "unknown option \(flag)\(hint)")
+        case .explore:
+            if !flag.hasPrefix("-") { return UsageError(description: "explore takes no spec paths (it writes its findings to --out \(options.explore.out))") }
+            let hint = Suggestion.closest(to: flag, in: flags(of: .explore)).map { " (did you mean \($0)?)" } ?? ""
+            return UsageError(description: "unknown explore option \(flag)\(hint)")
+        }
     }
 
     private static func close(_ a: String, _ b: String) -> Bool {

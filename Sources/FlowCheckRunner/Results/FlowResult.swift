@@ -119,7 +119,7 @@ public struct InvalidSpec: Sendable, Equatable {
 
 /// One flow's verdict, with everything the reports show. All text is already redacted.
 public struct FlowResult: Sendable {
-    public enum Status: String, Sendable {
+    public enum Status: String, Sendable, CaseIterable {
         /// Every step's expectations held.
         case passed
         /// Every expectation the harness could check held, and some could not be checked with
