@@ -39,7 +39,7 @@ let package = Package(
         // `flowcheck serve`: the fakes standalone, with their control API and log; it runs them
         // in the runner's fake worlds.
         .target(name: "FlowCheckServe", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckSpec"]),
-        // Any SDK in any language: a driver process spoken to in JSON lines (Tests/Drivers/PROTOCOL.md).
+        // Any SDK in any language: a driver process spoken to in JSON lines (docs/protocol.md).
         .target(name: "FlowCheckProcessDriver", dependencies: ["FlowCheckRunner", "FlowCheckSpec", "FlowCheckFakeServer", "FlowCheckTestSupport"]),
         // The driver that puts our SDK core under the runner.
         .target(name: "FlowCheckCoreDriver", dependencies: ["FlowCheckRunner", "FlowCheckProviders", "FlowCheckSpec", "FlowCheckSDK", "FlowCheckFakeServer"]),

@@ -69,7 +69,7 @@ public enum CommandLineDocs {
         "flowcheck --write-baseline known-failures.txt specs/",
         "flowcheck --baseline known-failures.txt specs/",
         "flowcheck explore --seed 1 --runs 1000",
-        "flowcheck --driver 'python3 Tests/Drivers/python/moltin_driver.py' --filter '^MLT-' specs/",
+        "flowcheck --driver 'python3 examples/drivers/python/driver.py' --filter '^MLT-AUTH$' specs/",
         "flowcheck matrix --driver core=builtin:core --driver py='python3 driver.py' specs/",
     ]
 

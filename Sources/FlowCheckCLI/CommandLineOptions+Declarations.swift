@@ -12,7 +12,7 @@ extension CommandLineOptions {
     private static let runOptions: [OptionDeclaration] = [
         .init(
             ["--driver"], value: "COMMAND", commands: [.run],
-            help: "run every flow through a driver process speaking the driver protocol (Tests/Drivers/PROTOCOL.md; one process per flow, started with /bin/sh -c); default: the in-process SDK core. COMMAND builtin:core and builtin:example are in-process",
+            help: "run every flow through a driver process speaking the driver protocol (docs/protocol.md; one process per flow, started with /bin/sh -c); default: the in-process SDK core. COMMAND builtin:core and builtin:example are in-process",
             doc: "Run every flow through a driver process that speaks the driver protocol, in any language: one process per flow, started with `/bin/sh -c COMMAND`. `builtin:core` (our SDK core) and `builtin:example` are the in-process drivers. Default: our SDK core, in process. Given once.",
             apply: { options, text throws(UsageError) in try addDriver(text, to: &options) }
         ),
@@ -111,7 +111,7 @@ extension CommandLineOptions {
         ),
         .init(
             ["--no-derived"], commands: [.run],
-            help: "run the written flows only, not the adversarial variants derived from them (README, \"Derived variants\")",
+            help: "run the written flows only, not the adversarial variants derived from them (docs/derived-variants.md)",
             doc: "Run the written flows only, not the adversarial variants derived from them.",
             apply: { options, _ throws(UsageError) in options.noDerived = true }
         ),

@@ -212,7 +212,7 @@ struct ProcessDriverTests {
         #expect(DriverConnection.kept(String(repeating: "y", count: 600)).hasPrefix("(a line of 600 characters"))
     }
 
-    /// The quick start's Python skeleton (README, "Quick start: check my SDK") passes MLT-AUTH
+    /// The quick start's Python skeleton (README, "Quick start") passes MLT-AUTH
     /// as it stands, so the steps a newcomer follows end in a pass.
     @Test func theQuickStartSkeletonPassesMLTAuth() async throws {
         let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
