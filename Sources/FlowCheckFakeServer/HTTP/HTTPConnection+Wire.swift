@@ -17,7 +17,7 @@ extension HTTPConnection {
 
     private static func connectionTokens(_ headers: HTTPHeaders) -> Set<String> {
         Set(headers.values(for: "Connection").flatMap { value in
-            value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            value.split(separator: ",").map { $0.trimmingOWS().lowercased() }
         })
     }
 

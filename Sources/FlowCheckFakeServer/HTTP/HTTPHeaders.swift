@@ -86,6 +86,6 @@ extension HTTPHeaders {
     static func mediaType(_ contentType: String?) -> String? {
         guard let contentType else { return nil }
         return contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            .trimmingCharacters(in: .whitespaces).lowercased()
+            .trimmingOWS().lowercased()
     }
 }

@@ -172,7 +172,7 @@ public struct HTTPRequestParser: Sendable {
     /// The body framing the fields ask for (RFC 9112 §6.3).
     private static func framing(_ headers: HTTPHeaders, maxBodyBytes: Int) -> FramingResult {
         let codings = headers.values(for: "Transfer-Encoding").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased() }
+            .map { $0.trimmingOWS().lowercased() }
         guard codings.isEmpty else {
             guard codings.last == "chunked" else {
                 return .failure(Refusal(status: 400, reason: "Transfer-Encoding must end in chunked", rule: .httpChunkedNotFinal))
@@ -272,7 +272,7 @@ public struct HTTPRequestParser: Sendable {
         var normalized: String?
         for value in values {
             for item in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let digits = item.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+                let digits = item.trimmingOWS()
                 guard !digits.isEmpty, digits.utf8.allSatisfy(isDigit) else {
                     return .failure(Refusal(status: 400, reason: "Malformed Content-Length", rule: .httpMalformedContentLength))
                 }
