@@ -252,12 +252,13 @@ struct HTMLForm {
     var buttons: [(name: String, value: String)]
 
     static func first(in html: String) -> HTMLForm? {
-        guard let formStart = html.range(of: "<form", options: .caseInsensitive),
-              let formEnd = html.range(of: "</form>", options: .caseInsensitive, range: formStart.upperBound..<html.endIndex) else { return nil }
-        let tagEnd = html[formStart.upperBound...].firstIndex(of: ">") ?? formStart.upperBound
-        let formTag = String(html[formStart.lowerBound...tagEnd])
-        let body = String(html[tagEnd..<formEnd.lowerBound])
-        let attributes = Self.attributes(of: formTag)
+        let bytes = ArraySlice(html.utf8)
+        guard let formStart = find("<form", in: bytes, from: 0),
+              let formEnd = find("</form>", in: bytes, from: formStart + 5) else { return nil }
+        let tagEnd = bytes[(formStart + 5)...].firstIndex(of: UInt8(ascii: ">")) ?? formStart + 5
+        guard tagEnd < formEnd else { return nil }
+        let attributes = Self.attributes(of: bytes[formStart...tagEnd])
+        let body = bytes[tagEnd..<formEnd]
         var form = HTMLForm(action: attributes["action"] ?? "", method: (attributes["method"] ?? "get").uppercased(), hiddenFields: [], buttons: [])
         for tag in Self.tags(named: "input", in: body) {
             let a = Self.attributes(of: tag)
@@ -270,24 +271,81 @@ struct HTMLForm {
         return form
     }
 
-    /// Compiled once (compiling was most of what a login page's parse cost). An
-    /// `NSRegularExpression` is immutable and safe to use from several threads at once.
-    private static let tagPatterns = ["input", "button"].reduce(into: [String: NSRegularExpression]()) { patterns, name in
-        patterns[name] = try? NSRegularExpression(pattern: "<\(name)\\b[^>]*>", options: .caseInsensitive)
-    }
-    private static let attributePattern = try? NSRegularExpression(pattern: "([A-Za-z_:-]+)\\s*=\\s*\"([^\"]*)\"")
+    // Scanned byte by byte (the fakes write the pages, quoted attributes only): Foundation's
+    // case-insensitive `range(of:)` and NSRegularExpression were a sixtieth of the suite's CPU.
 
-    private static func tags(named name: String, in html: String) -> [String] {
-        guard let regex = tagPatterns[name] else { return [] }
-        return regex.matches(in: html, range: NSRange(html.startIndex..., in: html)).compactMap { Range($0.range, in: html).map { String(html[$0]) } }
+    /// Where `needle` (lower-case ASCII) starts in `bytes` at or after `start`, ignoring case.
+    private static func find(_ needle: String, in bytes: ArraySlice<UInt8>, from start: Int) -> Int? {
+        let pattern = Array(needle.utf8)
+        guard bytes.count >= pattern.count else { return nil }
+        var index = Swift.max(start, bytes.startIndex)
+        while index + pattern.count <= bytes.endIndex {
+            if zip(bytes[index..<(index + pattern.count)], pattern).allSatisfy({ lowered($0) == $1 }) { return index }
+            index += 1
+        }
+        return nil
     }
 
-    private static func attributes(of tag: String) -> [String: String] {
-        guard let regex = attributePattern else { return [:] }
+    private static func lowered(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+
+    /// Each `<name ...>` tag (the name ending at a non-word character), as `<name\b[^>]*>` with
+    /// case ignored would find them.
+    private static func tags(named name: String, in html: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var tags: [ArraySlice<UInt8>] = []
+        var index = html.startIndex
+        while let open = find("<" + name, in: html, from: index) {
+            let after = open + 1 + name.utf8.count
+            guard after < html.endIndex else { break }
+            if isWordByte(html[after]) {
+                index = open + 1
+                continue
+            }
+            guard let close = html[after...].firstIndex(of: UInt8(ascii: ">")) else { break }
+            tags.append(html[open...close])
+            index = close + 1
+        }
+        return tags
+    }
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+    }
+
+    /// `name="value"` pairs (`[A-Za-z_:-]+\s*=\s*"[^"]*"`), names lower-cased, entities undone.
+    private static func attributes(of tag: ArraySlice<UInt8>) -> [String: String] {
+        func isNameByte(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")
+        }
+        func isSpace(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == 0x0B || byte == 0x0C
+        }
         var result: [String: String] = [:]
-        for match in regex.matches(in: tag, range: NSRange(tag.startIndex..., in: tag)) {
-            guard let nameRange = Range(match.range(at: 1), in: tag), let valueRange = Range(match.range(at: 2), in: tag) else { continue }
-            result[tag[nameRange].lowercased()] = decodeEntities(String(tag[valueRange]))
+        var index = tag.startIndex
+        while index < tag.endIndex {
+            guard isNameByte(tag[index]) else {
+                index += 1
+                continue
+            }
+            let nameEnd = tag[index...].firstIndex { !isNameByte($0) } ?? tag.endIndex
+            var cursor = nameEnd
+            while cursor < tag.endIndex, isSpace(tag[cursor]) { cursor += 1 }
+            if cursor < tag.endIndex, tag[cursor] == UInt8(ascii: "=") {
+                cursor += 1
+                while cursor < tag.endIndex, isSpace(tag[cursor]) { cursor += 1 }
+                if cursor < tag.endIndex, tag[cursor] == UInt8(ascii: "\""),
+                   let close = tag[(cursor + 1)...].firstIndex(of: UInt8(ascii: "\"")) {
+                    let name = String(decoding: tag[index..<nameEnd], as: UTF8.self).lowercased()
+                    result[name] = decodeEntities(String(decoding: tag[(cursor + 1)..<close], as: UTF8.self))
+                    index = close + 1
+                    continue
+                }
+            }
+            // No value here: the pattern would try again one byte on, inside the same name.
+            index += 1
         }
         return result
     }
