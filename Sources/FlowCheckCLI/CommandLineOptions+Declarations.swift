@@ -25,20 +25,29 @@ extension CommandLineOptions {
         .init(
             ["--junit"], value: "PATH", commands: [.run],
             help: "JUnit XML report (default: reports/junit.xml)",
-            doc: "Where the JUnit XML report is written (default: `reports/junit.xml`).",
-            apply: { options, text throws(UsageError) in options.junitPath = text }
+            doc: "Where the JUnit XML report is written (default: `reports/junit.xml`; a run of part of the suite, by `--filter`, `--shard`, `--no-derived` or fewer spec files, writes to `reports/subset/` instead, so the committed full reports stay as they are). A path given is written as given.",
+            apply: { options, text throws(UsageError) in
+                options.junitPath = text
+                options.chosenReports.insert("--junit")
+            }
         ),
         .init(
             ["--markdown"], value: "PATH", commands: [.run, .matrix],
             help: "Markdown report (default: reports/flowcheck.md; matrix: reports/matrix.md)",
-            doc: "Where the Markdown report is written (default: `reports/flowcheck.md`; for `matrix`, its table: `reports/matrix.md`).",
-            apply: { options, text throws(UsageError) in options.markdownPath = text }
+            doc: "Where the Markdown report is written (default: `reports/flowcheck.md`; for `matrix`, its table: `reports/matrix.md`; for a run or matrix of part of the suite, `reports/subset/`). A path given is written as given.",
+            apply: { options, text throws(UsageError) in
+                options.markdownPath = text
+                options.chosenReports.insert("--markdown")
+            }
         ),
         .init(
             ["--json"], value: "PATH", commands: [.matrix],
             help: "matrix: the matrix as JSON (default: reports/matrix.json)",
             doc: "Where the matrix is written as JSON (default: `reports/matrix.json`). For a run's JSON on stdout, see `--format json`.",
-            apply: { options, text throws(UsageError) in options.matrixJSONPath = text }
+            apply: { options, text throws(UsageError) in
+                options.matrixJSONPath = text
+                options.chosenReports.insert("--json")
+            }
         ),
         .init(
             ["--filter"], value: "REGEX", commands: [.run, .matrix],

@@ -76,6 +76,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var drivers: [DriverChoice] = []
     /// `matrix --json PATH`: the matrix as JSON (default: reports/matrix.json).
     public var matrixJSONPath = "reports/matrix.json"
+    /// The report options given (`--junit`, `--markdown`, `--json`): a path chosen is written
+    /// as given, even the default one; a report left at its default moves aside for a run of
+    /// part of the suite (``SubsetReports``). Not part of `==`: it says how, not what.
+    public var chosenReports: Set<String> = []
     /// `explore`: its own options (declared in CommandLineOptions+Declarations.swift).
     public var explore = ExploreOptions()
 
@@ -106,7 +110,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         if arguments.first == Command.explore.rawValue {
             var options = CommandLineOptions()
             options.command = .explore
-            try read(Array(arguments.dropFirst()), grammar: .explore, into: &options)
+            _ = try read(Array(arguments.dropFirst()), grammar: .explore, into: &options)
             return options
         }
         var options = CommandLineOptions()
@@ -117,7 +121,7 @@ public struct CommandLineOptions: Sendable, Equatable {
         }
         // matrix writes its own Markdown, not a run's report.
         if options.command == .matrix { options.markdownPath = "reports/matrix.md" }
-        try read(arguments, grammar: .main, into: &options)
+        let given = try read(arguments, grammar: .main, into: &options)
         if options.help || options.version { return options }
         if options.command != .serve && (options.host != "127.0.0.1" || options.controlPort != 0 || options.readyFile != nil) {
             throw UsageError(description: "--host, --control-port and --ready-file go with serve (try: flowcheck serve --ready-file /tmp/ready.json)")
@@ -177,12 +181,24 @@ public struct CommandLineOptions: Sendable, Equatable {
                 throw UsageError(description: "schema takes no options (it prints the schema to stdout: redirect it to a file)")
             }
         }
+        // Past the checks above (which name a fix), any option its declaration does not list
+        // for this command: it would be taken and have no effect.
+        if let (flag, declaration) = given.first(where: { !$0.1.general && !$0.1.commands.contains(options.command) }) {
+            let takers = declaration.commands.map { $0 == .run ? "a run" : $0.rawValue }.joined(separator: " or ")
+            throw UsageError(description: "\(flag) goes with \(takers), not \(options.command == .run ? "a run" : options.command.rawValue): it would have no effect here")
+        }
+        // `--list` prints and exits: it runs nothing and writes no report.
+        if options.list, let (flag, _) = given.first(where: { ["--junit", "--markdown", "--baseline", "--write-baseline", "--strict-baseline", "--jobs", "--shard"].contains($0.1.name) }) {
+            throw UsageError(description: "\(flag) goes with a run, not --list: listing runs nothing and writes no report")
+        }
         return options
     }
 
     /// Reads `arguments` with `grammar`, each option through its declaration; what is not an
     /// option is a spec path (the main grammar; after `--`, everything is) or refused (explore).
-    private static func read(_ arguments: [String], grammar: OptionDeclaration.Grammar, into options: inout CommandLineOptions) throws(UsageError) {
+    /// - Returns: each option given, as spelt, with its declaration.
+    private static func read(_ arguments: [String], grammar: OptionDeclaration.Grammar, into options: inout CommandLineOptions) throws(UsageError) -> [(String, OptionDeclaration)] {
+        var given: [(String, OptionDeclaration)] = []
         var index = 0
         var onlyPaths = false
         while index < arguments.count {
@@ -217,8 +233,10 @@ public struct CommandLineOptions: Sendable, Equatable {
                 }
             }
             try declaration.apply(&options, value)
+            given.append((flag, declaration))
             index += 1
         }
+        return given
     }
 
     /// The refusal of `flag`, which no declaration of `grammar` names.

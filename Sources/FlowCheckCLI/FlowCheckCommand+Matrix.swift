@@ -95,7 +95,13 @@ extension FlowCheckCommand {
         }
         let matrix = ConformanceMatrix(flows: specs.map { ($0.id, $0.title) }, columns: columns)
         var failed = false
-        for (path, text, name) in [(options.markdownPath, matrix.markdown, "matrix.md"), (options.matrixJSONPath, matrix.json(startedAt: environment.now()), "matrix.json")] {
+        // A matrix of part of the suite never replaces the committed full one.
+        var (markdownPath, jsonPath) = (options.markdownPath, options.matrixJSONPath)
+        if let subset = SubsetReports.matrixRedirect(markdown: markdownPath, json: jsonPath, chosen: options.chosenReports, files: Set(loaded.specs.map(\.file) + loaded.invalidFiles), narrowed: options.filter != nil) {
+            (markdownPath, jsonPath) = (subset.markdown, subset.json)
+            console.err("flowcheck: " + ControlCharacters.escaped(subset.sentence))
+        }
+        for (path, text, name) in [(markdownPath, matrix.markdown, "matrix.md"), (jsonPath, matrix.json(startedAt: environment.now()), "matrix.json")] {
             do {
                 try ReportWriter.write(text, to: path, defaultName: name)
             } catch {
@@ -104,7 +110,7 @@ extension FlowCheckCommand {
             }
         }
         if failed { return .harnessFailure }
-        console.out("Matrix: \(options.markdownPath), \(options.matrixJSONPath)")
+        console.out("Matrix: \(markdownPath), \(jsonPath)")
         return invalid.isEmpty ? .passed : .usageOrInvalidSpec
     }
 }

@@ -288,7 +288,7 @@ public struct FlowCheckCommand: Sendable {
         // A run of fewer flows than the reports at the default paths hold (one spec, --filter,
         // --shard, --no-derived) never replaces them: the committed full report stays as it is.
         var (junitPath, markdownPath) = (options.junitPath, options.markdownPath)
-        if let subset = SubsetReports.redirect(junit: junitPath, markdown: markdownPath, files: Set(loaded.specs.map(\.file) + loaded.invalidFiles), narrowed: options.filter != nil || options.shard != nil || options.noDerived) {
+        if let subset = SubsetReports.redirect(junit: junitPath, markdown: markdownPath, chosen: options.chosenReports, files: Set(loaded.specs.map(\.file) + loaded.invalidFiles), narrowed: options.filter != nil || options.shard != nil || options.noDerived) {
             (junitPath, markdownPath) = (subset.junit, subset.markdown)
             console.err("flowcheck: " + ControlCharacters.escaped(subset.sentence))
         }

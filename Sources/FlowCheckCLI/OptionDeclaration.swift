@@ -11,9 +11,9 @@ struct OptionDeclaration: Sendable {
     let names: [String]
     /// The value's placeholder (`PATH`); nil for a flag, which takes no value.
     let value: String?
-    /// The commands it has an effect with, which list it in `--help` and the docs. The parser
-    /// takes an option with any command of its grammar (``Grammar``); an option some command
-    /// must refuse is refused by name in ``CommandLineOptions/parse(_:)``'s checks.
+    /// The commands it has an effect with, which list it in `--help` and the docs; given to
+    /// any other command it is refused (``CommandLineOptions/parse(_:)``, after the checks that
+    /// name a fix of their own).
     let commands: [Command]
     /// Given to every command that lists it: the docs show it once, under "Any command".
     let general: Bool

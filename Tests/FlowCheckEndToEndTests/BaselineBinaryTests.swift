@@ -130,6 +130,15 @@ struct SubsetReportBinaryTests {
         #expect(subset.stdout.contains("Reports: reports/subset/junit.xml, reports/subset/flowcheck.md"))
         #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == full)
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("reports/subset/flowcheck.md").path))
+        // One path chosen: the other report, at its default path, still moves.
+        let oneChosen = try await E2E.run(["--filter", "^E2E-PASS$", "--junit", "mine.xml", "specs"], in: root)
+        #expect(oneChosen.stdout.contains("Reports: mine.xml, reports/subset/flowcheck.md"), "\(oneChosen.stdout)")
+        #expect(oneChosen.stderr.contains("so its Markdown report is in reports/subset/ and the full run's is left as it is"), "\(oneChosen.stderr)")
+        #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == full)
+        // A matrix of part of the suite leaves the full matrix where it is.
+        let matrix = try await E2E.run(["matrix", "--driver", "core=builtin:core", "--filter", "^E2E-PASS$", "specs"], in: root)
+        #expect(matrix.stdout.contains("Matrix: reports/subset/matrix.md, reports/subset/matrix.json"), "\(matrix.stdout)\n\(matrix.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("reports/matrix.md").path))
         // A fresh clone: git ignores reports/junit.xml, and the committed Markdown report is the
         // run of specs/. A filtered run, or one of a single spec file, still writes beside it.
         try FileManager.default.removeItem(at: root.appendingPathComponent("reports/junit.xml"))

@@ -26,6 +26,15 @@ struct OptionChecksTests {
         (["--junit", "", "specs/"], "--junit was given an empty path"),
         (["--list", "--format", "json", "specs/"], "--format json does not go with --list"),
         (["explore", "--out", "", "--runs", "1"], "explore --out was given an empty path"),
+        // An option its declaration does not list for the command would have no effect.
+        (["validate", "--junit", "x.xml", "specs/"], "--junit goes with a run, not validate"),
+        (["validate", "--format", "json", "specs/"], "--format goes with a run, not validate"),
+        (["validate", "--no-derived", "specs/"], "--no-derived goes with a run, not validate"),
+        (["serve", "--filter", "x"], "--filter goes with a run or matrix, not serve"),
+        (["serve", "--jobs", "3"], "--jobs goes with a run or matrix, not serve"),
+        (["matrix", "--driver", "c=builtin:core", "--no-derived", "specs/"], "--no-derived goes with a run, not matrix"),
+        (["matrix", "--driver", "c=builtin:core", "--junit", "j.xml", "specs/"], "--junit goes with a run, not matrix"),
+        (["--list", "--junit", "j.xml", "specs/"], "--junit goes with a run, not --list"),
     ])
     func refusedBeforeAnythingStarts(arguments: [String], message: String) async {
         let (code, lines) = await Self.run(arguments)
