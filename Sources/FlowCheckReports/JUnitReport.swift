@@ -4,7 +4,7 @@ import FlowCheckRunner
 /// Renders results as JUnit XML that validates against the Jenkins xUnit schema
 /// (`reports/junit-10.xsd`), which GitLab and GitHub's JUnit actions also read.
 ///
-/// One `testsuite` per spec file (the schema allows `file` there; it allows neither `file` nor
+/// One `testsuite` per flow, derived variants included, with its spec file (the schema allows `file` there; it allows neither `file` nor
 /// `line` on `testcase`, so the line travels in the text: see ``located(_:line:_:)``), one
 /// `testcase` per flow named after its id; `<failure>` when the SDK did not conform, `<error>`
 /// when the flow could not be judged (its `type` the party that broke: `sdk`, `driver`,

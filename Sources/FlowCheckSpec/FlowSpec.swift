@@ -2,7 +2,7 @@
 public struct FlowSpec: Sendable {
     /// The spec's path as it was given (relative paths stay relative, so reports are stable).
     public var file: String
-    /// The catalogue id from flows.md, e.g. `MLT-AUTH`. Stable and unique across the suite.
+    /// The flow's id, e.g. `MLT-AUTH`. Stable and unique across the suite.
     public var id: String
     public var title: String
     /// An optional paragraph for the documentation: why this flow matters.

@@ -15,7 +15,7 @@ extension SpecDecoder {
         reader.registerSecrets(fixtureReader.secrets + (fixture?.secrets ?? []))
         let id = string(members, "id", in: root, path, required: true, example: "\"MLT-AUTH\"")
         if let id, let member = members["id"], !SpecPattern.catalogueID.matches(id) {
-            report(member.value, "$.id", "id \(quoted(id)) is not a catalogue id", fix: "use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"")
+            report(member.value, "$.id", "id \(quoted(id)) is not a catalogue id", fix: "use an id of capitals, digits and dashes, a prefix then names, e.g. \"MLT-AUTH\"")
         }
         let title = string(members, "title", in: root, path, required: true, example: "\"Auth stores a token\"")
         let summary = string(members, "summary", in: root, path, required: false)

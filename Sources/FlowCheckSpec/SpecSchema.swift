@@ -65,7 +65,7 @@ public enum SpecSchema {
         return SpecDecoder.TopLevelKey.allCases.map { key -> M in
             switch key {
             case .schema: return M(key.rawValue, .anyString)
-            case .id: return M(key.rawValue, .pattern("^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$", description: "The catalogue id from flows.md, e.g. MLT-AUTH."))
+            case .id: return M(key.rawValue, .pattern("^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$", description: "The flow's id, unique across the suite: capitals, digits and dashes, e.g. MLT-AUTH."))
             case .title, .summary: return M(key.rawValue, .nonEmptyString)
             case .requirements: return M(key.rawValue, .ref("requirements"))
             case .source:

@@ -29,7 +29,7 @@ struct DiagnosticTextTests {
             "t.json:7:81: error: invalid regular expression /(‹redacted›/: '(' at character 1 is never closed at $.steps[0].expect.result.productCount.regex\n  fix: add the missing ')', or escape a literal parenthesis as \\(",
         ]),
         Case(name: "a secret in an unknown value, reported before the fixture", json: spec(#"[{"app": "products"}]"#, #"{"clients": [{"id": "store-1", "secret": "sk-abcdef"}]}"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"sk-abcdef\""), expected: [
-            "t.json:2:9: error: id \"‹redacted›\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
+            "t.json:2:9: error: id \"‹redacted›\" is not a catalogue id at $.id\n  fix: use an id of capitals, digits and dashes, a prefix then names, e.g. \"MLT-AUTH\"",
         ]),
         Case(name: "a secret in a key, an argument and a template, in a fixture that is itself invalid", json: spec(#"[{"app": "auth", "with": {"clientId": "${sk-abcdef", "clientSecret": "sk-abcdef", "sk-abcdef": "x"}}]"#, #"{"clients": [{"id": "store-1", "secret": "sk-abcdef"}], "tokenLifetime": -1}"#), expected: [
             "t.json:6:87: error: -1 is out of range at $.fixture.tokenLifetime\n  fix: use a number from 1 to 31536000",

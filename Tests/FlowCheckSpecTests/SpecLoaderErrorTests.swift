@@ -106,7 +106,7 @@ struct SpecLoaderErrorTests {
             "t.json:5:15: error: unknown provider \"moltn\" at $.provider\n  fix: did you mean \"moltin\"? providers: moltin, clover, clever, braintree; the rest of this spec was checked as a \"moltin\" spec",
         ]),
         Case(name: "bad id", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "MLT-AUTH", with: "mlt auth"), expected: [
-            "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
+            "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use an id of capitals, digits and dashes, a prefix then names, e.g. \"MLT-AUTH\"",
         ]),
         Case(name: "unknown fault", json: spec(steps: #"[{"fault": {"kind": "serverErorr"}}]"#), expected: [
             "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable, hold, unknownMembers, withoutExpires, errorsMember, withoutChallenge, withoutExpiry, otherJSON",
@@ -236,7 +236,7 @@ struct SpecLoaderErrorTests {
             "t.json:6:87: error: expected a whole number at $.fixture.tokenLifetime\n  fix: write it as 3600",
         ]),
         Case(name: "id with a trailing newline", json: spec(steps: #"[{"app": "products"}]"#).replacingOccurrences(of: "\"MLT-AUTH\"", with: "\"MLT-AUTH\\n\""), expected: [
-            "t.json:2:9: error: id \"MLT-AUTH\\n\" is not a catalogue id at $.id\n  fix: use the id from flows.md: capitals, digits and dashes, e.g. \"MLT-AUTH\"",
+            "t.json:2:9: error: id \"MLT-AUTH\\n\" is not a catalogue id at $.id\n  fix: use an id of capitals, digits and dashes, a prefix then names, e.g. \"MLT-AUTH\"",
         ]),
         Case(name: "braintree backendConnectURLs empty", json: braintree(#"[]"#), expected: [
             "t.json:6:149: error: an empty backendConnectURLs changes nothing at $.fixture.backendConnectURLs\n  fix: remove it to hand out the backend's own connect URL, or list the URLs to hand out first, e.g. [\"http://connect.example.com/braintree/oauth/connect\"]",
