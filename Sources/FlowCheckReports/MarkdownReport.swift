@@ -114,11 +114,13 @@ public enum MarkdownReport {
         return ControlCharacters.escaped(out)
     }
 
-    /// The flows not run, grouped by reason in the order the reasons first came.
+    /// The flows not run, grouped by reason in the order the reasons first came: the reason
+    /// without the flow's own details (which step moves the clock), as the matrix groups them,
+    /// so one missing capability is one line. Each flow's own reason stays in its result.
     static func notRunGroups(_ flows: [FlowResult]) -> [(reason: String, ids: [String])] {
         var groups: [(reason: String, ids: [String])] = []
         for flow in flows where flow.status == .skipped {
-            let reason = flow.skips.first?.reason ?? "the driver cannot run it"
+            let reason = ConformanceMatrix.generalReason(flow.skips.first?.reason ?? "the driver cannot run it")
             if let index = groups.firstIndex(where: { $0.reason == reason }) { groups[index].ids.append(flow.id) } else { groups.append((reason, [flow.id])) }
         }
         return groups

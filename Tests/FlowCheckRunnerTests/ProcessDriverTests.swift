@@ -4,6 +4,7 @@ import Testing
 import FlowCheckCLI
 @testable import FlowCheckProcessDriver
 import FlowCheckRunner
+@testable import FlowCheckReports
 import FlowCheckSpec
 import FlowCheckFakeServer
 import FlowCheckTestSupport
@@ -357,6 +358,10 @@ struct ProcessDriverTests {
             }
         }
         #expect(results.values.contains { $0.status == .skipped } && results.values.contains { $0.status == .passed })
+        // Every output groups them by the capability missing, whichever step needs it.
+        let groups = MarkdownReport.notRunGroups(specs.compactMap { results[$0.id] })
+        #expect(groups.count == 1, "\(groups)")
+        #expect(groups.first?.ids.count == results.values.filter { $0.status == .skipped }.count)
     }
 
     /// A provider the driver does not speak is not run, never an error or a pass.
