@@ -88,7 +88,9 @@ public struct FlowCheckCommand: Sendable {
             options = try CommandLineOptions.parse(arguments)
             if !options.help && !options.version { try OptionChecks.check(options) }
         } catch {
-            console.err("flowcheck: \(error)\n\n\(CommandLineOptions.usage)")
+            // A value quoted back (a provider name, a path) may hold control or invisible
+            // characters: shown escaped, as everywhere else the tool prints user text.
+            console.err("flowcheck: " + ControlCharacters.escaped("\(error)") + "\n\n\(CommandLineOptions.usage)")
             return .usageOrInvalidSpec
         }
         if options.help {
