@@ -4,7 +4,7 @@
 // It speaks the driver protocol (docs/protocol.md; every action's arguments and results:
 // docs/protocol-actions.md) for Moltin's `auth` and `products`, with a client of its own
 // standing in for your SDK: replace the five places marked YOUR SDK with calls into your SDK.
-// As it stands it passes MLT-AUTH, its derived variants and MLT-BADAUTH:
+// As it stands it passes MLT-AUTH (its answer variants too), MLT-BADAUTH and MLT-NETFAIL:
 //
 //     swift build --product flowcheck
 //     .build/debug/flowcheck --driver 'node examples/drivers/node/driver.mjs' --filter '^MLT-AUTH$' --no-derived specs/
