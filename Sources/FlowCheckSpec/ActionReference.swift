@@ -28,9 +28,16 @@ public enum ActionReference {
             for action in provider.actions {
                 out += "| `\(action.name)` | \(cell(summary(action))) | \(cell(arguments(action))) | \(action.results.isEmpty ? "none" : action.results.map { "`\($0)`" }.joined(separator: ", ")) |\n"
             }
-            out += "\nStore fields (the `store` answer): \(provider.storeFields.map { "`\($0)`" }.joined(separator: ", ")).\n"
+            out += "\nStore fields (the `store` answer): \(storeFields(provider)).\n"
         }
         return out
+    }
+
+    /// `` `accessToken`, `tokenType` ``, or what to answer for a provider whose SDK stores
+    /// nothing (an empty list read as a sentence that stops short).
+    static func storeFields(_ provider: any ProviderDescription) -> String {
+        if provider.storeFields.isEmpty { return "none: its SDK keeps no token on the device, so the answer is `{}`" }
+        return provider.storeFields.map { "`\($0)`" }.joined(separator: ", ")
     }
 
     /// `moltin-moltin-seed-003`: the anchor GitHub gives the provider's heading.

@@ -213,24 +213,42 @@ struct ProcessDriverTests {
         #expect(DriverConnection.kept(String(repeating: "y", count: 600)).hasPrefix("(a line of 600 characters"))
     }
 
-    /// The quick start's Python skeleton (README, "Quick start") passes MLT-AUTH
-    /// as it stands, so the steps a newcomer follows end in a pass.
-    @Test func theQuickStartSkeletonPassesMLTAuth() async throws {
-        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
-        let results = try await Self.run("python3 \(Self.root.path)/examples/drivers/python/driver.py", specs)
-        #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
+    /// What a skeleton passes as it stands: MLT-AUTH, its derived `answer` variants (garbled and
+    /// reshaped answers, `expires_in` alone and no expiry among them), MLT-BADAUTH (the
+    /// server's own message with `tokenEndpoint`) and MLT-NETFAIL (`transport`, `serverError`,
+    /// `invalidResponse`), so its error mapping and expiry reading stay fixed.
+    static func skeletonSpecs() throws -> [FlowSpec] {
+        let (specs, variants) = try DerivedVariantsTests.derived()
+        let answers = variants.filter { $0.derivation?.parent == "MLT-AUTH" && $0.derivation?.family == .answer }
+        #expect(["withoutExpires", "withoutExpiry"].allSatisfy { shape in answers.contains { $0.id.hasSuffix(shape) } }, "\(answers.map(\.id))")
+        return specs.filter { ["MLT-AUTH", "MLT-BADAUTH", "MLT-NETFAIL"].contains($0.id) } + answers
     }
 
-    /// The Node skeleton (examples/drivers/node/README.md) passes MLT-AUTH as it stands.
+    /// Runs `command` through ``skeletonSpecs()`` and expects every one passed.
+    static func expectSkeletonPasses(_ command: String) async throws {
+        let specs = try skeletonSpecs()
+        let results = try await run(command, specs)
+        #expect(results.count == specs.count)
+        for spec in specs {
+            let result = results[spec.id]
+            #expect(result?.status == .passed, "\(spec.id): \(result.map { "\($0.status) \($0.failures.map(\.message)) \($0.errorMessage ?? "")" } ?? "no result")")
+        }
+    }
+
+    /// The quick start's Python skeleton (README, "Quick start") passes ``skeletonSpecs()``
+    /// as it stands, so the steps a newcomer follows end in a pass.
+    @Test func theQuickStartSkeletonPassesMLTAuth() async throws {
+        try await Self.expectSkeletonPasses("python3 \(Self.root.path)/examples/drivers/python/driver.py")
+    }
+
+    /// The Node skeleton (examples/drivers/node/README.md) passes ``skeletonSpecs()`` as it stands.
     @Test func theNodeQuickStartSkeletonPassesMLTAuth() async throws {
-        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
-        let results = try await Self.run("node \(Self.root.path)/examples/drivers/node/driver.mjs", specs)
-        #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
+        try await Self.expectSkeletonPasses("node \(Self.root.path)/examples/drivers/node/driver.mjs")
     }
 
     /// The Swift skeleton (examples/drivers/swift/README.md), built as a team builds it (its own
-    /// package, into a scratch folder so the checkout stays clean), passes MLT-AUTH as it
-    /// stands. It builds a package (10 to 40 s here, on both cores), so it runs when
+    /// package, into a scratch folder so the checkout stays clean), passes ``skeletonSpecs()``
+    /// as it stands. It builds a package (10 to 40 s here, on both cores), so it runs when
     /// `FLOWCHECK_SWIFT_SKELETON=1` (`.ci/run` sets it in a step of its own, after `swift test`).
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FLOWCHECK_SWIFT_SKELETON"] == "1", "builds a package: FLOWCHECK_SWIFT_SKELETON=1 (CI sets it)"))
     func theSwiftQuickStartSkeletonBuildsAndPassesMLTAuth() async throws {
@@ -244,9 +262,7 @@ struct ProcessDriverTests {
         environment["TMPDIR"] = folder.path
         let (status, output) = try await Self.runToEnd("swift build (examples/drivers/swift)", ["swift", "build", "--package-path", package.path, "--scratch-path", scratch.path], environment: environment, within: .seconds(600))
         try #require(status == 0, "swift build: exit \(status)\n\(output.suffix(3000))")
-        let specs = try SpecsEarnTheirPlaceTests.specs().filter { $0.id == "MLT-AUTH" }
-        let results = try await Self.run("'\(scratch.path)/debug/my-sdk-driver'", specs)
-        #expect(results["MLT-AUTH"]?.status == .passed, "\(results["MLT-AUTH"].map { $0.failures.map(\.message) + [$0.errorMessage ?? ""] } ?? [])")
+        try await Self.expectSkeletonPasses("'\(scratch.path)/debug/my-sdk-driver'")
     }
 
     /// Runs `command` (found on PATH) to its end: its exit status and its output, stdout and
