@@ -99,7 +99,7 @@ struct HarnessHTTPResponseParser {
                 state = take == remaining ? .done : .fixed(remaining: remaining - take, total: total)
             case .chunkSize:
                 guard let line = try nextLine(limit: 4096, what: "a chunk-size line") else { return }
-                let size = line.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
+                let size = line.prefix { $0 != ";" }.owsTrimmed
                 guard !size.isEmpty, size.count <= 8, size.allSatisfy(\.isHexDigit), let value = Int(size, radix: 16) else {
                     throw HarnessHTTPError.malformedResponse("\"\(line)\" is not a chunk size")
                 }
@@ -158,7 +158,7 @@ struct HarnessHTTPResponseParser {
             guard !name.isEmpty, name.allSatisfy(Self.isTokenCharacter) else {
                 throw HarnessHTTPError.malformedResponse("\"\(name)\" is not a header field name")
             }
-            headers.append(HarnessHTTPHeader(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(HarnessHTTPHeader(name: name, value: line[line.index(after: colon)...].owsTrimmed))
         }
         headLines = []
         // An interim answer (100 Continue, 103 Early Hints): the final one follows.
@@ -185,8 +185,9 @@ struct HarnessHTTPResponseParser {
 
     /// Every comma-separated element of the fields with `name`, in order.
     private static func values(of name: String, in headers: [HarnessHTTPHeader]) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }
-            .flatMap { $0.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let wanted = name.lowercased()
+        return headers.filter { $0.name.lowercased() == wanted }
+            .flatMap { $0.value.split(separator: ",").map(\.owsTrimmed) }
     }
 
     /// `tchar` (RFC 9110 §5.6.2).
@@ -199,4 +200,16 @@ struct HarnessHTTPResponseParser {
 
 private extension Character {
     var isASCIIDigit: Bool { asciiValue.map { $0 >= 0x30 && $0 <= 0x39 } ?? false }
+}
+
+private extension StringProtocol {
+    /// Without spaces and horizontal tabs at either end (RFC 9110 §5.6.3's OWS), byte by byte:
+    /// Foundation's `trimmingCharacters(in:)` goes through NSString on Linux, for every header
+    /// of every answer the harness reads.
+    var owsTrimmed: String {
+        let bytes = Array(utf8)
+        func isOWS(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isOWS($0) }), let last = bytes.lastIndex(where: { !isOWS($0) }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
 }
