@@ -1,7 +1,7 @@
 import Foundation
 import FlowCheckTestLanes
 import Testing
-import FlowCheckCLI
+@testable import FlowCheckCLI
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,6 +17,18 @@ struct ServeOptionsTests {
         #expect(options.host == "0.0.0.0" && options.controlPort == 9001 && options.readyFile == "/tmp/r.json")
         let plain = try CommandLineOptions.parse(["serve"])
         #expect(plain.host == "127.0.0.1" && plain.controlPort == 0 && plain.readyFile == nil)
+    }
+
+    /// A ready file that cannot be written is named with its cause in plain words, never in
+    /// Foundation's (`NSCocoaErrorDomain error 512`).
+    @Test func anUnwritableReadyFileIsNamedInPlainWords() throws {
+        let path = "/proc/flowcheck-\(UUID().uuidString)/ready.json"
+        #expect {
+            try ServeReadyFile.write(Data("{}".utf8), to: path)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(path) && !text.contains("NSCocoaErrorDomain") && !text.contains("error 512")
+        }
     }
 
     @Test(arguments: [
