@@ -63,7 +63,15 @@ public struct CloverModel: ProviderModel {
         /// A documented-equivalent shape of an answer, armed until faults are cleared.
         case reshape(path: String, kind: String)
         case clearFaults
+        /// A merchant call started with the server holding its first request to the refresh
+        /// endpoint (`refresh`) or to the merchant API; meanwhile the user logs out, on a new
+        /// instance after a relaunch when `relaunch`; then the request is answered.
+        case held(refresh: Bool, relaunch: Bool)
     }
+
+    /// Every held merchant call: each of its requests, with and without a relaunch before the
+    /// logout (Clover's own flows settle what a late answer may do: CLV-FULL-19, CLV-FULL-20).
+    static let holds: [Action] = [true, false].flatMap { refresh in [false, true].map { Action.held(refresh: refresh, relaunch: $0) } }
 
     /// The reshapes of Clover's answers (token and refresh answers with members it never sends).
     static let reshapes = AnswerReshapes.of(.clover, fixture: CloverFixture(apps: [], merchants: [], employees: []))
@@ -215,6 +223,7 @@ public struct CloverModel: ProviderModel {
             }
         }
         if state.configured { choices.append((.merchant, 4)) }
+        if state.configured, state.session != nil, state.storeKnown, !state.crashArmed { choices.append((pick(Self.holds, toward: unreached, &random), 2)) }
         if state.session != nil {
             choices.append((pick([-301, -61, -60, -59, -1, 0, 1].map { .advance(.toAccessExpiry(offset: $0)) }, toward: unreached, &random), 6))
             choices.append((pick([-1, 0].map { .advance(.toRefreshExpiry(offset: $0)) }, toward: unreached, &random), 1))
@@ -236,6 +245,8 @@ public struct CloverModel: ProviderModel {
         case .advance(.toAccessExpiry(let offset)): return offset == 0 ? [] : [.advance(.toAccessExpiry(offset: 0))]
         case .setupNone(let token), .updateToken(let token):
             return token == .latest ? [] : [action == .setupNone(token) ? .setupNone(.latest) : .updateToken(.latest)]
+        case .held(let refresh, let relaunch):
+            return relaunch ? [.held(refresh: refresh, relaunch: false)] : []
         case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .removeCallback, .crashStore, .tamper, .reshape, .clearFaults, .appRefresh:
             return []
         }
@@ -264,6 +275,7 @@ public struct CloverModel: ProviderModel {
         case .addCallback(let label): return "addCallback." + (Self.labels.indices.contains(label) ? Self.labels[label] : "?")
         case .removeCallback(let label): return "removeCallback." + (Self.labels.indices.contains(label) ? Self.labels[label] : "?")
         case .crashStore: return "crashStore"
+        case .held(let refresh, let relaunch): return "held.merchant@" + (refresh ? "/oauth/v2/refresh" : Self.merchantPath) + (relaunch ? ".relaunch" : "") + ".logout"
         case .tamper(let index): return "tamper." + (Self.tampers.indices.contains(index) ? Self.tampers[index].name : "?")
         case .reshape(let path, let kind): return AnswerReshapes.Reshape(path: path, kind: kind).reachName
         case .clearFaults: return "clearFaults"
@@ -276,7 +288,7 @@ public struct CloverModel: ProviderModel {
             + [-1, 0].map { .advance(.toCodeExpiry(offset: $0)) } + [.advance(.by(seconds: 1))]
         let callbacks: [Action] = Self.labels.indices.flatMap { [Action.addCallback(label: $0), .removeCallback(label: $0)] }
         let noOAuth: [Action] = [.appRefresh] + TokenChoice.allCases.flatMap { [Action.setupNone($0), .updateToken($0)] }
-        return (fixed + jumps + callbacks + Self.tampers.indices.map { .tamper(index: $0) } + [.clearFaults] + noOAuth).map(reachName) + Self.reshapes.map(\.reachName)
+        return (fixed + jumps + callbacks + Self.tampers.indices.map { .tamper(index: $0) } + [.clearFaults] + noOAuth + Self.holds).map(reachName) + Self.reshapes.map(\.reachName)
     }
 
     // MARK: - Rendering
@@ -313,7 +325,10 @@ public struct CloverModel: ProviderModel {
     func step(_ action: Action, _ state: inout State) -> [SpecJSON]? {
         guard !state.stopped else { return nil }
         let written: [SpecJSON]
-        if state.noOAuth {
+        if case .held(let refresh, let relaunch) = action {
+            guard !state.noOAuth, let steps = held(refresh: refresh, relaunch: relaunch, &state) else { return nil }
+            written = steps
+        } else if state.noOAuth {
             guard let steps = noOAuthSteps(action, &state) else { return nil }
             written = steps
         } else if state.partial, action == .login {
@@ -325,6 +340,39 @@ public struct CloverModel: ProviderModel {
         }
         guard state.crashLeftover else { return written }
         return written.map { StepBuilder.allowing(Self.leftoverAllowance, in: $0) }
+    }
+
+    /// A merchant call held in flight while the session ends (CLV-FULL-19; on a new instance
+    /// after a relaunch, CLV-FULL-20): whatever the held request brings back once answered,
+    /// the store stays empty. How the call ends, and how many callbacks the instances fire
+    /// between them, is left unpredicted from here on: the written flows decide it for one
+    /// callback on one instance, not for every registration the model may have made.
+    private func held(refresh: Bool, relaunch: Bool, _ state: inout State) -> [SpecJSON]? {
+        guard state.configured, state.session != nil, state.storeKnown, !state.crashArmed else { return nil }
+        let path = refresh ? "/oauth/v2/refresh" : Self.merchantPath
+        var steps: [SpecJSON] = [
+            .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))]),
+            .object([("app", "merchant"), ("async", "held"), ("note", .string("The call starts; the step goes on once the server holds its \(path) (or the call ended without one)."))]),
+        ]
+        if relaunch {
+            steps.append(StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's request is in flight.", expect: [("outcome", "any")]))
+            state.configured = false
+            state.registered = []
+            state.identifiers = [:]
+            state.registrationOrder = []
+        }
+        steps.append(StepBuilder.app("logout", note: "The user ends the session while the request is in flight.", expect: [("outcome", "any"), ("storeEmpty", true)]))
+        steps.append(.object([("clearFaults", true)]))
+        steps.append(.object([
+            ("await", "held"),
+            ("note", "The held request is answered after the logout: nothing it brings back is stored (DRV-NO-RESURRECTION)."),
+            ("expect", .object([("outcome", "any"), ("storeEmpty", true)])),
+        ]))
+        state.session = nil
+        state.pending = nil
+        state.reshapes = []
+        state.fired = nil
+        return steps
     }
 
     /// Partial OAuth: the app's own PKCE login with the SDK's helper (CLV-PART-1): the
@@ -383,7 +431,7 @@ public struct CloverModel: ProviderModel {
 
     func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
-        case .appRefresh, .setupNone, .updateToken:
+        case .appRefresh, .setupNone, .updateToken, .held:
             return nil
         case .setup:
             if state.partial { return partialSetup(&state) }

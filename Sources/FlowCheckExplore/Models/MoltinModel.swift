@@ -59,6 +59,23 @@ public struct MoltinModel: ProviderModel {
         case reshape(path: String, kind: String)
         /// The store's next write dies before its commit.
         case crashStore
+        /// `call` started with the server holding its first request to `path`; meanwhile the
+        /// user deletes the token on the same instance; then the request is answered.
+        /// DRV-NO-RESURRECTION: the store stays empty. (No relaunch in between: Moltin's
+        /// flows settle nothing of what a late answer in an instance the app relaunched away
+        /// from may do, so its derived interleavings keep the delete on the same instance too,
+        /// ``DerivationProfile/relaunchInFlight``.)
+        case held(call: HeldCall, path: FaultPath)
+    }
+
+    /// A call that can be in flight while the session ends.
+    public enum HeldCall: String, Sendable, Equatable, CaseIterable {
+        case auth, products, refreshToken
+    }
+
+    /// Every held call on every path a request of it can be held at.
+    static let holds: [Action] = HeldCall.allCases.flatMap { call in
+        [FaultPath.token, .products].map { Action.held(call: call, path: $0) }
     }
 
     public let provider = Provider.moltin
@@ -153,7 +170,7 @@ public struct MoltinModel: ProviderModel {
     public func generate(using random: inout SplitMix64, maxSteps: Int, toward unreached: Set<String>) -> ModelPlan<Action> {
         let variant = random.below(Self.lifetimes.count)
         let actions = draw(from: State(lifetime: Self.lifetimes[variant]), using: &random, maxSteps: maxSteps, triesPerAction: nil,
-                           choose: { state, random, first in choose(state, &random, first: first, toward: unreached) }, apply: step)
+                           choose: { state, random, first in choose(state, &random, first: first, toward: unreached) }, apply: steps)
         return ModelPlan(variant: variant, actions: actions)
     }
 
@@ -179,6 +196,7 @@ public struct MoltinModel: ProviderModel {
         if !reshapes.isEmpty { choices.append((pick(reshapes.map { .reshape(path: $0.path, kind: $0.kind) }, toward: unreached, &random), 1)) }
         choices.append((.revoke, 1))
         if !state.crashArmed, !state.crashed, state.token != .unknown { choices.append((.crashStore, 1)) }
+        if !state.anyFault, !state.crashArmed, !state.crashed, state.token != .unknown { choices.append((pick(Self.holds, toward: unreached, &random), 2)) }
         return random.weighted(steered(choices, toward: unreached))
     }
 
@@ -188,7 +206,7 @@ public struct MoltinModel: ProviderModel {
         case .advance(.by(let seconds)): return seconds > 1 ? [.advance(.by(seconds: seconds / 2))] : []
         case .advance(.toExpiry(let offset)): return offset == 0 ? [] : [.advance(.toExpiry(offset: 0))]
         case .fault(let kind, let path): return path == .every || kind == "invalidGrant" || kind == "tokenNotValid" ? [] : [.fault(kind: kind, path: .every)]
-        case .products, .refreshToken, .deleteToken, .relaunch, .clearFaults, .revoke, .reshape, .crashStore: return []
+        case .products, .held, .refreshToken, .deleteToken, .relaunch, .clearFaults, .revoke, .reshape, .crashStore: return []
         }
     }
 
@@ -208,6 +226,7 @@ public struct MoltinModel: ProviderModel {
         case .revoke: return "revoke"
         case .reshape(let path, let kind): return AnswerReshapes.Reshape(path: path, kind: kind).reachName
         case .crashStore: return "crashStore"
+        case .held(let call, let path): return "held.\(call.rawValue)@\(path.rawValue).deleteToken"
         }
     }
 
@@ -223,7 +242,7 @@ public struct MoltinModel: ProviderModel {
         let faults = Self.faults.map(reachName)
         var reshapes: [String] = []
         for lifetime in Self.lifetimes { for reshape in Self.reshapes(lifetime: lifetime) where !reshapes.contains(reshape.reachName) { reshapes.append(reshape.reachName) } }
-        return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke", "crashStore"] + reshapes
+        return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke", "crashStore"] + reshapes + Self.holds.map(reachName)
     }
 
     // MARK: - Rendering
@@ -231,7 +250,7 @@ public struct MoltinModel: ProviderModel {
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
         let lifetime = Self.lifetimes[plan.variant]
         var state = State(lifetime: lifetime)
-        let steps = written(plan.actions, from: &state) { action, state in step(action, &state).map { [$0] } }
+        let steps = written(plan.actions, from: &state) { action, state in self.steps(action, &state) }
         let fixture = SpecJSON.object([
             ("clients", .array(Self.clients.map { .object([("id", .string($0.0)), ("secret", .string($0.1))]) })),
             ("tokenLifetime", .int(lifetime)),
@@ -249,6 +268,14 @@ public struct MoltinModel: ProviderModel {
 
     /// Why a step after a store crash may find the crashed write's temporary file.
     static let leftoverAllowance = StepBuilder.leftoverAllowance
+
+    /// The steps for `action` where `state` stands (one, but for a held call), with their
+    /// predictions; nil (and `state` unchanged) when the model cannot predict them there.
+    func steps(_ action: Action, _ state: inout State) -> [SpecJSON]? {
+        guard case .held(let call, let path) = action else { return step(action, &state).map { [$0] } }
+        guard let written = held(call, path: path, &state) else { return nil }
+        return state.crashLeftover ? written.map { StepBuilder.allowing(Self.leftoverAllowance, in: $0) } : written
+    }
 
     /// The step for `action` where `state` stands, with its predictions; nil (and `state`
     /// unchanged) when the model cannot predict it there.
@@ -276,6 +303,8 @@ public struct MoltinModel: ProviderModel {
             guard !state.crashed else { return nil }
         case .advance, .fault, .clearFaults, .revoke, .reshape:
             break
+        case .held:
+            return nil
         }
         guard state.crashArmed else { return plainStep(action, &state) }
         var next = state
@@ -313,7 +342,7 @@ public struct MoltinModel: ProviderModel {
 
     private func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
-        case .crashStore:
+        case .crashStore, .held:
             return nil
         case .auth(let client, let right):
             return auth(client: client, right: right, &state)
@@ -368,6 +397,35 @@ public struct MoltinModel: ProviderModel {
             if case .known(let name, let expires, _) = state.token { state.token = .known(name: name, expires: expires, alive: false) }
             return .object([("server", "revokeTokens")])
         }
+    }
+
+    /// A call held in flight while the session ends (the `interleave` family's DRV-NO-RESURRECTION,
+    /// MLT-DELETE): whatever the held request brings back once answered, the store stays empty.
+    /// What the call itself returns is the SDK's business: only the store is predicted.
+    private func held(_ call: HeldCall, path: FaultPath, _ state: inout State) -> [SpecJSON]? {
+        guard !state.anyFault, !state.crashArmed, !state.crashed, state.token != .unknown else { return nil }
+        var started: [(String, SpecJSON)] = [("app", .string(call.rawValue))]
+        if call == .auth {
+            started.append(("with", .object([("clientId", .string(Self.clients[0].0)), ("clientSecret", .string(Self.clients[0].1))])))
+        }
+        started.append(("async", "held"))
+        started.append(("note", .string("The call starts; the step goes on once the server holds its \(path.rawValue) (or the call ended without one).")))
+        var steps: [SpecJSON] = [
+            .object([("fault", .object([("kind", "hold"), ("path", .string(path.rawValue)), ("times", .int(1))]))]),
+            .object(started),
+        ]
+        steps.append(StepBuilder.app("deleteToken", note: "The user ends the session while the request is in flight.", expect: [("outcome", "any"), ("storeEmpty", true)]))
+        steps.append(.object([("clearFaults", true)]))
+        steps.append(.object([
+            ("await", "held"),
+            ("note", "The held request is answered after the delete: nothing it brings back is stored (DRV-NO-RESURRECTION)."),
+            ("expect", .object([("outcome", "any"), ("storeEmpty", true)])),
+        ]))
+        state.token = .none
+        state.tokenFault = nil
+        state.productsFault = nil
+        state.reshapes = []
+        return steps
     }
 
     private func auth(client: Int, right: Bool, _ state: inout State) -> SpecJSON? {
