@@ -350,24 +350,15 @@ public struct CloverModel: ProviderModel {
     private func held(refresh: Bool, relaunch: Bool, _ state: inout State) -> [SpecJSON]? {
         guard state.configured, state.session != nil, state.storeKnown, !state.crashArmed else { return nil }
         let path = refresh ? "/oauth/v2/refresh" : Self.merchantPath
-        var steps: [SpecJSON] = [
-            .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))]),
-            .object([("app", "merchant"), ("async", "held"), ("note", .string("The call starts; the step goes on once the server holds its \(path) (or the call ended without one)."))]),
-        ]
+        var meanwhile: [SpecJSON] = []
         if relaunch {
-            steps.append(StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's request is in flight.", expect: [("outcome", "any")]))
+            meanwhile.append(StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's request is in flight.", expect: [("outcome", "any")]))
             state.configured = false
             state.registered = []
             state.identifiers = [:]
             state.registrationOrder = []
         }
-        steps.append(StepBuilder.app("logout", note: "The user ends the session while the request is in flight.", expect: [("outcome", "any"), ("storeEmpty", true)]))
-        steps.append(.object([("clearFaults", true)]))
-        steps.append(.object([
-            ("await", "held"),
-            ("note", "The held request is answered after the logout: nothing it brings back is stored (DRV-NO-RESURRECTION)."),
-            ("expect", .object([("outcome", "any"), ("storeEmpty", true)])),
-        ]))
+        let steps = StepBuilder.held("merchant", path: path, meanwhile: meanwhile, end: "logout")
         state.session = nil
         state.pending = nil
         state.reshapes = []

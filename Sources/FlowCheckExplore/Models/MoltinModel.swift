@@ -404,23 +404,8 @@ public struct MoltinModel: ProviderModel {
     /// What the call itself returns is the SDK's business: only the store is predicted.
     private func held(_ call: HeldCall, path: FaultPath, _ state: inout State) -> [SpecJSON]? {
         guard !state.anyFault, !state.crashArmed, !state.crashed, state.token != .unknown else { return nil }
-        var started: [(String, SpecJSON)] = [("app", .string(call.rawValue))]
-        if call == .auth {
-            started.append(("with", .object([("clientId", .string(Self.clients[0].0)), ("clientSecret", .string(Self.clients[0].1))])))
-        }
-        started.append(("async", "held"))
-        started.append(("note", .string("The call starts; the step goes on once the server holds its \(path.rawValue) (or the call ended without one).")))
-        var steps: [SpecJSON] = [
-            .object([("fault", .object([("kind", "hold"), ("path", .string(path.rawValue)), ("times", .int(1))]))]),
-            .object(started),
-        ]
-        steps.append(StepBuilder.app("deleteToken", note: "The user ends the session while the request is in flight.", expect: [("outcome", "any"), ("storeEmpty", true)]))
-        steps.append(.object([("clearFaults", true)]))
-        steps.append(.object([
-            ("await", "held"),
-            ("note", "The held request is answered after the delete: nothing it brings back is stored (DRV-NO-RESURRECTION)."),
-            ("expect", .object([("outcome", "any"), ("storeEmpty", true)])),
-        ]))
+        let arguments = call == .auth ? [("clientId", Self.clients[0].0), ("clientSecret", Self.clients[0].1)] : []
+        let steps = StepBuilder.held(call.rawValue, with: arguments, path: path.rawValue, end: "deleteToken")
         state.token = .none
         state.tokenFault = nil
         state.productsFault = nil

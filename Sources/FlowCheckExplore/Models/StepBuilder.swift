@@ -56,4 +56,27 @@ enum StepBuilder {
         }
         return .object([("browser", "tamper"), ("with", .object(with)), ("note", .string("\(what) rewritten: \(tamper.name) (\(tamper.rule))."))])
     }
+
+    /// A call held in flight while the session ends (the `interleave` family's
+    /// DRV-NO-RESURRECTION): the server holds the call's first request to `path`, the call
+    /// starts in the background, `meanwhile` happens, the app calls `end`, the request is
+    /// answered, and the call ends. Only the store is predicted: empty from the end on.
+    static func held(_ app: String, with arguments: [(String, String)] = [], path: String, meanwhile: [SpecJSON] = [], end: String) -> [SpecJSON] {
+        var started: [(String, SpecJSON)] = [("app", .string(app))]
+        if !arguments.isEmpty { started.append(("with", .object(arguments.map { ($0.0, .string($0.1)) }))) }
+        started.append(("async", "held"))
+        started.append(("note", .string("The call starts; the step goes on once the server holds its \(path) (or the call ended without one).")))
+        return [
+            .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))]),
+            .object(started),
+        ] + meanwhile + [
+            Self.app(end, note: "The user ends the session while the request is in flight.", expect: [("outcome", "any"), ("storeEmpty", true)]),
+            .object([("clearFaults", true)]),
+            .object([
+                ("await", "held"),
+                ("note", .string("The held request is answered after the \(end): nothing it brings back is stored (DRV-NO-RESURRECTION).")),
+                ("expect", .object([("outcome", "any"), ("storeEmpty", true)])),
+            ]),
+        ]
+    }
 }
