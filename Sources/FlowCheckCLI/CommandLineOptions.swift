@@ -187,8 +187,9 @@ public struct CommandLineOptions: Sendable, Equatable {
             let takers = declaration.commands.map { $0 == .run ? "a run" : $0.rawValue }.joined(separator: " or ")
             throw UsageError(description: "\(flag) goes with \(takers), not \(options.command == .run ? "a run" : options.command.rawValue): it would have no effect here")
         }
-        // `--list` prints and exits: it runs nothing and writes no report.
-        if options.list, let (flag, _) = given.first(where: { ["--junit", "--markdown", "--baseline", "--write-baseline", "--strict-baseline", "--jobs", "--shard"].contains($0.1.name) }) {
+        // `--list` prints and exits: it runs nothing and writes no report (`--filter` and
+        // `--shard` choose what it lists).
+        if options.list, let (flag, _) = given.first(where: { ["--junit", "--markdown", "--baseline", "--write-baseline", "--strict-baseline", "--jobs", "--driver", "--no-derived"].contains($0.1.name) }) {
             throw UsageError(description: "\(flag) goes with a run, not --list: listing runs nothing and writes no report")
         }
         return options

@@ -29,23 +29,39 @@ enum SubsetReports {
     ///   - files: the spec files this run loaded (valid or not).
     ///   - narrowed: `--filter`, `--shard` or `--no-derived` left flows out.
     static func redirect(junit: String, markdown: String, chosen: Set<String>, files: Set<String>, narrowed: Bool) -> Redirect? {
+        guard junit == defaultJUnit || markdown == defaultMarkdown, let why = subsetReason(files: files, narrowed: narrowed) else { return nil }
         let moves = (junit: !chosen.contains("--junit") && junit == defaultJUnit, markdown: !chosen.contains("--markdown") && markdown == defaultMarkdown)
-        guard moves.junit || moves.markdown, let why = subsetReason(files: files, narrowed: narrowed) else { return nil }
-        let which = moves.junit && moves.markdown ? "its reports are" : moves.junit ? "its JUnit report is" : "its Markdown report is"
-        let full = moves.junit && moves.markdown ? "the full run's are left as they are" : "the full run's is left as it is"
-        return Redirect(
-            junit: moves.junit ? folder + "/junit.xml" : junit, markdown: moves.markdown ? folder + "/flowcheck.md" : markdown,
-            sentence: "\(why), so \(which) in \(folder)/ and \(full) (--junit and --markdown choose where)")
+        // Asked for by name: written there, and said so, since it replaces the full run's.
+        let kept = [(junit == defaultJUnit && !moves.junit, "--junit " + defaultJUnit), (markdown == defaultMarkdown && !moves.markdown, "--markdown " + defaultMarkdown)]
+            .filter(\.0).map(\.1)
+        var sentence = "\(why), so "
+        if moves.junit || moves.markdown {
+            let which = moves.junit && moves.markdown ? "its reports are" : moves.junit ? "its JUnit report is" : "its Markdown report is"
+            let full = moves.junit && moves.markdown ? "the full run's are left as they are" : "the full run's is left as it is"
+            sentence += "\(which) in \(folder)/ and \(full) (--junit and --markdown choose where)"
+        }
+        if !kept.isEmpty {
+            sentence += (moves.junit || moves.markdown ? "; " : "") + "\(kept.joined(separator: " and ")), given by name, \(kept.count == 1 ? "is" : "are") written there over the full run's"
+        }
+        return Redirect(junit: moves.junit ? folder + "/junit.xml" : junit, markdown: moves.markdown ? folder + "/flowcheck.md" : markdown, sentence: sentence)
     }
 
     /// `matrix`'s paths for a run of part of the suite (`--filter`, or not every spec file):
     /// the committed `reports/matrix.md` is the full suite's.
     static func matrixRedirect(markdown: String, json: String, chosen: Set<String>, files: Set<String>, narrowed: Bool) -> MatrixRedirect? {
+        guard markdown == defaultMatrixMarkdown || json == defaultMatrixJSON, let why = subsetReason(files: files, narrowed: narrowed) else { return nil }
         let moves = (markdown: !chosen.contains("--markdown") && markdown == defaultMatrixMarkdown, json: !chosen.contains("--json") && json == defaultMatrixJSON)
-        guard moves.markdown || moves.json, let why = subsetReason(files: files, narrowed: narrowed) else { return nil }
-        return MatrixRedirect(
-            markdown: moves.markdown ? folder + "/matrix.md" : markdown, json: moves.json ? folder + "/matrix.json" : json,
-            sentence: "\(why), so its matrix is in \(folder)/ and the full suite's is left as it is (--markdown and --json choose where)")
+        let kept = [(markdown == defaultMatrixMarkdown && !moves.markdown, "--markdown " + defaultMatrixMarkdown), (json == defaultMatrixJSON && !moves.json, "--json " + defaultMatrixJSON)]
+            .filter(\.0).map(\.1)
+        var sentence = "\(why), so "
+        if moves.markdown || moves.json {
+            let which = moves.markdown && moves.json ? "its matrix is" : moves.markdown ? "its Markdown matrix is" : "its JSON matrix is"
+            sentence += "\(which) in \(folder)/ and the full suite's is left as it is (--markdown and --json choose where)"
+        }
+        if !kept.isEmpty {
+            sentence += (moves.markdown || moves.json ? "; " : "") + "\(kept.joined(separator: " and ")), given by name, \(kept.count == 1 ? "is" : "are") written there over the full suite's"
+        }
+        return MatrixRedirect(markdown: moves.markdown ? folder + "/matrix.md" : markdown, json: moves.json ? folder + "/matrix.json" : json, sentence: sentence)
     }
 
     struct MatrixRedirect {
@@ -66,15 +82,13 @@ enum SubsetReports {
         // committed Markdown report is, and that one is the run of `specs/`.
         // Compared as absolute, standardised paths: `./specs/a.json` is `specs/a.json`.
         func normal(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-        let covered: Set<String>
-        let source: String
-        if let text = try? String(contentsOfFile: defaultJUnit, encoding: .utf8) {
-            (covered, source) = (specFiles(text), defaultJUnit + " covers")
-        } else if FileManager.default.fileExists(atPath: defaultMarkdown) || FileManager.default.fileExists(atPath: defaultMatrixMarkdown) {
-            (covered, source) = (Set((try? SpecLoader.standard.specFiles(in: [defaultFolder])) ?? []), "in " + defaultFolder + "/")
-        } else {
-            return nil
-        }
+        // Both when both are there: a JUnit report a subset run wrote by name names only its
+        // subset, and must not make the next subset look whole.
+        let junit = (try? String(contentsOfFile: defaultJUnit, encoding: .utf8)).map(specFiles)
+        let committed = FileManager.default.fileExists(atPath: defaultMarkdown) || FileManager.default.fileExists(atPath: defaultMatrixMarkdown)
+        guard junit != nil || committed else { return nil }
+        let covered = (junit ?? []).union(committed ? Set((try? SpecLoader.standard.specFiles(in: [defaultFolder])) ?? []) : [])
+        let source = junit != nil && committed ? "\(defaultJUnit) and \(defaultFolder)/ hold" : junit != nil ? defaultJUnit + " covers" : "in " + defaultFolder + "/"
         let standing = Set(covered.filter { FileManager.default.fileExists(atPath: $0) }.map(normal))
         let left = standing.subtracting(files.map(normal))
         guard narrowed || !left.isEmpty else { return nil }

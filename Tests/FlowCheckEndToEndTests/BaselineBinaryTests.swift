@@ -149,8 +149,14 @@ struct SubsetReportBinaryTests {
             #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == full)
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("reports/junit.xml").path))
         }
-        // Paths given are written as given.
+        // Paths given are written as given; the full run's, given by name, with a warning.
         let chosen = try await E2E.run(["--filter", "^E2E-PASS$", "--junit", "reports/junit.xml", "--markdown", "one.md", "specs"], in: root)
         #expect(chosen.stdout.contains("Reports: reports/junit.xml, one.md"), "\(chosen.stdout)")
+        #expect(chosen.stderr.contains("--junit reports/junit.xml, given by name, is written there over the full run's"), "\(chosen.stderr)")
+        // That JUnit report names one spec file; the next run of that one file is still a
+        // subset of specs/, and the committed report stays.
+        let after = try await E2E.run(["specs/a.json"], in: root)
+        #expect(after.stdout.contains("Reports: reports/subset/junit.xml, reports/subset/flowcheck.md"), "\(after.stdout)\n\(after.stderr)")
+        #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == full)
     }
 }

@@ -35,6 +35,7 @@ struct OptionChecksTests {
         (["matrix", "--driver", "c=builtin:core", "--no-derived", "specs/"], "--no-derived goes with a run, not matrix"),
         (["matrix", "--driver", "c=builtin:core", "--junit", "j.xml", "specs/"], "--junit goes with a run, not matrix"),
         (["--list", "--junit", "j.xml", "specs/"], "--junit goes with a run, not --list"),
+        (["--list", "--no-derived", "specs/"], "--no-derived goes with a run, not --list"),
         // A value quoted back shows its invisible characters.
         (["explore", "--provider", "molt\u{200B}in"], "--provider: no model for \"molt\\u{200B}in\""),
     ])
