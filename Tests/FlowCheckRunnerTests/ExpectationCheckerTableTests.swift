@@ -330,6 +330,9 @@ struct ExpectationCheckerTableTests {
             Case(target: .check(.neverSent), name: "carried form-encoded in a body", expect: T.expect(.neverSent([Template("sk/secret+1")])), observed: saw(T.exchange("POST", "/oauth/access_token", body: "client_secret=sk%2Fsecret%2B1")), failures: [
                 Failure("requests[0] (POST /oauth/access_token)", "never to carry \"sk/secret+1\"", "it does"),
             ]),
+            Case(target: .check(.neverSent), name: "carried host-encoded (a space as %20, + and & as they are)", expect: T.expect(.neverSent([Template("a b&c=d+e/f")])), observed: saw(T.exchange("POST", "/oauth/access_token", body: "x=a%20b&c=d+e%2Ff")), failures: [
+                Failure("requests[0] (POST /oauth/access_token)", "never to carry \"a b&c=d+e/f\"", "it does"),
+            ]),
             Case(target: .check(.neverSent), name: "carried in an opened URL", expect: T.expect(.neverSent([Template("${appId}")])), observed: browserSaw, variables: ["appId": "app-1"], failures: [
                 Failure("browser.opened[0]", "never to carry \"${appId}\"", "it does"),
             ]),

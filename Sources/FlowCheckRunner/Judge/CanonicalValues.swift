@@ -116,7 +116,12 @@ enum CanonicalValues {
     /// The media type of a Content-Type value, lower case and without parameters.
     static func mediaType(_ contentType: String?) -> String? {
         guard let contentType else { return nil }
-        return contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first?
-            .trimmingCharacters(in: .whitespaces).lowercased()
+        // Only HTTP's optional whitespace (SP and HTAB, RFC 9110 §5.6.3) is trimmed: a no-break
+        // space after the type is part of it, as the fakes read it too.
+        guard let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first else { return nil }
+        let bytes = Array(type.utf8)
+        func isOWS(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isOWS($0) }), let last = bytes.lastIndex(where: { !isOWS($0) }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self).lowercased()
     }
 }

@@ -565,11 +565,13 @@ struct ExpectationChecker {
     private mutating func checkNeverSent(_ values: [Template], exchanges: [RecordedExchange], opened: [URL]) {
         for template in values {
             let value = template.render(variables)
-            // The judge's own list of forms (never the redactor's), compared as UTF-8 bytes.
+            // The judge's own list of forms (never the redactor's), looked for as UTF-8 bytes in
+            // the text and in its decoded readings (percent-, `\u`- and Basic-decoded), as the
+            // leak judge does: an encoding the list does not name still shows once decoded.
             let forms = SecretForms.forms(of: value).filter { !$0.isEmpty }.map { Array($0.utf8) }
             func carries(_ text: String) -> Bool {
-                let bytes = Array(text.utf8)
-                return forms.contains { SecretForms.occurs($0, in: bytes) }
+                let readings = SecretForms.readings(of: text)
+                return forms.contains { form in readings.contains { SecretForms.occurs(form, in: $0) } }
             }
             for (i, exchange) in exchanges.enumerated() {
                 let request = exchange.request
