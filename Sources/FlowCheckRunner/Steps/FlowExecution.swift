@@ -156,7 +156,15 @@ struct FlowExecution: Sendable {
         let origin = world?.server.baseURL.absoluteString
         // The other origins (Clover's web host), for the report's placeholders.
         let otherOrigins = (world?.server.origins.dropFirst() ?? []).compactMap { name in world?.server.baseURLs[name].map { (name, $0.absoluteString) } }
-        world?.stop()
+        // Stopping waits for the server's threads to end: on a thread of its own, so the
+        // cooperative pool (two threads here) runs other flows meanwhile rather than idle.
+        if let world {
+            do {
+                try await offThePool("stopping the flow's fake server") { world.stop() }
+            } catch {
+                world.stop()
+            }
+        }
         if let storage { try? FileManager.default.removeItem(at: storage) }
         let elapsed = ContinuousClock.now - started
         let state = progress.state.withLock { $0 }
