@@ -55,7 +55,9 @@ struct BenchOptions: Equatable {
           flows/s      N generated Moltin flows (auth + products with request checks), N = 1000 and
                        10000, to show whether the cost per flow stays flat; streamed through the
                        runner (each spec loaded from text as it starts, each result checked and
-                       dropped), so peak memory shows what a flow costs, not what a caller keeps
+                       dropped), so peak memory shows what a flow costs, not what a caller keeps;
+                       then the marginal cost of one more flow between each two counts
+                       (`--only flows --flows 100,1000 --cpu` for issue 24's figure)
           req/s        the fake Moltin on loopback, 4 keep-alive connections of a raw-socket client,
                        one request in flight per connection; p50 and p99 latency per request
           peak memory  VmHWM of this process

@@ -15,6 +15,19 @@ struct FlowThroughputBenchmark {
         var cpuLine: String { "cpu per flow (\(count) generated): \(Format.fixed(cpuSeconds / Double(count) * 1000, 2)) ms" }
     }
 
+    /// What one more flow costs, between each two counts measured in a row (100 and 1,000 with
+    /// `--flows 100,1000`): the difference of their times over the difference of their counts,
+    /// so what every run pays once (threads, caches, the first server) drops out.
+    static func marginalLines(_ figures: [Figure]) -> [String] {
+        zip(figures, figures.dropFirst()).compactMap { small, large in
+            guard large.count > small.count else { return nil }
+            let flows = Double(large.count - small.count)
+            let wall = (large.seconds - small.seconds) / flows * 1000
+            let cpu = (large.cpuSeconds - small.cpuSeconds) / flows * 1000
+            return "marginal per flow (\(small.count) to \(large.count) generated): \(Format.fixed(wall, 2)) ms wall, \(Format.fixed(cpu, 2)) ms cpu"
+        }
+    }
+
     let count: Int
     /// Flows at once; nil for the runner's default (one more than the cores).
     var concurrency: Int?

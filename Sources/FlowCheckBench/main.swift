@@ -40,11 +40,14 @@ enum BenchEntry {
                 if options.cpu { out(suite.cpuLine) }
             }
             if options.parts.contains(.flows) {
+                var figures: [FlowThroughputBenchmark.Figure] = []
                 for count in options.flowCounts {
                     let flows = try await FlowThroughputBenchmark(count: count, concurrency: options.jobs).run()
                     out(flows.line)
                     if options.cpu { out(flows.cpuLine) }
+                    figures.append(flows)
                 }
+                FlowThroughputBenchmark.marginalLines(figures).forEach(out)
             }
             if options.parts.contains(.requests) {
                 let load = try HTTPLoadBenchmark(connections: options.connections, requests: options.requests, target: options.trivialResponder ? .trivialResponder : .fakeMoltin).run()
