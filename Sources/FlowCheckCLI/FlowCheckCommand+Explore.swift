@@ -55,7 +55,8 @@ extension FlowCheckCommand {
         }
         for reach in summary.reach {
             let reached = reach.counts.count - reach.unreached.count
-            console.out("reach: \(reach.provider) \(reached) of \(reach.counts.count) actions and perturbations" + (reach.unreached.isEmpty ? "" : "; not reached: " + reach.unreached.joined(separator: ", ")))
+            let states = reach.states.filter { $0.flows > 0 }.count
+            console.out("reach: \(reach.provider) \(reached) of \(reach.counts.count) actions and perturbations, \(states) of \(reach.states.count) model states" + (reach.unreached.isEmpty ? "" : "; not reached: " + reach.unreached.joined(separator: ", ")))
         }
         if let path = options.reachTable {
             do {
@@ -80,6 +81,9 @@ extension FlowCheckCommand {
         for model in reach {
             out += "\n## \(model.provider)\n\n| action or perturbation | flows |\n|---|---|\n"
             for count in model.counts { out += "| `\(count.name)` | \(count.flows == 0 ? "**0**" : String(count.flows)) |\n" }
+            guard !model.states.isEmpty else { continue }
+            out += "\n| model state | flows |\n|---|---|\n"
+            for count in model.states { out += "| `\(count.name)` | \(count.flows == 0 ? "**0**" : String(count.flows)) |\n" }
         }
         return out
     }

@@ -83,6 +83,8 @@ public struct Explorer: Sendable {
         }
         public var provider: String
         public var counts: [Count]
+        /// The model states the flows passed through, each with how many flows did.
+        public var states: [Count] = []
         /// The names no generated flow reached.
         public var unreached: [String] { counts.filter { $0.flows == 0 }.map(\.name) }
     }
@@ -114,6 +116,8 @@ public struct Explorer: Sendable {
         private(set) var next = 0
         /// Per provider: each action's or perturbation's name, and the flows that reached it.
         private(set) var reached: [String: [String: Int]] = [:]
+        /// Per provider: each model state's name, and the flows that passed through it.
+        private(set) var visited: [String: [String: Int]] = [:]
 
         init(options: Options) {
             self.options = options
@@ -129,6 +133,7 @@ public struct Explorer: Sendable {
             var random = SplitMix64.forFlow(seed: options.seed, index: index)
             let plan = model.generateBox(&random, options.maxSteps, unreached)
             for name in model.reachBox(plan) { reached[model.provider.rawValue, default: [:]][name, default: 0] += 1 }
+            for name in model.statesBox(plan) { visited[model.provider.rawValue, default: [:]][name, default: 0] += 1 }
             return (index, model, plan)
         }
 
@@ -136,7 +141,9 @@ public struct Explorer: Sendable {
         var reach: [Reach] {
             options.models.map { model in
                 let counts = reached[model.provider.rawValue] ?? [:]
-                return Reach(provider: model.provider.rawValue, counts: model.reachNames.map { Reach.Count(name: $0, flows: counts[$0] ?? 0) })
+                let states = visited[model.provider.rawValue] ?? [:]
+                return Reach(provider: model.provider.rawValue, counts: model.reachNames.map { Reach.Count(name: $0, flows: counts[$0] ?? 0) },
+                             states: model.stateNames.map { Reach.Count(name: $0, flows: states[$0] ?? 0) })
             }
         }
     }

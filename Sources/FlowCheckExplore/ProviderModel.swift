@@ -38,6 +38,13 @@ public protocol ProviderModel: Sendable {
     /// Every name ``reachName(of:)`` gives, in table order: the table shows each, the ones no
     /// generated flow reached included.
     var reachNames: [String] { get }
+
+    /// The model states `plan` passes through, its start included, by name (a state names
+    /// each of its facets: `token.expired`, `credentials.none`): the reach table counts them.
+    func stateNames(of plan: ModelPlan<Action>) -> Set<String>
+
+    /// Every name ``stateNames(of:)`` gives, in table order.
+    var stateNames: [String] { get }
 }
 
 extension ProviderModel {
@@ -76,6 +83,20 @@ extension ProviderModel {
             }
         }
         return actions
+    }
+
+    /// The names of the states `actions` pass through from `state`, as ``written(_:from:apply:)``
+    /// applies them (an action with no place where the flow stands leaves the state as it was).
+    func visited<State, Written>(_ actions: [Action], from state: State, apply: (Action, inout State) -> Written?, name: (State) -> [String]) -> Set<String> {
+        var state = state
+        var names = Set(name(state))
+        for action in actions {
+            var next = state
+            guard apply(action, &next) != nil else { continue }
+            state = next
+            names.formUnion(name(state))
+        }
+        return names
     }
 
     /// The steps `actions` write from `state`, each applied on a copy: an action that no
@@ -142,8 +163,11 @@ public struct AnyProviderModel: Sendable {
     let renderBox: @Sendable (OpaquePlan, String) -> RenderedFlow
     let shrinkSteps: @Sendable (OpaquePlan) -> [OpaquePlan]
     let reachBox: @Sendable (OpaquePlan) -> Set<String>
+    let statesBox: @Sendable (OpaquePlan) -> Set<String>
     /// Every action and perturbation the model has, as the reach table names them.
     public let reachNames: [String]
+    /// Every model state the reach table names.
+    public let stateNames: [String]
 
     /// Erases `model`.
     public init<Model: ProviderModel>(_ model: Model) {
@@ -153,6 +177,8 @@ public struct AnyProviderModel: Sendable {
         renderBox = { plan, id in model.render(plan.unwrap(Model.Action.self), id: id) }
         reachBox = { plan in Set(plan.unwrap(Model.Action.self).actions.map(model.reachName)) }
         reachNames = model.reachNames
+        statesBox = { plan in model.stateNames(of: plan.unwrap(Model.Action.self)) }
+        stateNames = model.stateNames
         shrinkSteps = { plan in
             let plan = plan.unwrap(Model.Action.self)
             return Shrinker.candidates(of: plan, simplify: model.simplifications).map(OpaquePlan.init)

@@ -96,6 +96,11 @@ struct ExploreTests {
         for model in reach {
             #expect(model.counts.count > 20, "\(model.provider): \(model.counts.count) names")
             #expect(model.unreached.isEmpty, "\(model.provider) never reached \(model.unreached)")
+            // And every model state each model names (the stored token where the clock
+            // stands, the login in progress, what is armed).
+            #expect(model.states.count >= 10, "\(model.provider): \(model.states.count) states")
+            let unvisited = model.states.filter { $0.flows == 0 }.map(\.name)
+            #expect(unvisited.isEmpty, "\(model.provider) never passed through \(unvisited)")
         }
         #expect(reach == explorer.reach(planning: 2000))
     }

@@ -127,6 +127,35 @@ public struct BraintreeModel: ProviderModel {
         return (fixed + faults + tampers).map(reachName)
     }
 
+    // MARK: - Model states
+
+    public func stateNames(of plan: ModelPlan<Action>) -> Set<String> {
+        visited(plan.actions, from: State(), apply: { action, state in step(action, &state) }, name: Self.names)
+    }
+
+    public var stateNames: [String] {
+        ["connect.none", "connect.inProgress", "page.showing", "return.none", "return.connected", "return.failed", "return.tampered",
+         "connected.once", "connected.again", "failed.before", "fault.armed"]
+    }
+
+    /// The facets of `state`: the connect in progress, its page and return, what has been
+    /// notified so far, what is armed.
+    static func names(_ state: State) -> [String] {
+        var names = [state.inProgress ? "connect.inProgress" : "connect.none"]
+        if state.pageOpen { names.append("page.showing") }
+        switch state.returned {
+        case .none: names.append("return.none")
+        case .connected: names.append("return.connected")
+        case .failed: names.append("return.failed")
+        case .tampered: names.append("return.tampered")
+        }
+        if state.connected == 1 { names.append("connected.once") }
+        if state.connected > 1 { names.append("connected.again") }
+        if state.failed > 0 { names.append("failed.before") }
+        if state.fault != nil { names.append("fault.armed") }
+        return names
+    }
+
     // MARK: - Rendering
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {

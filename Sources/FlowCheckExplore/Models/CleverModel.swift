@@ -175,6 +175,35 @@ public struct CleverModel: ProviderModel {
         return (fixed + faults + tampers).map(reachName) + Self.reshapes.map(\.reachName)
     }
 
+    // MARK: - Model states
+
+    public func stateNames(of plan: ModelPlan<Action>) -> Set<String> {
+        visited(plan.actions, from: State(), apply: step, name: Self.names)
+    }
+
+    public var stateNames: [String] {
+        ["configured", "notConfigured", "login.none", "login.pageShowing", "redirect.none", "redirect.code", "redirect.denied", "redirect.tampered",
+         "token.stored", "token.none", "token.unknown", "fault.armed", "reshape.armed", "crash.armed", "crash.leftover"]
+    }
+
+    /// The facets of `state`: the instance, the login in progress and its redirect, the
+    /// stored token, what is armed.
+    static func names(_ state: State) -> [String] {
+        var names = [state.configured ? "configured" : "notConfigured", state.pending != nil && state.pageOpen ? "login.pageShowing" : "login.none"]
+        switch state.redirect {
+        case .none: names.append("redirect.none")
+        case .code: names.append("redirect.code")
+        case .denied: names.append("redirect.denied")
+        case .tampered: names.append("redirect.tampered")
+        }
+        names.append(!state.storeKnown ? "token.unknown" : state.stored == nil ? "token.none" : "token.stored")
+        if state.fault != nil { names.append("fault.armed") }
+        if !state.reshapes.isEmpty { names.append("reshape.armed") }
+        if state.crashArmed { names.append("crash.armed") }
+        if state.crashLeftover { names.append("crash.leftover") }
+        return names
+    }
+
     // MARK: - Rendering
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {

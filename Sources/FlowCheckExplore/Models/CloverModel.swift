@@ -291,6 +291,45 @@ public struct CloverModel: ProviderModel {
         return (fixed + jumps + callbacks + Self.tampers.indices.map { .tamper(index: $0) } + [.clearFaults] + noOAuth + Self.holds).map(reachName) + Self.reshapes.map(\.reachName)
     }
 
+    // MARK: - Model states
+
+    public func stateNames(of plan: ModelPlan<Action>) -> Set<String> {
+        visited(plan.actions, from: Self.initialState(plan.variant), apply: step, name: Self.names)
+    }
+
+    public var stateNames: [String] {
+        ["mode.full", "mode.partial", "mode.noOAuth", "configured", "notConfigured",
+         "login.none", "login.pageShowing", "login.codeCaptured", "login.denied", "login.tampered",
+         "session.none", "session.live", "session.accessNearExpiry", "session.accessExpired", "session.refreshExpired", "session.unknown",
+         "callbacks.registered", "callbacks.unpredicted", "reshape.armed", "crash.armed", "crash.leftover"]
+    }
+
+    /// The facets of `state`: the mode, the instance, the login in progress, the stored
+    /// session where the clock stands, the callbacks, what is armed.
+    static func names(_ state: State) -> [String] {
+        var names = [state.noOAuth ? "mode.noOAuth" : state.partial ? "mode.partial" : "mode.full", state.configured ? "configured" : "notConfigured"]
+        switch state.pending?.redirect {
+        case nil: names.append("login.none")
+        case .none?: names.append("login.pageShowing")
+        case .code?: names.append(state.pending?.tampered == nil ? "login.codeCaptured" : "login.tampered")
+        case .denied?: names.append("login.denied")
+        }
+        if !state.storeKnown {
+            names.append("session.unknown")
+        } else if let session = state.session {
+            names.append(state.now >= session.refreshExpires ? "session.refreshExpired" : state.now >= session.accessExpires ? "session.accessExpired"
+                : state.now >= session.accessExpires - maxMargin ? "session.accessNearExpiry" : "session.live")
+        } else {
+            names.append("session.none")
+        }
+        if !state.registered.isEmpty { names.append("callbacks.registered") }
+        if state.fired == nil { names.append("callbacks.unpredicted") }
+        if !state.reshapes.isEmpty { names.append("reshape.armed") }
+        if state.crashArmed { names.append("crash.armed") }
+        if state.crashLeftover { names.append("crash.leftover") }
+        return names
+    }
+
     // MARK: - Rendering
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {

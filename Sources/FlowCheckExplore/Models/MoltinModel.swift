@@ -245,6 +245,36 @@ public struct MoltinModel: ProviderModel {
         return auths + ["products", "refreshToken", "deleteToken", "relaunch"] + jumps + faults + ["clearFaults", "revoke", "crashStore"] + reshapes + Self.holds.map(reachName)
     }
 
+    // MARK: - Model states
+
+    public func stateNames(of plan: ModelPlan<Action>) -> Set<String> {
+        visited(plan.actions, from: State(lifetime: Self.lifetimes[plan.variant]), apply: steps, name: Self.names)
+    }
+
+    public var stateNames: [String] {
+        // No step writes `Token.unknown` any more (every renewal the model makes it follows).
+        ["token.none", "token.live", "token.nearExpiry", "token.expired", "token.revoked",
+         "credentials.inMemory", "credentials.none", "fault.armed", "reshape.armed", "crash.armed", "crash.afterCrash"]
+    }
+
+    /// The facets of `state`: the stored token where the clock stands, the credentials in
+    /// memory, what is armed.
+    static func names(_ state: State) -> [String] {
+        var names: [String]
+        switch state.token {
+        case .none: names = ["token.none"]
+        case .unknown: names = ["token.unknown"]
+        case .known(_, let expires, let alive):
+            names = [!alive ? "token.revoked" : state.now >= expires ? "token.expired" : state.now >= expires - maxMargin ? "token.nearExpiry" : "token.live"]
+        }
+        names.append(state.credentials == nil ? "credentials.none" : "credentials.inMemory")
+        if state.anyFault { names.append("fault.armed") }
+        if !state.reshapes.isEmpty { names.append("reshape.armed") }
+        if state.crashArmed { names.append("crash.armed") }
+        if state.crashed { names.append("crash.afterCrash") }
+        return names
+    }
+
     // MARK: - Rendering
 
     public func render(_ plan: ModelPlan<Action>, id: String) -> RenderedFlow {
