@@ -563,24 +563,24 @@ struct ExpectationChecker {
 
     /// No request and no opened URL carries any of the values, in any encoding they travel in.
     private mutating func checkNeverSent(_ values: [Template], exchanges: [RecordedExchange], opened: [URL]) {
+        // Each request's and URL's decoded readings (percent-, `\u`- and Basic-decoded), once for
+        // every value: an encoding the judge's list does not name still shows once decoded.
+        let requests = exchanges.map { exchange in
+            let request = exchange.request
+            return SecretForms.readings(of: ([request.target] + request.headers.pairs.map { "\($0.name): \($0.value)" }).joined(separator: "\n") + "\n" + String(decoding: request.body, as: UTF8.self))
+        }
+        let urls = opened.map { SecretForms.readings(of: $0.absoluteString) }
         for template in values {
-            let value = template.render(variables)
-            // The judge's own list of forms (never the redactor's), looked for as UTF-8 bytes in
-            // the text and in its decoded readings (percent-, `\u`- and Basic-decoded), as the
-            // leak judge does: an encoding the list does not name still shows once decoded.
-            let forms = SecretForms.forms(of: value).filter { !$0.isEmpty }.map { Array($0.utf8) }
-            func carries(_ text: String) -> Bool {
-                let readings = SecretForms.readings(of: text)
-                return forms.contains { form in readings.contains { SecretForms.occurs(form, in: $0) } }
+            // The judge's own list of forms (never the redactor's), as UTF-8 bytes.
+            let forms = SecretForms.forms(of: template.render(variables)).filter { !$0.isEmpty }.map { Array($0.utf8) }
+            func carried(in readings: [[UInt8]]) -> Bool {
+                forms.contains { form in readings.contains { SecretForms.occurs(form, in: $0) } }
             }
-            for (i, exchange) in exchanges.enumerated() {
-                let request = exchange.request
-                let text = ([request.target] + request.headers.pairs.map { "\($0.name): \($0.value)" }).joined(separator: "\n") + "\n" + String(decoding: request.body, as: UTF8.self)
-                if carries(text) {
-                    fail("requests[\(i)] (\(request.method) \(request.path))", expected: "never to carry \(quote(template.raw))", actual: "it does")
-                }
+            for (i, readings) in requests.enumerated() where carried(in: readings) {
+                let request = exchanges[i].request
+                fail("requests[\(i)] (\(request.method) \(request.path))", expected: "never to carry \(quote(template.raw))", actual: "it does")
             }
-            for (i, url) in opened.enumerated() where carries(url.absoluteString) {
+            for (i, readings) in urls.enumerated() where carried(in: readings) {
                 fail("browser.opened[\(i)]", expected: "never to carry \(quote(template.raw))", actual: "it does")
             }
         }
