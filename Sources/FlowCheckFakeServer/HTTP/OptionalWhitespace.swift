@@ -4,7 +4,7 @@ extension StringProtocol {
     /// The text without spaces and horizontal tabs at either end, and nothing else trimmed:
     /// a no-break space is not HTTP whitespace. Byte by byte: Foundation's
     /// `trimmingCharacters(in:)` goes through NSString on Linux, on every request.
-    func trimmingOWS() -> String {
+    package func trimmingOWS() -> String {
         let bytes = Array(utf8)
         func isOWS(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         guard let first = bytes.firstIndex(where: { !isOWS($0) }), let last = bytes.lastIndex(where: { !isOWS($0) }) else { return "" }

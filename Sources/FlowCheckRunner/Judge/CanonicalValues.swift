@@ -118,10 +118,6 @@ enum CanonicalValues {
         guard let contentType else { return nil }
         // Only HTTP's optional whitespace (SP and HTAB, RFC 9110 §5.6.3) is trimmed: a no-break
         // space after the type is part of it, as the fakes read it too.
-        guard let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first else { return nil }
-        let bytes = Array(type.utf8)
-        func isOWS(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = bytes.firstIndex(where: { !isOWS($0) }), let last = bytes.lastIndex(where: { !isOWS($0) }) else { return "" }
-        return String(decoding: bytes[first...last], as: UTF8.self).lowercased()
+        return contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first?.trimmingOWS().lowercased()
     }
 }
