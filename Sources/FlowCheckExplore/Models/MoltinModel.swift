@@ -112,8 +112,6 @@ public struct MoltinModel: ProviderModel {
         case none
         /// Captured as `name`, expiring at `expires` (seconds from the flow's start).
         case known(name: String, expires: Int, alive: Bool)
-        /// A renewal the model could not follow wrote something.
-        case unknown
     }
 
     struct State {
@@ -132,11 +130,10 @@ public struct MoltinModel: ProviderModel {
         }
 
         /// The store check that says nothing changed.
-        var storeUnchanged: (String, SpecJSON)? {
+        var storeUnchanged: (String, SpecJSON) {
             switch token {
             case .none: return ("storeEmpty", true)
             case .known(let name, _, _): return ("store", .object([("accessToken", .string("${\(name)}"))]))
-            case .unknown: return nil
             }
         }
 
@@ -180,7 +177,7 @@ public struct MoltinModel: ProviderModel {
         let client = random.chance(75) ? 0 : 1
         choices.append((.auth(client: client, rightSecret: true), state.token == .none || state.credentials == nil ? 4 : 1))
         choices.append((.auth(client: client, rightSecret: false), 1))
-        if state.token != .unknown { choices.append((.products, 6)) }
+        choices.append((.products, 6))
         choices.append((.refreshToken, 2))
         choices.append((.deleteToken, 1))
         choices.append((.relaunch, 2))
@@ -195,8 +192,8 @@ public struct MoltinModel: ProviderModel {
         let reshapes = Self.reshapes(lifetime: state.lifetime).filter { !state.reshapes.contains($0) }
         if !reshapes.isEmpty { choices.append((pick(reshapes.map { .reshape(path: $0.path, kind: $0.kind) }, toward: unreached, &random), 1)) }
         choices.append((.revoke, 1))
-        if !state.crashArmed, !state.crashed, state.token != .unknown { choices.append((.crashStore, 1)) }
-        if !state.anyFault, !state.crashArmed, !state.crashed, state.token != .unknown { choices.append((pick(Self.holds, toward: unreached, &random), 2)) }
+        if !state.crashArmed, !state.crashed { choices.append((.crashStore, 1)) }
+        if !state.anyFault, !state.crashArmed, !state.crashed { choices.append((pick(Self.holds, toward: unreached, &random), 2)) }
         return random.weighted(steered(choices, toward: unreached))
     }
 
@@ -252,7 +249,6 @@ public struct MoltinModel: ProviderModel {
     }
 
     public var stateNames: [String] {
-        // No step writes `Token.unknown` any more (every renewal the model makes it follows).
         ["token.none", "token.live", "token.nearExpiry", "token.expired", "token.revoked",
          "credentials.inMemory", "credentials.none", "fault.armed", "reshape.armed", "crash.armed", "crash.afterCrash"]
     }
@@ -263,7 +259,6 @@ public struct MoltinModel: ProviderModel {
         var names: [String]
         switch state.token {
         case .none: names = ["token.none"]
-        case .unknown: names = ["token.unknown"]
         case .known(_, let expires, let alive):
             names = [!alive ? "token.revoked" : state.now >= expires ? "token.expired" : state.now >= expires - maxMargin ? "token.nearExpiry" : "token.live"]
         }
@@ -319,7 +314,7 @@ public struct MoltinModel: ProviderModel {
     private func crashAware(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
         case .crashStore:
-            guard !state.crashArmed, !state.crashed, state.token != .unknown else { return nil }
+            guard !state.crashArmed, !state.crashed else { return nil }
             state.crashArmed = true
             return .object([("crashStore", "nextWrite")])
         case .relaunch:
@@ -361,7 +356,7 @@ public struct MoltinModel: ProviderModel {
         if case .auth(let client, _) = action {
             expect.append(("requests", .array([StepBuilder.request("POST", FaultPath.token.rawValue, status: 200, [("form", .object([("grant_type", "client_credentials"), ("client_id", .string(Self.clients[client].0))]))])])))
         }
-        expect += [before.storeUnchanged].compactMap { $0 }
+        expect += [before.storeUnchanged]
         guard case .object(let members) = plain, let name = members.first(where: { $0.0 == "app" })?.1 else { return nil }
         var rewritten: [(String, SpecJSON)] = [("app", name)]
         if let with = members.first(where: { $0.0 == "with" }) { rewritten.append(with) }
@@ -385,7 +380,7 @@ public struct MoltinModel: ProviderModel {
             return StepBuilder.app("deleteToken", expect: [("outcome", "ok"), ("requests", .array([])), ("storeEmpty", true)])
         case .relaunch:
             state.credentials = nil
-            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([]))] + [state.storeUnchanged].compactMap { $0 })
+            return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([]))] + [state.storeUnchanged])
         case .advance(let jump):
             let seconds: Int
             switch jump {
@@ -433,7 +428,7 @@ public struct MoltinModel: ProviderModel {
     /// MLT-DELETE): whatever the held request brings back once answered, the store stays empty.
     /// What the call itself returns is the SDK's business: only the store is predicted.
     private func held(_ call: HeldCall, path: FaultPath, _ state: inout State) -> [SpecJSON]? {
-        guard !state.anyFault, !state.crashArmed, !state.crashed, state.token != .unknown else { return nil }
+        guard !state.anyFault, !state.crashArmed, !state.crashed else { return nil }
         let arguments = call == .auth ? [("clientId", Self.clients[0].0), ("clientSecret", Self.clients[0].1)] : []
         let steps = StepBuilder.held(call.rawValue, with: arguments, path: path.rawValue, end: "deleteToken")
         state.token = .none
@@ -447,13 +442,13 @@ public struct MoltinModel: ProviderModel {
         let (clientID, secret) = Self.clients[client]
         let arguments = [("clientId", clientID), ("clientSecret", right ? secret : Self.wrongSecret)]
         if let fault = state.tokenFault {
-            return StepBuilder.app("auth", with: arguments, expect: [StepBuilder.error(Self.kind(of: fault))] + [state.storeUnchanged].compactMap { $0 })
+            return StepBuilder.app("auth", with: arguments, expect: [StepBuilder.error(Self.kind(of: fault))] + [state.storeUnchanged])
         }
         guard right else {
             return StepBuilder.app("auth", with: arguments, expect: [
                 StepBuilder.error("tokenEndpoint"),
                 ("requests", .array([StepBuilder.request("POST", FaultPath.token.rawValue, status: 401)])),
-            ] + [state.storeUnchanged].compactMap { $0 })
+            ] + [state.storeUnchanged])
         }
         let name = state.newCapture()
         state.token = .known(name: name, expires: state.now + state.lifetime, alive: true)
@@ -476,8 +471,6 @@ public struct MoltinModel: ProviderModel {
 
     private func products(_ state: inout State) -> SpecJSON? {
         switch state.token {
-        case .unknown:
-            return nil
         case .none:
             if let fault = state.productsFault {
                 return StepBuilder.app("products", expect: [StepBuilder.error(fault == "tokenNotValid" ? nil : Self.kind(of: fault)), ("storeEmpty", true)])
@@ -545,11 +538,9 @@ public struct MoltinModel: ProviderModel {
 
     private func refreshToken(_ state: inout State) -> SpecJSON? {
         guard let client = state.credentials else {
-            return StepBuilder.app("refreshToken", note: "No credentials in memory.", expect: [StepBuilder.error("notLoggedIn"), ("requests", .array([]))] + [state.storeUnchanged].compactMap { $0 })
+            return StepBuilder.app("refreshToken", note: "No credentials in memory.", expect: [StepBuilder.error("notLoggedIn"), ("requests", .array([]))] + [state.storeUnchanged])
         }
         switch state.token {
-        case .unknown:
-            return nil
         case .none:
             return StepBuilder.app("refreshToken", note: "Nothing stored to refresh.", expect: [StepBuilder.error("notLoggedIn"), ("requests", .array([])), ("storeEmpty", true)])
         case .known(let name, _, let alive):
