@@ -9,11 +9,13 @@ public struct FlowRunner: Sendable {
         /// says, for a driver whose SDK keeps process-wide state (``FlowDriver/sharesProcessState``).
         public var concurrency: Int
 
-        /// One more flow than the machine has cores: a flow spends part of its time waiting on
-        /// loopback I/O and thread hand-offs (its SDK's transport, the fake's connection
-        /// threads), and with only one per core those waits left the cores idle a quarter of
-        /// the time (the committed suite: about 3.5 s at 2 flows on 2 cores, 2.9 s at 3).
-        public static var defaultConcurrency: Int { ProcessInfo.processInfo.activeProcessorCount + 1 }
+        /// Two flows per core and one more: a flow spends much of its time waiting on loopback
+        /// I/O and thread hand-offs (its SDK's transport, the fake's connection threads). With
+        /// one per core those waits left the cores idle a quarter of the time (the committed
+        /// suite: about 3.5 s at 2 flows on 2 cores, 2.9 s at 3); at cores + 1 a tenth still
+        /// (release, 2 cores, alternated runs of `flowcheck-bench --only suite --jobs N`:
+        /// 3.04 to 3.25 s at 3, 2.87 to 2.92 s at 5 in five runs of six, with less CPU).
+        public static var defaultConcurrency: Int { 2 * ProcessInfo.processInfo.activeProcessorCount + 1 }
         /// Real time a flow may take before it is reported as hung. The clock in flows is
         /// virtual, so a healthy flow never comes near it.
         public var timeLimit: Duration
