@@ -98,6 +98,18 @@ public enum Deriver {
         return Candidate(spec: variant, key: key, attacked: attacked)
     }
 
+    /// Whether a call started in the background (`async`) before `index` is not yet awaited
+    /// there: a variant cut short at `index` would end the flow with that call still running
+    /// (held on the server, say), which is the variant's doing, not the SDK's.
+    static func backgroundPending(in spec: FlowSpec, before index: Int) -> Bool {
+        var running = Set<String>()
+        for step in spec.steps[..<index] {
+            if let label = step.background { running.insert(label) }
+            if case .await(let label)? = step.action { running.remove(label) }
+        }
+        return !running.isEmpty
+    }
+
     /// `step`, marked as an action the written flow may not ask of the driver (a logout, a
     /// relaunch): a driver without it leaves the variant not run.
     static func added(_ step: Step) -> Step {

@@ -18,7 +18,7 @@ enum StoreCrashes {
         var candidates: [Deriver.Candidate] = []
         for (index, step) in spec.steps.enumerated() {
             guard case .app(let name, _)? = step.action, name != logout, name != "relaunch", step.background == nil,
-                  let checks = step.expect?.checks, writes(checks) else { continue }
+                  let checks = step.expect?.checks, writes(checks), !Deriver.backgroundPending(in: spec, before: index) else { continue }
             // A flow that already crashes its store keeps its own opt-outs; one more crash would
             // judge the harness's simulation twice.
             if spec.steps.contains(where: { if case .crashStore? = $0.action { return true } else { return false } }) { continue }
