@@ -20,6 +20,12 @@ enum ConcurrencyBrokenVariants {
     /// requests.
     static let renewalPerCall: any FlowDriver = RenewalPerCallDriver()
 
+    /// A refused refresh ends whatever session is stored: the SDK clears the store on any
+    /// `invalid_grant` from the refresh endpoint, without checking that the stored session is
+    /// still the one refreshed (our core before CLV-FULL-22: another instance had rotated the
+    /// pair first, and the stale refusal logged the user out of the newer session).
+    static let staleRefusalEndsSession: any FlowDriver = StaleRefusalDriver()
+
     private final class Memory: @unchecked Sendable {
         private let lock = NSLock()
         private var written: [String: Data] = [:]
@@ -73,6 +79,36 @@ enum ConcurrencyBrokenVariants {
                 store: { base in
                     memory.store = base
                     return RememberingStore(base: base, memory: memory)
+                }
+            )
+            return try await core.makeSession(for: context)
+        }
+    }
+
+    private struct ClearingOnRefusalTransport: HTTPTransport {
+        let base: any HTTPTransport
+        let memory: Memory
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            let response = try await base.send(request)
+            if request.url.path.hasSuffix("/oauth/v2/refresh"), response.status == 400 || response.status == 401, let store = memory.store {
+                for key in (try? store.keys()) ?? [] { try? store.delete(key) }
+            }
+            return response
+        }
+    }
+
+    private struct StaleRefusalDriver: FlowDriver {
+        let name = "a stale refresh refusal ends the newer session"
+
+        func makeSession(for context: DriverContext) async throws -> any FlowSession {
+            let memory = Memory()
+            let core = CoreSDKDriver(
+                name: name,
+                transport: { ClearingOnRefusalTransport(base: $0, memory: memory) },
+                store: { base in
+                    memory.store = base
+                    return base
                 }
             )
             return try await core.makeSession(for: context)

@@ -47,7 +47,8 @@ extension CloverPaymentSDK {
     /// The rotated pair is stored before anyone uses it (the old refresh token is dead the moment
     /// the server answers, so losing the new one would lose the session) and the callbacks fire
     /// once. A 400/401 from the token endpoint (`invalid_grant`: expired, revoked or already
-    /// used) ends the session: deleted, callbacks fired, `.tokenEndpoint` thrown. Any other
+    /// used) ends the session, if it is still the one refreshed: deleted, callbacks fired,
+    /// `.tokenEndpoint` thrown. Any other
     /// failure (transport, a deadline, 5xx, a bad or truncated body, a redirect) is transient and
     /// keeps the session, refresh token included. If the session was
     /// changed meanwhile (logout, a new login, by this instance or another over the same
@@ -71,7 +72,13 @@ extension CloverPaymentSDK {
             let response = try await send(request, secrets: secrets)
             refreshed = try CloverWire.session(from: response, merchantID: current.merchantID, now: clock.now, secrets: secrets)
         } catch let error as OAuthError where error.code == .tokenEndpoint {
-            try endSession(startedAt: startGeneration)
+            // The refusal is about the refresh token sent. Another instance over the same store
+            // may have refreshed it first (rotation makes the server refuse it now) or logged in
+            // anew: then the stored session is not the one refused, and ending it would log the
+            // user out of a session the server still honours.
+            if try persistence.load()?.refreshToken == refreshToken {
+                try endSession(startedAt: startGeneration)
+            }
             throw error
         }
         if refreshed.refreshToken == nil {
