@@ -67,11 +67,16 @@ public struct CloverModel: ProviderModel {
         /// endpoint (`refresh`) or to the merchant API; meanwhile the user logs out, on a new
         /// instance after a relaunch when `relaunch`; then the request is answered.
         case held(refresh: Bool, relaunch: Bool)
+        /// A merchant call started with the server holding its refresh; the app relaunches and
+        /// the new instance's setup refreshes the same pair first; then the held refresh is
+        /// answered, refused as already used (the two refreshes end in the reverse of the
+        /// order they started in: CLV-FULL-22).
+        case heldOvertaken
     }
 
     /// Every held merchant call: each of its requests, with and without a relaunch before the
     /// logout (Clover's own flows settle what a late answer may do: CLV-FULL-19, CLV-FULL-20).
-    static let holds: [Action] = [true, false].flatMap { refresh in [false, true].map { Action.held(refresh: refresh, relaunch: $0) } }
+    static let holds: [Action] = [true, false].flatMap { refresh in [false, true].map { Action.held(refresh: refresh, relaunch: $0) } } + [.heldOvertaken]
 
     /// The reshapes of Clover's answers (token and refresh answers with members it never sends).
     static let reshapes = AnswerReshapes.of(.clover, fixture: CloverFixture(apps: [], merchants: [], employees: []))
@@ -247,6 +252,8 @@ public struct CloverModel: ProviderModel {
             return token == .latest ? [] : [action == .setupNone(token) ? .setupNone(.latest) : .updateToken(.latest)]
         case .held(let refresh, let relaunch):
             return relaunch ? [.held(refresh: refresh, relaunch: false)] : []
+        case .heldOvertaken:
+            return [.held(refresh: true, relaunch: true)]
         case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .removeCallback, .crashStore, .tamper, .reshape, .clearFaults, .appRefresh:
             return []
         }
@@ -276,6 +283,7 @@ public struct CloverModel: ProviderModel {
         case .removeCallback(let label): return "removeCallback." + (Self.labels.indices.contains(label) ? Self.labels[label] : "?")
         case .crashStore: return "crashStore"
         case .held(let refresh, let relaunch): return "held.merchant@" + (refresh ? "/oauth/v2/refresh" : Self.merchantPath) + (relaunch ? ".relaunch" : "") + ".logout"
+        case .heldOvertaken: return "held.merchant@/oauth/v2/refresh.relaunch.setup.released"
         case .tamper(let index): return "tamper." + (Self.tampers.indices.contains(index) ? Self.tampers[index].name : "?")
         case .reshape(let path, let kind): return AnswerReshapes.Reshape(path: path, kind: kind).reachName
         case .clearFaults: return "clearFaults"
@@ -367,6 +375,9 @@ public struct CloverModel: ProviderModel {
         if case .held(let refresh, let relaunch) = action {
             guard !state.noOAuth, let steps = held(refresh: refresh, relaunch: relaunch, &state) else { return nil }
             written = steps
+        } else if action == .heldOvertaken {
+            guard !state.noOAuth, let steps = heldOvertaken(&state) else { return nil }
+            written = steps
         } else if state.noOAuth {
             guard let steps = noOAuthSteps(action, &state) else { return nil }
             written = steps
@@ -403,6 +414,44 @@ public struct CloverModel: ProviderModel {
         state.reshapes = []
         state.fired = nil
         return steps
+    }
+
+    /// A refresh held in flight and overtaken (CLV-FULL-22): the old instance's merchant call
+    /// needs a refresh and the server holds it; after a relaunch the new instance's setup
+    /// refreshes the same pair first (one refresh, the merchant fetched, the rotated pair
+    /// stored); when the held refresh is answered the server refuses its spent refresh token,
+    /// and that refusal must leave the newer session stored. How the old call ends, and the
+    /// callbacks from here on, are left unpredicted, as for the other holds.
+    private func heldOvertaken(_ state: inout State) -> [SpecJSON]? {
+        guard state.configured, let session = state.session, state.storeKnown, !state.crashArmed, state.reshapes.isEmpty,
+              state.now >= session.accessExpires, state.now < session.refreshExpires else { return nil }
+        var relaunched = state
+        relaunched.configured = false
+        relaunched.pending = nil
+        relaunched.registered = []
+        relaunched.identifiers = [:]
+        relaunched.registrationOrder = []
+        guard let setup = plainStep(.setup, &relaunched), relaunched.session?.name != session.name else { return nil }
+        state = relaunched
+        state.fired = nil
+        let path = "/oauth/v2/refresh"
+        let stored = state.storeUnchanged
+        return [
+            .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))]),
+            .object([("app", "merchant"), ("async", "held"), ("note", "The call needs a refresh first; the step goes on once the server holds it.")]),
+            StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's refresh is in flight.", expect: [("outcome", "any")]),
+            setup,
+            .object([
+                ("clearFaults", true),
+                ("note", "The held refresh is answered now: its refresh token was spent by the new instance's refresh, so the server refuses it. The store is judged once the old call has ended, at the next step."),
+                ("expect", .object([("requests", .array([StepBuilder.request("POST", path, status: 400)]))])),
+            ]),
+            .object([
+                ("await", "held"),
+                ("note", "A refusal of a refresh token that is no longer the stored one leaves the newer session stored (CLV-FULL-22)."),
+                ("expect", .object([("outcome", "any")] + stored)),
+            ]),
+        ]
     }
 
     /// Partial OAuth: the app's own PKCE login with the SDK's helper (CLV-PART-1): the
@@ -461,7 +510,7 @@ public struct CloverModel: ProviderModel {
 
     func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
-        case .appRefresh, .setupNone, .updateToken, .held:
+        case .appRefresh, .setupNone, .updateToken, .held, .heldOvertaken:
             return nil
         case .setup:
             if state.partial { return partialSetup(&state) }
