@@ -32,6 +32,10 @@ struct StepLoop {
     /// Requests seen while background calls run: which step's window they fall in depends
     /// on timing, so the diagram shows them together once every call is joined.
     var concurrentRequests: [FlowEvent] = []
+    /// The SDK's requests of steps taken while background calls ran, judged by the invariants
+    /// at the next step with none running: which of those steps a background call's request
+    /// fell in depends on timing, and the same flow must fail at the same step on every run.
+    var deferredRequests: [RecordedExchange] = []
 
     init(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: FlowExecution.Progress, judge: InvariantJudge) {
         self.spec = spec
@@ -336,8 +340,18 @@ struct StepLoop {
             }
         }
         let sent = judge.inputs.contains(.sentRequests) ? await session.sentRequests() : nil
+        var fresh = observed.fresh
+        if observed.action.actor == .sdk {
+            if callsInFlight {
+                deferredRequests += fresh
+                fresh = []
+            } else {
+                fresh = deferredRequests + fresh
+                deferredRequests = []
+            }
+        }
         let violations = judge.judge(InvariantObservation(
-            step: step, actor: observed.action.actor, outcome: observed.action.outcome, arguments: observed.action.arguments, fresh: observed.fresh, window: observed.window,
+            step: step, actor: observed.action.actor, outcome: observed.action.outcome, arguments: observed.action.arguments, fresh: fresh, window: observed.window,
             opened: observed.opened, sent: sent, browserShowing: browserShowing, store: store, storeFiles: files, issued: world.server.issuedSecrets, now: now))
         let allowed = Set(step.allow.map(\.invariant))
         let failures = violations.filter { !allowed.contains($0.invariant) }.map { violation in
