@@ -127,7 +127,7 @@ public struct ProcessDriver: FlowDriver {
         switch step.action {
         case .advanceClock?: return true
         case .fault(let fault)?: return fault.clockAdvance != nil
-        case .app?, .await?, .clearFaults?, .crashStore?, .server?, .browser?, .send?, nil: return false
+        case .app?, .await?, .clearFaults?, .release?, .crashStore?, .server?, .browser?, .send?, nil: return false
         }
     }
 }

@@ -48,6 +48,8 @@ extension SpecDecoder {
                 }
             case .await:
                 action = decodeAwait(member, actionPath, number: number)
+            case .release:
+                action = decodeRelease(member, actionPath)
             case .crashStore:
                 let points = StoreCrashPoint.allCases.map(\.rawValue)
                 if case .string(let text) = member.value.value {
@@ -321,6 +323,22 @@ extension SpecDecoder {
         } else {
             let hint = Suggestion.closest(to: label, in: running.keys.sorted()).map { "did you mean \"\($0)\"? " } ?? ""
             report(member.value, path, "no background call \(quoted(label)) was started before this step", fix: "\(hint)start it on an earlier app step with \"async\": \(quoted(label))")
+        }
+        return nil
+    }
+
+    /// `"release": LABEL`: a call started earlier and not awaited yet.
+    func decodeRelease(_ member: JSONNode.Member, _ path: String) -> Action? {
+        guard case .string(let label) = member.value.value else {
+            typeMismatch(member.value, path, expected: "the label of a background call", example: "\"refresh\"")
+            return nil
+        }
+        if running[label] != nil { return .release(label: label) }
+        if let step = awaited[label] {
+            report(member.value, path, "the background call \(quoted(label)) already ended (awaited in step \(step)): it holds nothing now", fix: "release it before its await, or remove this step")
+        } else {
+            let hint = Suggestion.closest(to: label, in: running.keys.sorted()).map { "did you mean \"\($0)\"? " } ?? ""
+            report(member.value, path, "no background call \(quoted(label)) was started before this step", fix: "\(hint)start it on an earlier app step with \"async\": \(quoted(label)), with a hold fault armed")
         }
         return nil
     }

@@ -140,6 +140,8 @@ public enum SpecSchema {
                 }
             case .await:
                 variant(kind.rawValue, label, results: Array(Set(provider.actions.flatMap(\.results))).sorted())
+            case .release:
+                variant(kind.rawValue, label)
             case .browser:
                 for signature in Vocabulary.browserOperations {
                     variant(kind.rawValue, .object([M("const", .string(signature.name))]), with: signature)

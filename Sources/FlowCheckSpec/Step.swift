@@ -34,7 +34,7 @@ public struct Step: Sendable {
         switch action {
         case .app?: return background == nil
         case .await?: return true
-        case .browser?, .advanceClock?, .fault?, .clearFaults?, .server?, .send?, .crashStore?, nil: return false
+        case .browser?, .advanceClock?, .fault?, .clearFaults?, .release?, .server?, .send?, .crashStore?, nil: return false
         }
     }
 }
@@ -46,6 +46,9 @@ public enum ActionKind: String, CaseIterable, Sendable {
     case app, browser, advanceClock, fault, clearFaults, server, send
     /// Joins a call started earlier with `"async": LABEL`.
     case await
+    /// Answers the request a `hold` fault holds for the call started with `"async": LABEL`,
+    /// leaving any other held request held: `{"release": LABEL}`.
+    case release
     /// Arms a crash of the token store's next write: `{"crashStore": "nextWrite"}`.
     case crashStore
 }
@@ -108,6 +111,7 @@ public enum Action: Sendable, Equatable {
         case .browser: return .browser
         case .send: return .send
         case .await: return .await
+        case .release: return .release
         case .crashStore: return .crashStore
         }
     }
@@ -130,6 +134,11 @@ public enum Action: Sendable, Equatable {
     /// Waits for the background call started under `label` and checks how it ended, as an
     /// app step checks its call.
     case await(label: String)
+    /// The server answers the request it holds for the background call `label` (the one a
+    /// `hold` fault held while that call got under way), as `clearFaults` would, and only that
+    /// one: held requests are released in any order. The step goes on once it is answered and
+    /// recorded; the call itself goes on in the background until its `await`.
+    case release(label: String)
     /// Arms a crash of the token store at `point`: the write the SDK makes next dies there, as
     /// if the app were killed, and the SDK call that made it ends with the store's error. A
     /// driver that cannot interrupt its store reports so, and the rest of the flow is skipped.

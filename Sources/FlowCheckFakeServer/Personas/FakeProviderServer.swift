@@ -32,9 +32,10 @@ public final class FakeProviderServer: Sendable {
     ///   - stallStarted: told with the same timing, with a ``StallHandle`` that says whether
     ///     the client is still waiting and can end the stall.
     ///   - holdObserver: told, on the connection's thread, once a ``FaultKind/hold`` starts
-    ///     holding a request (before anything is recorded for it).
-    ///   - holdEndObserver: told once the connection is done with a held request (answered and
-    ///     recorded after a release, or ended by the peer or `stop()`).
+    ///     holding a request (before anything is recorded for it), with the request's hold
+    ///     number (0 for the first, then 1, ...: ``releaseHold(number:)``).
+    ///   - holdEndObserver: told, with its number, once the connection is done with a held
+    ///     request (answered and recorded after a release, or ended by the peer or `stop()`).
     public init(
         provider: any FakeProvider,
         now: @escaping @Sendable () -> Date,
@@ -43,8 +44,8 @@ public final class FakeProviderServer: Sendable {
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
         stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
         stallStarted: (@Sendable (StallHandle) -> Void)? = nil,
-        holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
-        holdEndObserver: (@Sendable () -> Void)? = nil
+        holdObserver: (@Sendable (HTTPRequest, Int) -> Void)? = nil,
+        holdEndObserver: (@Sendable (Int) -> Void)? = nil
     ) {
         self.provider = provider
         let chain = ProviderResponder(provider: provider, now: now, recording: recording, observer: observer, stallObserver: stallObserver, stallStarted: stallStarted, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
@@ -125,6 +126,14 @@ public final class FakeProviderServer: Sendable {
             control.unreachable = true
             for origin in servers { origin.server.refuseConnections() }
         }
+    }
+
+    /// Answers the held request with hold number `number` now (as `clearFaults()` answers them
+    /// all) and leaves the others held; false when no request has that number. Faults stay
+    /// armed.
+    @discardableResult
+    public func releaseHold(number: Int) -> Bool {
+        chain.releaseHold(number)
     }
 
     /// Whether a ``FaultKind/hold`` fault is armed with requests left to hold.

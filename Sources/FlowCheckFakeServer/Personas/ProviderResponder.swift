@@ -18,6 +18,9 @@ final class ProviderResponder: TransportAwareResponder {
         var exchanges: [RecordedExchange] = []
         /// Stalls that may still hold a connection; `clearFaults()` releases them.
         var stalls: [StallGate] = []
+        /// Every request a `hold` fault has held, in holding order: its number is its index
+        /// (``releaseHold(_:)``).
+        var held: [StallGate] = []
 
         /// The earliest injected fault matching `request`, counted down (and dropped when
         /// spent) as it is taken.
@@ -76,10 +79,12 @@ final class ProviderResponder: TransportAwareResponder {
     private let stallObserver: (@Sendable (HTTPRequest) -> Void)?
     /// Told of every stall that starts, with a handle on it.
     private let stallStarted: (@Sendable (StallHandle) -> Void)?
-    /// Told of every request that a `hold` fault starts holding.
-    private let holdObserver: (@Sendable (HTTPRequest) -> Void)?
-    /// Told each time a held request is done with: answered, or its connection ended.
-    private let holdEndObserver: (@Sendable () -> Void)?
+    /// Told of every request that a `hold` fault starts holding, with its number (0 for the
+    /// first held, then 1, ...).
+    private let holdObserver: (@Sendable (HTTPRequest, Int) -> Void)?
+    /// Told, with its number, each time a held request is done with: answered, or its
+    /// connection ended.
+    private let holdEndObserver: (@Sendable (Int) -> Void)?
 
     init(
         provider: any FakeProvider,
@@ -88,8 +93,8 @@ final class ProviderResponder: TransportAwareResponder {
         observer: (@Sendable (RecordedExchange) -> Void)? = nil,
         stallObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
         stallStarted: (@Sendable (StallHandle) -> Void)? = nil,
-        holdObserver: (@Sendable (HTTPRequest) -> Void)? = nil,
-        holdEndObserver: (@Sendable () -> Void)? = nil
+        holdObserver: (@Sendable (HTTPRequest, Int) -> Void)? = nil,
+        holdEndObserver: (@Sendable (Int) -> Void)? = nil
     ) {
         self.stallStarted = stallStarted
         self.holdEndObserver = holdEndObserver
@@ -176,11 +181,11 @@ final class ProviderResponder: TransportAwareResponder {
             observer?(exchange)
             return ResponsePlan(response: Self.wrongOrigin)
         }
-        if overSocket, let gate = holdGate(for: request) {
-            holdObserver?(request)
+        if overSocket, let (gate, number) = holdGate(for: request) {
+            holdObserver?(request, number)
             // Nothing recorded yet: the exchange is recorded with the provider's answer, once
             // the hold is released.
-            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request, origin: origin) }, finished: { [holdEndObserver] in holdEndObserver?() }))
+            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request, origin: origin) }, finished: { [holdEndObserver] in holdEndObserver?(number) }))
         }
         let time = now()
         let (plan, exchange) = state.withLock { state -> (ResponsePlan, RecordedExchange) in
@@ -212,16 +217,27 @@ final class ProviderResponder: TransportAwareResponder {
         return plan
     }
 
-    /// A gate for `request` when the fault it meets first is a `hold` (which is then taken).
-    private func holdGate(for request: HTTPRequest) -> StallGate? {
-        state.withLock { state -> StallGate? in
+    /// A gate for `request`, and its hold number, when the fault it meets first is a `hold`
+    /// (which is then taken).
+    private func holdGate(for request: HTTPRequest) -> (StallGate, Int)? {
+        state.withLock { state -> (StallGate, Int)? in
             guard let fault = state.faults.first(where: { $0.matches(request) }), fault.kind == .hold else { return nil }
             _ = state.takeFault(for: request)
             let gate = StallGate()
             state.stalls.removeAll { $0.hasEnded }
             state.stalls.append(gate)
-            return gate
+            state.held.append(gate)
+            return (gate, state.held.count - 1)
         }
+    }
+
+    /// Answers the `number`-th held request (``holdObserver`` told its number) now, leaving
+    /// every other held request held; false when no request has that number.
+    func releaseHold(_ number: Int) -> Bool {
+        let gate = state.withLock { state in state.held.indices.contains(number) ? state.held[number] : nil }
+        // Outside our lock, as in `clearFaults()`.
+        gate?.release()
+        return gate != nil
     }
 
     /// The provider's answer to a held request, at release time, recorded as it is made.

@@ -17,6 +17,8 @@ enum StepNarrative {
             return sentence + "."
         case .await(let label):
             return "The app waits for the background call \(code(label)) to end."
+        case .release(let label):
+            return "The server answers the request it holds for the background call \(code(label)), and only that one."
         case .advanceClock(let seconds, let written):
             return "The clock moves forward \(written) (\(seconds) s)."
         case .fault(let fault):

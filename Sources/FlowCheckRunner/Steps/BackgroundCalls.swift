@@ -13,33 +13,47 @@ final class BackgroundCalls: Sendable {
         /// How many exchanges the server had recorded when the call started.
         var firstExchange = 0
         var outcome: Result<CallOutcome, any Error>?
+        /// The hold number of the request a `hold` fault held while the call got under way.
+        var held: Int?
     }
 
     private struct State {
         var calls: [String: Call] = [:]
-        /// Requests a `hold` fault has started holding, over the whole flow.
-        var held = 0
+        /// The hold numbers of the requests a `hold` fault has started holding, over the whole
+        /// flow, in the order the server told of them.
+        var held: [Int] = []
         /// Held requests the server is done with (answered, or their connection ended).
-        var heldEnded = 0
+        var heldEnded: Set<Int> = []
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state = Locked(State())
 
     /// Told by the fake server each time a `hold` fault starts holding a request.
-    func requestHeld() {
-        poke { $0.held += 1 }
+    func requestHeld(_ number: Int) {
+        poke { $0.held.append(number) }
     }
 
     /// Told by the fake server each time it is done with a held request.
-    func holdEnded() {
-        poke { $0.heldEnded += 1 }
+    func holdEnded(_ number: Int) {
+        poke { $0.heldEnded.insert(number) }
     }
 
     /// Returns once every request a `hold` fault held has been answered or ended (after
     /// `clearFaults`, whose release makes the server answer them).
     func holdsSettled() async {
-        await wait { $0.heldEnded >= $0.held }
+        await wait { state in state.held.allSatisfy(state.heldEnded.contains) }
+    }
+
+    /// The hold number of the request held while the call `label` got under way; nil when
+    /// none was (the call ended, or no hold fault was armed), or no such call runs.
+    func holdNumber(of label: String) -> Int? {
+        state.withLock { $0.calls[label]?.held }
+    }
+
+    /// Returns once the server is done with the held request `number`.
+    func holdSettled(_ number: Int) async {
+        await wait { $0.heldEnded.contains(number) }
     }
 
     /// Starts `perform` in the background under `label`, and returns once it is under way:
@@ -49,7 +63,7 @@ final class BackgroundCalls: Sendable {
         // Registered before the task exists, so the task always finds its entry.
         let heldBefore = state.withLock { state -> Int in
             state.calls[label] = Call(firstExchange: firstExchange)
-            return state.held
+            return state.held.count
         }
         let task = Task { [self] in
             poke { $0.calls[label]?.started = true }
@@ -61,7 +75,11 @@ final class BackgroundCalls: Sendable {
         await wait { state in
             guard let call = state.calls[label] else { return true }
             if call.outcome != nil { return true }
-            return waitForHold ? state.held > heldBefore : call.started
+            return waitForHold ? state.held.count > heldBefore : call.started
+        }
+        // The first request held since the call started is the one its `release` answers.
+        state.withLock { state in
+            if waitForHold, state.held.count > heldBefore { state.calls[label]?.held = state.held[heldBefore] }
         }
     }
 

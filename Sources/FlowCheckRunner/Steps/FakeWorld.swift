@@ -12,7 +12,7 @@ package final class FakeWorld: Sendable {
 
     /// Builds the fake for the spec's provider from its fixture and starts it.
     /// - Throws: when the provider is not registered or the server cannot listen.
-    convenience init(spec: FlowSpec, providers: [any ProviderKit], clock: ManualClock, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
+    convenience init(spec: FlowSpec, providers: [any ProviderKit], clock: ManualClock, onHold: (@Sendable (Int) -> Void)? = nil, onHoldEnd: (@Sendable (Int) -> Void)? = nil) throws {
         let kit = try providers.registeredKit(for: spec.provider)
         try self.init(kit: kit, fixture: spec.fixture, now: { clock.now }, advanceClock: { clock.advance(by: $0) }, judgeStalls: true, onHold: onHold, onHoldEnd: onHoldEnd)
     }
@@ -39,7 +39,7 @@ package final class FakeWorld: Sendable {
     ///   - judgeStalls: watch each stall whose `clockAdvance` moved the clock: a client still
     ///     waiting ``StallJudge/grace`` later is overdue (``takeOverdueStalls()``) and the stall
     ///     is ended. A flow's world does; `flowcheck serve`, on the wall clock, does not.
-    package init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, judgeStalls: Bool = false, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, limits: HTTPServerLimits = .init(), recording: RecordingBounds = .unbounded, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable () -> Void)? = nil, onHoldEnd: (@Sendable () -> Void)? = nil) throws {
+    package init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, judgeStalls: Bool = false, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, limits: HTTPServerLimits = .init(), recording: RecordingBounds = .unbounded, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable (Int) -> Void)? = nil, onHoldEnd: (@Sendable (Int) -> Void)? = nil) throws {
         let advance = Locked<TimeInterval?>(nil)
         stallAdvance = advance
         let overdue = Locked<[OverdueStall]>([])
@@ -55,7 +55,7 @@ package final class FakeWorld: Sendable {
             }
         }
         persona = try kit.makeFake(for: fixture)
-        server = FakeProviderServer(provider: front?(persona.provider) ?? persona.provider, now: now, limits: limits, recording: recording, observer: observer, stallStarted: stallStarted, holdObserver: { _ in onHold?() }, holdEndObserver: onHoldEnd)
+        server = FakeProviderServer(provider: front?(persona.provider) ?? persona.provider, now: now, limits: limits, recording: recording, observer: observer, stallStarted: stallStarted, holdObserver: { _, number in onHold?(number) }, holdEndObserver: onHoldEnd)
         try server.start(port: port, address: address)
     }
 

@@ -53,7 +53,7 @@ struct FlowExecution: Sendable {
         let background = BackgroundCalls()
         var interrupted = false
         do {
-            world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld() }, onHoldEnd: { background.holdEnded() })
+            world = try FakeWorld(spec: spec, providers: providers, clock: clock, onHold: { background.requestHeld($0) }, onHoldEnd: { background.holdEnded($0) })
             storage = try Self.makeStorageDirectory()
             let activity = ActivityMeter()
             let mask = FlowMask(fixture: masking ? spec.fixture.secrets : [], server: masking ? world!.server : nil, progress: progress)
@@ -93,7 +93,7 @@ struct FlowExecution: Sendable {
                     case .await(let label)?:
                         waitsOnTheSDK = true
                         awaited = "the background call \"\(label)\" never ended"
-                    case .browser?, .send?, .advanceClock?, .fault?, .clearFaults?, .crashStore?, .server?, nil:
+                    case .browser?, .send?, .advanceClock?, .fault?, .clearFaults?, .release?, .crashStore?, .server?, nil:
                         waitsOnTheSDK = false
                         awaited = "the step never finished"
                     }

@@ -159,6 +159,16 @@ struct StepLoop {
             // recorded, so this step's requests are the same on every run.
             await background.holdsSettled()
             action.events.append(.note(step: step.number, text: "faults cleared"))
+        case .release(let label)?:
+            if let number = background.holdNumber(of: label) {
+                world.server.releaseHold(number: number)
+                // Answered on the server's thread: wait until it is recorded, so this step's
+                // requests are the same on every run.
+                await background.holdSettled(number)
+                action.events.append(.note(step: step.number, text: "the request held for \(label) answered"))
+            } else {
+                action.events.append(.note(step: step.number, text: "nothing held for \(label)"))
+            }
         case .crashStore(let point)?:
             switch try await session.armStoreCrash(point) {
             case .armed:

@@ -125,6 +125,7 @@ public enum Deriver {
         case .browser(let operation, _, _)?: return "browser \(operation.rawValue)"
         case .fault(let fault)?: return "fault \(fault.kind)"
         case .await(let label)?: return "await \(label)"
+        case .release(let label)?: return "release \(label)"
         case .advanceClock?: return "advanceClock"
         case .clearFaults?: return "clearFaults"
         case .server(let operation)?: return "server \(operation)"
