@@ -136,7 +136,7 @@ struct SpecsEarnTheirPlaceTests {
         // i11d: concurrent app steps
         Variant(name: "a refresh in flight survives a logout", driver: ConcurrencyBrokenVariants.refreshSurvivesLogout, mustFail: ["CLV-FULL-19", "CLV-FULL-20"]),
         Variant(name: "a renewal per call, not shared", driver: ConcurrencyBrokenVariants.renewalPerCall, mustFail: ["MLT-SHARED-RENEWAL"]),
-        Variant(name: "a stale refresh refusal ends the newer session", driver: ConcurrencyBrokenVariants.staleRefusalEndsSession, mustFail: ["CLV-FULL-22"]),
+        Variant(name: "a stale refresh refusal ends the newer session", driver: ConcurrencyBrokenVariants.staleRefusalEndsSession, mustFail: ["CLV-FULL-22", "CLV-FULL-23"]),
         // i11f: store inspection
         Variant(name: "token file rewritten in place", driver: StoreBrokenVariants.rewritesInPlace, mustFail: ["MLT-STORE-FILES", "CLV-FULL-21"]),
         Variant(name: "token file mode 0644", driver: StoreBrokenVariants.worldReadable, mustFail: ["MLT-STORE-FILES", "CLV-FULL-21"]),

@@ -26,6 +26,6 @@ struct NaturalOrderTests {
         let ids = try SpecLoader.standard.load(paths: [root.appendingPathComponent("specs").path]).specs.map(\.id)
         let clover = ids.filter { $0.hasPrefix("CLV-FULL-") }
         #expect(clover.prefix(3) == ["CLV-FULL-1", "CLV-FULL-2", "CLV-FULL-3"], "\(clover)")
-        #expect(clover.last == "CLV-FULL-22")
+        #expect(clover.last == "CLV-FULL-23")
     }
 }

@@ -133,7 +133,7 @@ extension CloverModel {
             return [.object([("advanceClock", .string(SpecText.duration(seconds)))])]
         case .relaunch, .addCallback, .removeCallback, .crashStore, .advance(.by):
             return plainStep(action, &state).map { [$0] }
-        case .setup, .deny, .receiveRedirect, .tamper, .reshape, .clearFaults, .advance, .held, .heldOvertaken:
+        case .setup, .deny, .receiveRedirect, .tamper, .reshape, .clearFaults, .advance, .held, .heldOvertaken, .heldBoth:
             return nil
         }
     }

@@ -72,11 +72,16 @@ public struct CloverModel: ProviderModel {
         /// answered, refused as already used (the two refreshes end in the reverse of the
         /// order they started in: CLV-FULL-22).
         case heldOvertaken
+        /// Both refreshes held: the old instance's merchant call's and, after a relaunch, the
+        /// new instance's setup's, each with the same refresh token; then released one by one,
+        /// the old instance's first or the new one's first. The first answered rotates the
+        /// pair, the second is refused as spent, and the rotated pair must stay stored.
+        case heldBoth(oldFirst: Bool)
     }
 
     /// Every held merchant call: each of its requests, with and without a relaunch before the
     /// logout (Clover's own flows settle what a late answer may do: CLV-FULL-19, CLV-FULL-20).
-    static let holds: [Action] = [true, false].flatMap { refresh in [false, true].map { Action.held(refresh: refresh, relaunch: $0) } } + [.heldOvertaken]
+    static let holds: [Action] = [true, false].flatMap { refresh in [false, true].map { Action.held(refresh: refresh, relaunch: $0) } } + [.heldOvertaken, .heldBoth(oldFirst: true), .heldBoth(oldFirst: false)]
 
     /// The reshapes of Clover's answers (token and refresh answers with members it never sends).
     static let reshapes = AnswerReshapes.of(.clover, fixture: CloverFixture(apps: [], merchants: [], employees: []))
@@ -254,6 +259,8 @@ public struct CloverModel: ProviderModel {
             return relaunch ? [.held(refresh: refresh, relaunch: false)] : []
         case .heldOvertaken:
             return [.held(refresh: true, relaunch: true)]
+        case .heldBoth:
+            return [.heldOvertaken]
         case .advance(.toRefreshExpiry), .advance(.toCodeExpiry), .setup, .login, .deny, .receiveRedirect, .merchant, .relaunch, .logout, .status, .addCallback, .removeCallback, .crashStore, .tamper, .reshape, .clearFaults, .appRefresh:
             return []
         }
@@ -284,6 +291,7 @@ public struct CloverModel: ProviderModel {
         case .crashStore: return "crashStore"
         case .held(let refresh, let relaunch): return "held.merchant@" + (refresh ? "/oauth/v2/refresh" : Self.merchantPath) + (relaunch ? ".relaunch" : "") + ".logout"
         case .heldOvertaken: return "held.merchant@/oauth/v2/refresh.relaunch.setup.released"
+        case .heldBoth(let oldFirst): return "held.merchant+setup@/oauth/v2/refresh.released." + (oldFirst ? "oldFirst" : "newFirst")
         case .tamper(let index): return "tamper." + (Self.tampers.indices.contains(index) ? Self.tampers[index].name : "?")
         case .reshape(let path, let kind): return AnswerReshapes.Reshape(path: path, kind: kind).reachName
         case .clearFaults: return "clearFaults"
@@ -378,6 +386,9 @@ public struct CloverModel: ProviderModel {
         } else if action == .heldOvertaken {
             guard !state.noOAuth, let steps = heldOvertaken(&state) else { return nil }
             written = steps
+        } else if case .heldBoth(let oldFirst) = action {
+            guard !state.noOAuth, let steps = heldBoth(oldFirst: oldFirst, &state) else { return nil }
+            written = steps
         } else if state.noOAuth {
             guard let steps = noOAuthSteps(action, &state) else { return nil }
             written = steps
@@ -424,8 +435,9 @@ public struct CloverModel: ProviderModel {
     /// callbacks from here on, are left unpredicted, as for the other holds.
     private func heldOvertaken(_ state: inout State) -> [SpecJSON]? {
         guard state.configured, let session = state.session, state.storeKnown, !state.crashArmed, state.reshapes.isEmpty,
-              state.now >= session.accessExpires, state.now < session.refreshExpires else { return nil }
+              state.now < session.refreshExpires else { return nil }
         var relaunched = state
+        let expiry = toAccessExpiry(&relaunched)
         relaunched.configured = false
         relaunched.pending = nil
         relaunched.registered = []
@@ -436,7 +448,7 @@ public struct CloverModel: ProviderModel {
         state.fired = nil
         let path = "/oauth/v2/refresh"
         let stored = state.storeUnchanged
-        return [
+        return expiry + [
             .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))]),
             .object([("app", "merchant"), ("async", "held"), ("note", "The call needs a refresh first; the step goes on once the server holds it.")]),
             StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's refresh is in flight.", expect: [("outcome", "any")]),
@@ -450,6 +462,55 @@ public struct CloverModel: ProviderModel {
                 ("await", "held"),
                 ("note", "A refusal of a refresh token that is no longer the stored one leaves the newer session stored (CLV-FULL-22)."),
                 ("expect", .object([("outcome", "any")] + stored)),
+            ]),
+        ]
+    }
+
+    /// The clock moved onto the stored access token's expiry when it is not there yet (a
+    /// refresh is then due whatever the SDK's margin): no step, or the jump.
+    private func toAccessExpiry(_ state: inout State) -> [SpecJSON] {
+        guard let session = state.session, state.now < session.accessExpires else { return [] }
+        return plainStep(.advance(.toAccessExpiry(offset: 0)), &state).map { [$0] } ?? []
+    }
+
+    /// Two refreshes of the same pair held at once, released in either order (CLV-FULL-22 with
+    /// both in flight): the old instance's merchant call's, and after a relaunch the new
+    /// instance's setup's. Whichever is answered first rotates the pair, and its call is left to
+    /// end (storing the pair) before the other is answered: refused as spent, and that refusal
+    /// must not end the rotated session. (Answered back to back, the refusal may reach an SDK
+    /// before the rotated pair is stored, and then the store still holds the refused token: no
+    /// prediction is sound there.) What each call returns,
+    /// whether the new instance counts as set up, and the callbacks are left unpredicted; the
+    /// model knows only that a pair issued at the release is stored.
+    private func heldBoth(oldFirst: Bool, _ state: inout State) -> [SpecJSON]? {
+        guard !state.partial, state.configured, let session = state.session, state.storeKnown, !state.crashArmed, state.reshapes.isEmpty,
+              state.now < session.refreshExpires else { return nil }
+        let expiry = toAccessExpiry(&state)
+        let path = "/oauth/v2/refresh"
+        let hold: SpecJSON = .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))])
+        let setup: [(String, SpecJSON)] = Self.setupArguments.map { ($0.0, .string($0.1)) }
+        let order = oldFirst ? ["held", "second"] : ["second", "held"]
+        state.configured = false
+        state.pending = nil
+        state.registered = []
+        state.identifiers = [:]
+        state.registrationOrder = []
+        state.fired = nil
+        let old = session.name
+        let name = state.newSession()
+        return expiry + [
+            hold,
+            .object([("app", "merchant"), ("async", "held"), ("note", "The call needs a refresh first; the step goes on once the server holds it.")]),
+            StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's refresh is in flight.", expect: [("outcome", "any")]),
+            hold,
+            .object([("app", "setupFull"), ("with", .object(setup)), ("async", "second"), ("note", "The new instance's setup refreshes the same pair; the server holds that refresh too.")]),
+            .object([("release", .string(order[0])), ("note", .string("The \(oldFirst ? "old" : "new") instance's refresh is answered first: the pair rotates."))]),
+            .object([("await", .string(order[0])), ("note", "That call ends (with the rotated pair stored) before the other refresh is answered."), ("expect", .object([("outcome", "any")]))]),
+            .object([("release", .string(order[1])), ("note", "The other refresh is answered: its refresh token is spent, so the server refuses it.")]),
+            .object([
+                ("await", .string(order[1])),
+                ("note", "A refusal of a refresh token that is no longer the stored one leaves the rotated pair stored (CLV-FULL-22)."),
+                ("expect", .object([("outcome", "any"), ("store", .object([("accessToken", StepBuilder.capture(name, notEquals: old)), ("merchantId", "MERCH1")]))])),
             ]),
         ]
     }
@@ -510,7 +571,7 @@ public struct CloverModel: ProviderModel {
 
     func plainStep(_ action: Action, _ state: inout State) -> SpecJSON? {
         switch action {
-        case .appRefresh, .setupNone, .updateToken, .held, .heldOvertaken:
+        case .appRefresh, .setupNone, .updateToken, .held, .heldOvertaken, .heldBoth:
             return nil
         case .setup:
             if state.partial { return partialSetup(&state) }
