@@ -12,6 +12,8 @@ final class ServeSession: @unchecked Sendable {
     let ready: [String: Any]
     let control: URL
     private let session: URLSession
+    /// The ready file's folder, removed with the session.
+    private let folder: URL
 
     /// Starts serve with `arguments` (plus `--ready-file`) and waits for it to say it serves;
     /// the ready file is written before that line.
@@ -25,14 +27,16 @@ final class ServeSession: @unchecked Sendable {
             let data = try Data(contentsOf: readyFile)
             let ready = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "the ready file is a JSON object")
             let control = try #require((ready["control"] as? String).flatMap(URL.init(string:)), "the ready file names the control URL")
-            return ServeSession(child: child, ready: ready, control: control)
+            return ServeSession(child: child, ready: ready, control: control, folder: folder)
         } catch {
             child.kill()
+            try? FileManager.default.removeItem(at: folder)
             throw error
         }
     }
 
-    private init(child: ChildProcess, ready: [String: Any], control: URL) {
+    private init(child: ChildProcess, ready: [String: Any], control: URL, folder: URL) {
+        self.folder = folder
         self.child = child
         self.ready = ready
         self.control = control
@@ -72,6 +76,10 @@ final class ServeSession: @unchecked Sendable {
     static func exchange(_ request: URLRequest, on session: URLSession, _ what: String) async throws -> (Data, URLResponse) {
         let exchange = Task { try await session.data(for: request) }
         return try await boundedValue(of: exchange, within: HangBound.standard + .seconds(30), waitingFor: what)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
     }
 
     /// Interrupts serve and returns its exit status.

@@ -171,7 +171,9 @@ struct ReportGoldenTests {
     }
 
     @Test func writerReplacesAtomically() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rw-\(UUID().uuidString)/deep/r.md").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rw-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("deep/r.md").path
         try ReportWriter.write("one, the whole old report", to: path)
         let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
         // A reader that opened the report before the write.
