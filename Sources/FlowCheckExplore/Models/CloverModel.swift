@@ -434,7 +434,10 @@ public struct CloverModel: ProviderModel {
     /// and that refusal must leave the newer session stored. How the old call ends, and the
     /// callbacks from here on, are left unpredicted, as for the other holds.
     private func heldOvertaken(_ state: inout State) -> [SpecJSON]? {
-        guard state.configured, let session = state.session, state.storeKnown, !state.crashArmed, state.reshapes.isEmpty,
+        // Full OAuth only, as the two-held form: Partial OAuth's setup after a relaunch is
+        // its own action's business (CLV-PART flows), and a finding there shrinks no further
+        // than the app's own login and these seven steps.
+        guard !state.partial, state.configured, let session = state.session, state.storeKnown, !state.crashArmed, state.reshapes.isEmpty,
               state.now < session.refreshExpires else { return nil }
         var relaunched = state
         let expiry = toAccessExpiry(&relaunched)
