@@ -172,8 +172,8 @@ extension CommandLineOptions {
         ),
         .init(
             ["--max-connections"], value: "N", commands: [.serve],
-            help: "serve: connections served at once per port; more get 503 (default: 128)",
-            doc: "Connections served at once on each port (default: 128; 1 to 100000); one more is answered `503` with `Retry-After: 1` and closed.",
+            help: "serve: connections served at once per port; one more closes the longest-idle connection, or gets 503 when none is idle (default: each port's share of the descriptor limit, at most 1024)",
+            doc: "Connections served at once on each port, the control port included (1 to 100000; default: each port's share of the process's descriptor limit, raised to the hard limit first, less 64 for the rest, between 8 and 1024). One more closes the connection that has waited longest for its next request, and is served; when none is idle it is answered `503` with `Retry-After: 1` and closed.",
             apply: { options, text throws(UsageError) in options.maxConnections = try count("--max-connections", text, 1...100_000) }
         ),
     ]

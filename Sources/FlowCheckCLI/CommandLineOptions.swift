@@ -65,7 +65,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// `serve`: exchanges each provider keeps in memory, the latest.
     public var keepExchanges = 1_000
     /// `serve`: connections served at once on each port (more are answered 503).
-    public var maxConnections = 128
+    /// nil: each port's share of the process's descriptors (``ConnectionCap``).
+    public var maxConnections: Int?
     /// `--baseline FILE`: flows expected to fail (see ``Baseline``).
     public var baselinePath: String?
     /// `--write-baseline FILE`: this run's failures, written as a baseline.

@@ -538,7 +538,7 @@ public struct FlowCheckCommand: Sendable {
         let controlURL: URL
         do {
             endpoints = try host.start(firstPort: options.port, host: options.host)
-            controlURL = try control.start(port: options.controlPort)
+            controlURL = try control.start(port: options.controlPort, maxConnections: host.maxConnectionsPerPort)
         } catch {
             host.stop()
             logQueue.finish(within: Self.serveLogDrainSeconds)

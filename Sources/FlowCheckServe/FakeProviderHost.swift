@@ -22,10 +22,11 @@ public final class FakeProviderHost: Sendable {
         public var keepExchanges: Int
         /// Longest body kept in a recorded exchange, in bytes.
         public var maxRecordedBodyBytes: Int
-        /// Connections served at once on each port; more are answered 503 and closed.
-        public var maxConnections: Int
+        /// Connections served at once on each port (``HTTPServerLimits/maxConnections``); nil:
+        /// each port's share of the process's descriptors (``ConnectionCap``).
+        public var maxConnections: Int?
 
-        public init(keepExchanges: Int = 1_000, maxRecordedBodyBytes: Int = 64 * 1024, maxConnections: Int = 128) {
+        public init(keepExchanges: Int = 1_000, maxRecordedBodyBytes: Int = 64 * 1024, maxConnections: Int? = nil) {
             self.keepExchanges = keepExchanges
             self.maxRecordedBodyBytes = maxRecordedBodyBytes
             self.maxConnections = maxConnections
@@ -37,6 +38,7 @@ public final class FakeProviderHost: Sendable {
     private let now: @Sendable () -> Date
     private let log: @Sendable (String) -> Void
     private let options: Options
+    private let derivedCap = Locked<Int?>(nil)
     private let redactor: HostRedactor
 
     /// What `start` and `stop` change, and the control API reads from its connections' threads.
@@ -83,8 +85,22 @@ public final class FakeProviderHost: Sendable {
 
     /// How many ports ``start(firstPort:address:)`` binds: one per origin of every provider
     /// served (two for Braintree's, for one).
+    ///
+    /// (See ``maxConnectionsPerPort`` for what each of them takes.)
     public var portsNeeded: Int {
         fixtures.reduce(0) { count, fixture in count + ((try? providers.registeredKit(for: fixture.0))?.origins.count ?? 1) }
+    }
+
+    /// Connections each port takes at once: the option's, or each port's share of the
+    /// process's descriptors, the control port counted (``ConnectionCap``), computed once.
+    public var maxConnectionsPerPort: Int {
+        if let chosen = options.maxConnections { return chosen }
+        return derivedCap.withLock { cap in
+            if let cap { return cap }
+            let derived = ConnectionCap.perPort(ports: portsNeeded + 1)
+            cap = derived
+            return derived
+        }
     }
 
     /// Starts every provider: on `firstPort`, `firstPort + 1`, ... in order (a provider with
@@ -93,7 +109,7 @@ public final class FakeProviderHost: Sendable {
     /// - Throws: when a port cannot be bound (the ones already started are stopped).
     public func start(firstPort: Int = 0, address: BindAddress = .loopback) throws -> [Endpoint] {
         var endpoints: [Endpoint] = []
-        let limits = HTTPServerLimits(maxConnections: options.maxConnections)
+        let limits = HTTPServerLimits(maxConnections: maxConnectionsPerPort)
         let recording = RecordingBounds(keepLast: options.keepExchanges, maxBodyBytes: options.maxRecordedBodyBytes)
         do {
             var offset = 0

@@ -26,11 +26,13 @@ public final class ServeControl: Sendable {
     }
 
     /// Listens on 127.0.0.1:`port` (0: an ephemeral port) and returns the base URL.
-    public func start(port: Int = 0) throws -> URL {
+    /// - Parameter maxConnections: its share of the process's descriptors, as each provider's
+    ///   port has (0: no cap).
+    public func start(port: Int = 0, maxConnections: Int = 0) throws -> URL {
         // A request the parser refuses is answered in JSON too, as every other answer.
         let server = HTTPServer(responder: ClosureResponder(rejection: { ServeControlAnswer.failure($0, $1) }) { [weak self] request in
             self?.respond(to: request) ?? ServeControlAnswer.failure(503, "serve is stopping")
-        })
+        }, limits: HTTPServerLimits(maxConnections: maxConnections))
         let bound = try server.start(port: port, address: .loopback)
         self.server.withLock { $0 = server }
         var components = URLComponents()

@@ -14,7 +14,7 @@ extension HTTPServerLimits {
     /// capped.maxConnections = 3
     /// ```
     public static var hangBounded: HTTPServerLimits {
-        HTTPServerLimits(readTimeout: HangBound.seconds, requestHeaderTimeout: HangBound.seconds, idleTimeout: HangBound.seconds)
+        HTTPServerLimits(readTimeout: HangBound.seconds, requestHeaderTimeout: HangBound.seconds, idleTimeout: HangBound.seconds, requestBodyTimeout: HangBound.seconds, responseTimeout: HangBound.seconds)
     }
 }
 

@@ -106,13 +106,15 @@ struct ServeLongRunBinaryTests {
         let serve = try Serve(["--max-connections", "4"])
         let port = try await serve.port(of: "moltin")
         serve.stdout.resume()
-        // Four served (each answered once, so each is registered), ten more shed.
+        // Four served (each answered once, so each is registered), then each in the middle of
+        // its next request, so none is idle and none can be closed for a newcomer: ten more shed.
         var kept: [RawConnection] = []
         for _ in 0..<4 {
             let connection = try await RawConnection.connect(port: port)
             #expect(try await connection.send(Self.productsRequest))
             let status = try await connection.readResponse()?.status
             #expect(status != nil && status != 503, "within the cap: served")
+            #expect(try await connection.send("GET /v1/products HTTP/1.1\r\n"))
             kept.append(connection)
         }
         for _ in 0..<10 {

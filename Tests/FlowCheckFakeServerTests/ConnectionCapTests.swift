@@ -4,26 +4,52 @@ import Testing
 @testable import FlowCheckFakeServer
 import FlowCheckTestSupport
 
-/// A listener at its connection cap, or unable to start a connection's thread, answers 503
-/// with `Retry-After` and closes: nothing stays registered, no descriptor is left behind.
+/// A listener at its connection cap closes its longest-idle connection for a newcomer; with none
+/// idle, or unable to start a connection's thread, it answers 503 with `Retry-After` and closes:
+/// nothing stays registered, no descriptor is left behind.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct ConnectionCapTests {
     static let echo = ClosureResponder { request in .text(200, "\(request.method) \(request.path)") }
 
-    @Test func connectionsBeyondTheCapAre503AndClosedWhileTheOthersAreServed() async throws {
+    @Test func aNewConnectionAtTheCapClosesTheLongestIdleOneAndIsServed() async throws {
         var limits = HTTPServerLimits.hangBounded
         limits.maxConnections = 3
         let server = HTTPServer(responder: Self.echo, limits: limits)
         try await server.serving { port in
-            // Three kept-alive connections, each answered once: all three are registered.
+            // Three kept-alive connections, each answered once, in order: all three idle.
             var kept: [RawConnection] = []
             for _ in 0..<3 {
-                kept.append(try await RawConnection.connect(port: port))
-            }
-            for client in kept {
+                let client = try await RawConnection.connect(port: port)
                 try await client.send("GET /kept HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(try await client.readResponse()?.status == 200)
+                kept.append(client)
             }
+            // Each newcomer is served, and the one idle longest is closed for it, oldest first.
+            for index in 0..<3 {
+                let extra = try await RawConnection.connect(port: port)
+                try await extra.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try await extra.readResponse()?.status == 200, "served at the cap")
+                #expect(try await kept[index].readUntilClosed().bytes.isEmpty, "the longest-idle connection (\(index)) is closed, unanswered")
+                kept.append(extra)
+            }
+        }
+    }
+
+    @Test func withNoneIdleConnectionsBeyondTheCapAre503AndClosed() async throws {
+        var limits = HTTPServerLimits.hangBounded
+        limits.maxConnections = 3
+        let server = HTTPServer(responder: Self.echo, limits: limits)
+        try await server.serving { port in
+            // Three connections in the middle of a request: none is idle.
+            var busy: [RawConnection] = []
+            for _ in 0..<3 {
+                let client = try await RawConnection.connect(port: port)
+                try await client.send("GET /slow HTTP/1.1\r\nHost: x\r\n")
+                busy.append(client)
+            }
+            // Registered and read from (an accept and a read each tick the meter): busy, not idle.
+            let deadline = ContinuousClock.now + HangBound.standard
+            while server.activity.value < 6, ContinuousClock.now < deadline { await Task.yield() }
             for _ in 0..<5 {
                 let extra = try await RawConnection.connect(port: port)
                 let shed = try #require(try await extra.readResponse())
@@ -33,16 +59,25 @@ struct ConnectionCapTests {
                 #expect(try await extra.readUntilClosed().bytes.isEmpty, "closed after the 503")
             }
             #expect(server.openConnections == 3)
-            // A slot freed is a slot served again.
-            kept[0].close()
-            var served = false
-            let deadline = ContinuousClock.now + HangBound.standard
-            while !served, ContinuousClock.now < deadline {
-                let client = try await RawConnection.connect(port: port)
-                try await client.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
-                served = try await client.readResponse()?.status == 200
+            // The busy ones are still served when they finish their requests.
+            for client in busy {
+                try await client.send("\r\n")
+                #expect(try await client.readResponse()?.status == 200)
             }
-            #expect(served, "a connection is served once one of the three has closed")
+        }
+    }
+
+    @Test func aBodyTrickledPastItsDeadlineIs408() async throws {
+        // Each silence is far within the read timeout; the whole body is not within its own.
+        var limits = HTTPServerLimits.hangBounded
+        limits.requestBodyTimeout = 0.5
+        let server = HTTPServer(responder: Self.echo, limits: limits)
+        try await server.serving { port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc")
+            let answer = try #require(try await client.readResponse())
+            #expect(answer.status == 408)
+            #expect(try await client.readUntilClosed().error == nil)
         }
     }
 

@@ -16,7 +16,9 @@ extension HTTPConnection {
         case .complete:
             let keepAlive = Self.keepsAlive(request: request, response: plan.response)
             let bytes = Self.serialize(plan.response, keepAlive: keepAlive, omitBody: omitBody)
-            guard Socket.sendAll(fd, bytes) else { return false }
+            // Idle from the answer on: a client that has read it finds the connection waiting.
+            if keepAlive { idleness?.idle() }
+            guard Socket.sendAll(fd, bytes, deadline: responseDeadline) else { return false }
             activity?.tick()
             if !keepAlive { closeGracefully() }
             return keepAlive

@@ -15,6 +15,8 @@ struct HTTPConnection {
     let limits: HTTPServerLimits
     /// Ticked for every read that brings bytes and every answer written in full.
     var activity: ActivityMeter? = nil
+    /// Told when the connection starts waiting for a request and when one begins.
+    var idleness: IdleMark? = nil
 
     func run() {
         let parser = HTTPRequestParser(limits: limits)
@@ -22,11 +24,14 @@ struct HTTPConnection {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var continueSent = false
         var requestStart: ContinuousClock.Instant?
+        /// When the current request's head was complete (its body's deadline runs from there).
+        var headDone: ContinuousClock.Instant?
         while true {
             switch parser.parse(buffer) {
             case .request(let request, let consumed):
                 buffer.removeFirst(consumed)
                 continueSent = false
+                headDone = nil
                 guard deliver(plan(for: request), for: request) else { return }
                 // A pipelined request already begun gets its own full deadline from now.
                 requestStart = buffer.isEmpty ? nil : .now
@@ -40,17 +45,20 @@ struct HTTPConnection {
                     guard Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return }
                 }
                 let headComplete = if case .head = head { true } else { false }
+                if headComplete, headDone == nil { headDone = .now }
                 let wait: TimeInterval?
-                switch readWait(requestStart: requestStart, headComplete: headComplete) {
+                if buffer.isEmpty { idleness?.idle() } else { idleness?.busy() }
+                switch readWait(requestStart: requestStart, headComplete: headComplete, headDone: headDone) {
                 case .upTo(let seconds):
                     wait = seconds
                 case .expired:
-                    reject(buffer, status: 408, reason: "Request header timed out", rule: .httpTimeout)
+                    reject(buffer, status: 408, reason: headComplete ? "Request body timed out" : "Request header timed out", rule: .httpTimeout)
                     return
                 }
                 switch Socket.receive(fd, into: &chunk, waitingAtMost: wait) {
                 case .data(let count):
                     activity?.tick()
+                    idleness?.busy()
                     if buffer.isEmpty { requestStart = .now }
                     buffer.append(contentsOf: chunk[0..<count])
                 case .endOfStream, .failed:
@@ -71,14 +79,22 @@ struct HTTPConnection {
         case expired
     }
 
-    /// How long the next read may wait, given when the current request began (nil: none yet).
-    private func readWait(requestStart: ContinuousClock.Instant?, headComplete: Bool) -> ReadWait {
+    /// How long the next read may wait, given when the current request began (nil: none yet)
+    /// and when its head was complete.
+    private func readWait(requestStart: ContinuousClock.Instant?, headComplete: Bool, headDone: ContinuousClock.Instant?) -> ReadWait {
         guard let requestStart else { return .upTo(Self.bound(limits.idleTimeout)) }
         let silence = Self.bound(limits.readTimeout)
-        guard !headComplete, let deadline = Self.bound(limits.requestHeaderTimeout) else { return .upTo(silence) }
-        let left = deadline - requestStart.duration(to: .now).timeInterval
+        // The head's deadline runs from the request's first byte, the body's from the head.
+        let (start, limit) = headComplete ? (headDone ?? requestStart, limits.requestBodyTimeout) : (requestStart, limits.requestHeaderTimeout)
+        guard let deadline = Self.bound(limit) else { return .upTo(silence) }
+        let left = deadline - start.duration(to: .now).timeInterval
         guard left > 0 else { return .expired }
         return .upTo(min(left, silence ?? left))
+    }
+
+    /// When a response begun now must be written by (``HTTPServerLimits/responseTimeout``).
+    var responseDeadline: ContinuousClock.Instant? {
+        Self.bound(limits.responseTimeout).map { .now + .milliseconds(Int64($0 * 1000)) }
     }
 
     /// A configured timeout, or nil if it is disabled (0 or less, or not finite).

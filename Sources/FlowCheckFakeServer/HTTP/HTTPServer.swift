@@ -31,8 +31,9 @@ public final class HTTPServer: Sendable {
         /// While `phase == .refusing`: a bound, non-listening socket on the port, so connects
         /// are refused and no other server is given the port meanwhile (-1 if it could not bind).
         var placeholder: Int32 = -1
-        /// Live connection descriptors; each is owned by its connection thread.
-        var connections: Set<Int32> = []
+        /// Live connection descriptors, each with how long it has waited for a request; each
+        /// is owned by its connection thread.
+        var connections: [Int32: IdleMark] = [:]
         /// Left when the current accept thread has closed its listener and exited.
         var acceptThread: DispatchGroup?
     }
@@ -135,7 +136,7 @@ public final class HTTPServer: Sendable {
             // Reset, not a polite close: each politely closed connection leaves a TIME_WAIT
             // entry holding this ephemeral port for 60 s, and with a server per flow thousands
             // of them made every later bind(port 0) scan a crowded port range.
-            if !wasStopped { state.connections.forEach(Socket.setAbortiveClose) }
+            if !wasStopped { state.connections.keys.forEach(Socket.setAbortiveClose) }
             return wasStopped ? nil : closeEverything(&state)
         }
         // Bounded: every socket is shut down above, so threads end at once unless a responder
@@ -162,7 +163,7 @@ public final class HTTPServer: Sendable {
             Socket.shutdownBoth(state.listener)
             state.listener = -1
         }
-        for fd in state.connections {
+        for fd in state.connections.keys {
             Socket.shutdownBoth(fd)
         }
         let acceptThread = state.acceptThread
@@ -226,29 +227,47 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// At the cap: closes the connection that has waited longest for its next request (a
+    /// shutdown wakes its thread, which deregisters and closes it), so a new client is served
+    /// rather than turned away by idle ones; false when none is idle. Caller holds the lock;
+    /// every registered descriptor is still open, so the shutdown cannot reach a reused one.
+    private func evictLongestIdle(_ state: inout State) -> Bool {
+        var oldest: (fd: Int32, mark: IdleMark, since: ContinuousClock.Instant)?
+        for (fd, mark) in state.connections {
+            // Bytes waiting in the kernel are a request its thread has not read yet: not idle.
+            guard let since = mark.idleSince, Socket.pendingBytes(fd) == 0 else { continue }
+            if oldest == nil || since < oldest!.since { oldest = (fd, mark, since) }
+        }
+        guard let oldest, oldest.mark.evict() else { return false }
+        Socket.shutdownBoth(oldest.fd)
+        return true
+    }
+
     /// Registers and serves an accepted socket on its own thread, or says to shed it when the
     /// server is at its connection cap or the thread cannot start (then nothing stays
     /// registered); caller holds the lock.
     private func spawnConnection(_ fd: Int32, state: inout State) -> Admission {
-        if limits.maxConnections > 0, state.connections.count >= limits.maxConnections { return .shed }
-        state.connections.insert(fd)
+        if limits.maxConnections > 0, state.connections.count >= limits.maxConnections, !evictLongestIdle(&state) { return .shed }
+        let idleness = IdleMark()
+        idleness.idle()
+        state.connections[fd] = idleness
         Socket.setTimeouts(fd, seconds: limits.readTimeout)
         Socket.setNoDelay(fd)
         connectionThreads.enter()
         activity.tick()
-        let connection = HTTPConnection(fd: fd, responder: responder, limits: limits, activity: activity)
+        let connection = HTTPConnection(fd: fd, responder: responder, limits: limits, activity: activity, idleness: idleness)
         let marker = threadMarker
         let started = startThread { [self] in
             // Taken off again: the thread may go on to serve another server's connection.
             Thread.current.threadDictionary[marker] = true
             defer { Thread.current.threadDictionary[marker] = nil }
             connection.run()
-            _ = self.state.withLock { $0.connections.remove(fd) }
+            _ = self.state.withLock { $0.connections.removeValue(forKey: fd) }
             close(fd)
             connectionThreads.leave()
         }
         guard started else {
-            state.connections.remove(fd)
+            state.connections.removeValue(forKey: fd)
             connectionThreads.leave()
             return .shed
         }

@@ -24,8 +24,16 @@ public struct HTTPServerLimits: Sendable, Equatable {
     /// Seconds a connection, fresh or kept alive, may wait for the first byte of its next
     /// request before it is closed without a response.
     public var idleTimeout: TimeInterval
-    /// Most connections served at once on one listener; a connection beyond it is answered
-    /// 503 with `Retry-After` and closed. 0 or less: no cap.
+    /// Seconds from a request's complete head until its whole body has arrived, else 408 and
+    /// close: `readTimeout` bounds each silence, so a body trickled a byte at a time would
+    /// otherwise hold the connection for as long as it lasts.
+    public var requestBodyTimeout: TimeInterval
+    /// Seconds a whole response may take to be written; past it the connection is dropped (a
+    /// client that reads a byte at a time, or not at all).
+    public var responseTimeout: TimeInterval
+    /// Most connections served at once on one listener. A connection beyond it closes the
+    /// connection that has waited longest for its next request, if one is idle, and is served;
+    /// with none idle it is answered 503 with `Retry-After` and closed. 0 or less: no cap.
     public var maxConnections: Int
 
     public init(
@@ -34,8 +42,12 @@ public struct HTTPServerLimits: Sendable, Equatable {
         readTimeout: TimeInterval = 10,
         requestHeaderTimeout: TimeInterval = 10,
         idleTimeout: TimeInterval = 30,
+        requestBodyTimeout: TimeInterval = 30,
+        responseTimeout: TimeInterval = 30,
         maxConnections: Int = 0
     ) {
+        self.requestBodyTimeout = requestBodyTimeout
+        self.responseTimeout = responseTimeout
         self.maxConnections = maxConnections
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes

@@ -101,11 +101,14 @@ package enum Socket {
     }
 
     /// Sends every byte; false if the peer went away or the send timed out.
-    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    /// - Parameter deadline: when to give up between sends (each send is bounded by the
+    ///   socket's SO_SNDTIMEO); nil: none.
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8], deadline: ContinuousClock.Instant? = nil) -> Bool {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return true }
             var offset = 0
             while offset < raw.count {
+                if let deadline, ContinuousClock.now >= deadline { return false }
                 #if os(Linux)
                 let sent = send(fd, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
                 #else
@@ -145,6 +148,17 @@ package enum Socket {
             default: return .failed
             }
         }
+    }
+
+    /// How many received bytes wait unread on `fd` (0 when it cannot tell).
+    static func pendingBytes(_ fd: Int32) -> Int {
+        var count: Int32 = 0
+        #if canImport(Glibc)
+        let request = UInt(FIONREAD)
+        #else
+        let request = FIONREAD
+        #endif
+        return ioctl(fd, request, &count) == 0 ? Int(count) : 0
     }
 
     /// Wakes any thread blocked on `fd` (accept, recv, send) without closing it, so the
