@@ -105,25 +105,29 @@ struct ServeLongRunBinaryTests {
     @Test func shedsConnectionsBeyondItsCapAndStillStopsOnInterrupt() async throws {
         let serve = try Serve(["--max-connections", "4"])
         let port = try await serve.port(of: "moltin")
+        let control = try await serve.port(of: "control")
         serve.stdout.resume()
-        // Four served (each answered once, so each is registered), then each in the middle of
-        // its next request, so none is idle and none can be closed for a newcomer: ten more shed.
+        // Four requests held by the fake (a hold fault, armed through the control API): their
+        // connections are busy, not idle, for as long as the test needs, so none can be closed
+        // for a newcomer and ten more are shed.
+        let arm = try await RawConnection.connect(port: control)
+        let fault = #"{"provider": "moltin", "kind": "hold", "path": "/v1/products", "times": 4}"#
+        #expect(try await arm.send("POST /faults HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(fault.utf8.count)\r\nConnection: close\r\n\r\n" + fault))
+        let armed = try #require(try await arm.readResponse()?.status)
+        #expect((200..<300).contains(armed), "the hold is armed")
         var kept: [RawConnection] = []
         for _ in 0..<4 {
             let connection = try await RawConnection.connect(port: port)
             #expect(try await connection.send(Self.productsRequest))
-            let status = try await connection.readResponse()?.status
-            #expect(status != nil && status != 503, "within the cap: served")
-            #expect(try await connection.send("GET /v1/products HTTP/1.1\r\n"))
             kept.append(connection)
         }
         for _ in 0..<10 {
             let extra = try await RawConnection.connect(port: port)
-            #expect(try await extra.readResponse()?.status == 503, "beyond the cap: 503")
+            #expect(try await extra.readResponse()?.status == 503, "beyond the cap, none idle: 503")
             #expect(try await Self.closedByServer(extra), "and closed")
         }
         #expect(try await serve.interrupt() == 0, "Ctrl-C stops serve at its cap, exit status 0")
-        for connection in kept { #expect(try await Self.closedByServer(connection), "served connections are closed at stop") }
+        for connection in kept { #expect(try await Self.closedByServer(connection), "held connections are closed at stop") }
     }
 
     @Test func recoversFromItsDescriptorLimitAndStillStopsOnInterrupt() async throws {

@@ -15,7 +15,10 @@ enum Interleavings {
         let relaunch = provider.derivation.relaunchInFlight != nil && provider.actions.contains { $0.name == relaunchAction }
         var candidates: [Deriver.Candidate] = []
         for (index, step) in spec.steps.enumerated() {
+            // Not while a call started in the background still runs: the variant ends before
+            // that call's await and would leave it running (Deriver.backgroundPending).
             guard case .app(let name, _)? = step.action, name != logout, name != relaunchAction, step.background == nil,
+                  !Deriver.backgroundPending(in: spec, before: index),
                   let expect = step.expect, let requests = expect.checks.lazy.compactMap({ check -> [RequestExpectation]? in
                       if case .requests(let list) = check { return list } else { return nil }
                   }).first else { continue }

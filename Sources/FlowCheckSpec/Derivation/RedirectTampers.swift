@@ -106,7 +106,7 @@ enum RedirectTampers {
                     capture = nil
                 }
             case .app(let name, let arguments)?:
-                guard let found = capture, step.background == nil, let signature = actions.first(where: { $0.name == name }),
+                guard let found = capture, step.background == nil, !Deriver.backgroundPending(in: spec, before: index), let signature = actions.first(where: { $0.name == name }),
                       signature.endsLogin != .never,
                       arguments.contains(where: { signature.type(of: $0.name) == .url && $0.value.raw == "${redirect}" }) else {
                     if case .app(_, let arguments)? = step.action, arguments.contains(where: { $0.value.raw.contains("${redirect}") }) { capture = nil }
