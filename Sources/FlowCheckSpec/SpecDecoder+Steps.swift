@@ -41,7 +41,9 @@ extension SpecDecoder {
                 } else {
                     report(member.value, actionPath, "expected a duration such as \"61m\", found \(member.value.scalarText.map(quoted) ?? member.value.typeName)", fix: "write hours, minutes and seconds as \"1h\", \"61m\", \"90s\" or \"1h30m\"")
                 }
-            case .fault: action = decodeFault(member.value, actionPath)
+            case .fault:
+                action = decodeFault(member.value, actionPath)
+                if case .fault(let fault)? = action, fault.kind == "hold", fault.times != 1, manyHolds == nil { manyHolds = number }
             case .clearFaults:
                 if bool(member, actionPath) == true { action = .clearFaults } else if case .bool(false) = member.value.value {
                     report(member.value, actionPath, "\"clearFaults\": false does nothing", fix: "write \"clearFaults\": true, or remove the key")
@@ -333,7 +335,13 @@ extension SpecDecoder {
             typeMismatch(member.value, path, expected: "the label of a background call", example: "\"refresh\"")
             return nil
         }
-        if running[label] != nil { return .release(label: label) }
+        if running[label] != nil {
+            if let step = manyHolds {
+                report(member.value, path, "the hold fault of step \(step) may hold more than one request, so which one is \(quoted(label))'s is not known", fix: "give each hold fault \"times\": 1, armed before the call it holds, or end every hold with {\"clearFaults\": true}")
+                return nil
+            }
+            return .release(label: label)
+        }
         if let step = awaited[label] {
             report(member.value, path, "the background call \(quoted(label)) already ended (awaited in step \(step)): it holds nothing now", fix: "release it before its await, or remove this step")
         } else {

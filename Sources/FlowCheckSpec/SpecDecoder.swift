@@ -16,6 +16,9 @@ struct SpecDecoder {
     var running: [String: BackgroundCall] = [:]
     /// Labels already awaited, with the step that awaited them.
     var awaited: [String: Int] = [:]
+    /// The step of a `hold` fault that may hold more than one request (`times` not 1): a
+    /// `release` could not tell which of them is its call's.
+    var manyHolds: Int?
     /// The app action of each awaited label (its results are what the await may check).
     var awaitedLabels: [String: String] = [:]
     /// Whether an earlier step checked `storeFiles`: `replacedByRename` compares with what that

@@ -32,6 +32,8 @@ struct HTTPConnection {
                 buffer.removeFirst(consumed)
                 continueSent = false
                 headDone = nil
+                // Being answered, pipelined or not: never the idle one to close for a newcomer.
+                idleness?.busy()
                 guard deliver(plan(for: request), for: request) else { return }
                 // A pipelined request already begun gets its own full deadline from now.
                 requestStart = buffer.isEmpty ? nil : .now

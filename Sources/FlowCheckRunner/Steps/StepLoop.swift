@@ -36,6 +36,8 @@ struct StepLoop {
     /// at the next step with none running: which of those steps a background call's request
     /// fell in depends on timing, and the same flow must fail at the same step on every run.
     var deferredRequests: [RecordedExchange] = []
+    /// The invariants the steps those requests came in opted out of: they stay excused.
+    var deferredAllowances: Set<Invariant> = []
 
     init(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: FlowExecution.Progress, judge: InvariantJudge) {
         self.spec = spec
@@ -351,19 +353,24 @@ struct StepLoop {
         }
         let sent = judge.inputs.contains(.sentRequests) ? await session.sentRequests() : nil
         var fresh = observed.fresh
+        var allowed = Set(step.allow.map(\.invariant))
         if observed.action.actor == .sdk {
             if callsInFlight {
+                // A verifier sent now is a secret from now on, whenever its request is judged.
+                judge.learn(fresh.compactMap { InvariantJudge.field("code_verifier", of: $0.request) })
                 deferredRequests += fresh
+                if !fresh.isEmpty { deferredAllowances.formUnion(allowed) }
                 fresh = []
             } else {
                 fresh = deferredRequests + fresh
+                allowed.formUnion(deferredAllowances)
                 deferredRequests = []
+                deferredAllowances = []
             }
         }
         let violations = judge.judge(InvariantObservation(
             step: step, actor: observed.action.actor, outcome: observed.action.outcome, arguments: observed.action.arguments, fresh: fresh, window: observed.window,
             opened: observed.opened, sent: sent, browserShowing: browserShowing, store: store, storeFiles: files, issued: world.server.issuedSecrets, now: now))
-        let allowed = Set(step.allow.map(\.invariant))
         let failures = violations.filter { !allowed.contains($0.invariant) }.map { violation in
             CheckFailure(step: step.number, line: step.location.line, check: violation.invariant.rawValue, expected: violation.invariant.statement, actual: violation.detail, values: FailureValues(source: .invariant(violation.invariant.rawValue)))
         }
