@@ -70,7 +70,7 @@ final class MiniMoltinSession: FlowSession {
     }
 
     func close() async {
-        client.close()
+        await client.close()
     }
 }
 
@@ -92,6 +92,9 @@ actor MiniMoltinClient {
     private let now: @Sendable () -> Date
     private let session = URLSession(configuration: .ephemeral)
     private(set) var token: Token?
+    /// Set by `close()`: a call still running afterwards (one the app started in the
+    /// background) must not touch the invalidated session, which on Linux is a fatal error.
+    private var closed = false
     /// The remembered Auth credentials (in memory only: a relaunch forgets them).
     private var savedCredentials: (id: String, secret: String)?
 
@@ -108,7 +111,8 @@ actor MiniMoltinClient {
         savedCredentials = nil
     }
 
-    nonisolated func close() {
+    func close() {
+        closed = true
         session.finishTasksAndInvalidate()
     }
 
@@ -178,6 +182,9 @@ actor MiniMoltinClient {
         } else if let token {
             request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization")
         }
+        // Checked on the actor with no suspension before the task is made: close() cannot
+        // come in between.
+        guard !closed else { throw Failure(kind: "transport", message: "the client was closed") }
         let (data, response): (Data?, URLResponse?) = await withCheckedContinuation { continuation in
             session.dataTask(with: request) { data, response, error in
                 continuation.resume(returning: error == nil ? (data, response) : (nil, nil))
