@@ -82,7 +82,7 @@ extension FlowCheckCommand {
                 driver = UnstartableDriver(name: choice.command, problem: problem.description)
             }
             var runnerOptions = FlowRunner.Options()
-            if let jobs = options.jobs { runnerOptions.concurrency = jobs }
+            runnerOptions.concurrency = options.jobs ?? Self.defaultJobs(for: driver)
             let runner = FlowRunner(driver: driver, options: runnerOptions)
             let (flows, signal) = await Self.runUntilInterrupted(runner, specs, interrupt: environment.interrupt) { _ in }
             if let signal {
@@ -122,5 +122,16 @@ struct UnstartableDriver: FlowDriver {
 
     func makeSession(for context: DriverContext) async throws -> any FlowSession {
         throw DriverError(problem, party: .driverProtocol)
+    }
+}
+
+extension FlowCheckCommand {
+    /// Flows at once when `--jobs` is not given: the runner's default in process, and one more
+    /// than the cores for a driver process. Each flow there is a process of its own, and at
+    /// twice the cores their threads crowded each other enough to change which of two
+    /// concurrent calls of a client with no shared renewal (authlib on MLT-SHARED-RENEWAL)
+    /// found the token expired first: the same run's verdict changed from run to run.
+    static func defaultJobs(for driver: any FlowDriver) -> Int {
+        driver is ProcessDriver ? ProcessInfo.processInfo.activeProcessorCount + 1 : FlowRunner.Options.defaultConcurrency
     }
 }

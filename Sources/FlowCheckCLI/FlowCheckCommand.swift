@@ -249,7 +249,7 @@ public struct FlowCheckCommand: Sendable {
             driver = UnstartableDriver(name: options.drivers.first?.name ?? options.drivers.first?.command ?? "driver", problem: problem.description)
         }
         var runnerOptions = FlowRunner.Options()
-        if let jobs = options.jobs { runnerOptions.concurrency = jobs }
+        runnerOptions.concurrency = options.jobs ?? Self.defaultJobs(for: driver)
         // Said only when --jobs asked for more: the default (2 × cores + 1) is no one's request.
         if driver.sharesProcessState, let jobs = options.jobs, jobs > 1 {
             console.err("flowcheck: " + ControlCharacters.escaped("the driver \(driver.name) keeps process-wide state (sharesProcessState), so its flows run one at a time, not \(runnerOptions.concurrency) at once"))
