@@ -96,7 +96,7 @@ struct HTTPConnection {
 
     /// When a response begun now must be written by (``HTTPServerLimits/responseTimeout``).
     var responseDeadline: ContinuousClock.Instant? {
-        Self.bound(limits.responseTimeout).map { .now + .milliseconds(Int64($0 * 1000)) }
+        Self.bound(limits.responseTimeout).map { .now + .seconds($0) }
     }
 
     /// A configured timeout, or nil if it is disabled (0 or less, or not finite).

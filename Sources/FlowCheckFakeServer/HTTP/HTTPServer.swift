@@ -31,9 +31,11 @@ public final class HTTPServer: Sendable {
         /// While `phase == .refusing`: a bound, non-listening socket on the port, so connects
         /// are refused and no other server is given the port meanwhile (-1 if it could not bind).
         var placeholder: Int32 = -1
-        /// Live connection descriptors, each with how long it has waited for a request; each
-        /// is owned by its connection thread.
-        var connections: [Int32: IdleMark] = [:]
+        /// Live connection descriptors; each is owned by its connection thread.
+        var connections: Set<Int32> = []
+        /// How long each connection has waited for a request, on a capped listener only (an
+        /// uncapped one, every flow's, never looks).
+        var idleness: [Int32: IdleMark] = [:]
         /// Left when the current accept thread has closed its listener and exited.
         var acceptThread: DispatchGroup?
     }
@@ -136,7 +138,7 @@ public final class HTTPServer: Sendable {
             // Reset, not a polite close: each politely closed connection leaves a TIME_WAIT
             // entry holding this ephemeral port for 60 s, and with a server per flow thousands
             // of them made every later bind(port 0) scan a crowded port range.
-            if !wasStopped { state.connections.keys.forEach(Socket.setAbortiveClose) }
+            if !wasStopped { state.connections.forEach(Socket.setAbortiveClose) }
             return wasStopped ? nil : closeEverything(&state)
         }
         // Bounded: every socket is shut down above, so threads end at once unless a responder
@@ -163,7 +165,7 @@ public final class HTTPServer: Sendable {
             Socket.shutdownBoth(state.listener)
             state.listener = -1
         }
-        for fd in state.connections.keys {
+        for fd in state.connections {
             Socket.shutdownBoth(fd)
         }
         let acceptThread = state.acceptThread
@@ -233,7 +235,7 @@ public final class HTTPServer: Sendable {
     /// every registered descriptor is still open, so the shutdown cannot reach a reused one.
     private func evictLongestIdle(_ state: inout State) -> Bool {
         var oldest: (fd: Int32, mark: IdleMark, since: ContinuousClock.Instant)?
-        for (fd, mark) in state.connections {
+        for (fd, mark) in state.idleness {
             // Bytes waiting in the kernel are a request its thread has not read yet: not idle.
             guard let since = mark.idleSince, Socket.pendingBytes(fd) == 0 else { continue }
             if oldest == nil || since < oldest!.since { oldest = (fd, mark, since) }
@@ -248,9 +250,10 @@ public final class HTTPServer: Sendable {
     /// registered); caller holds the lock.
     private func spawnConnection(_ fd: Int32, state: inout State) -> Admission {
         if limits.maxConnections > 0, state.connections.count >= limits.maxConnections, !evictLongestIdle(&state) { return .shed }
-        let idleness = IdleMark()
-        idleness.idle()
-        state.connections[fd] = idleness
+        state.connections.insert(fd)
+        let idleness = limits.maxConnections > 0 ? IdleMark() : nil
+        idleness?.idle()
+        state.idleness[fd] = idleness
         Socket.setTimeouts(fd, seconds: limits.readTimeout)
         Socket.setNoDelay(fd)
         connectionThreads.enter()
@@ -262,12 +265,16 @@ public final class HTTPServer: Sendable {
             Thread.current.threadDictionary[marker] = true
             defer { Thread.current.threadDictionary[marker] = nil }
             connection.run()
-            _ = self.state.withLock { $0.connections.removeValue(forKey: fd) }
+            self.state.withLock { state in
+                state.connections.remove(fd)
+                state.idleness.removeValue(forKey: fd)
+            }
             close(fd)
             connectionThreads.leave()
         }
         guard started else {
-            state.connections.removeValue(forKey: fd)
+            state.connections.remove(fd)
+            state.idleness.removeValue(forKey: fd)
             connectionThreads.leave()
             return .shed
         }

@@ -357,7 +357,7 @@ struct StepLoop {
         if observed.action.actor == .sdk {
             if callsInFlight {
                 // A verifier sent now is a secret from now on, whenever its request is judged.
-                judge.learn(fresh.compactMap { InvariantJudge.field("code_verifier", of: $0.request) })
+                judge.learnVerifiers(sent: fresh)
                 deferredRequests += fresh
                 if !fresh.isEmpty { deferredAllowances.formUnion(allowed) }
                 fresh = []

@@ -96,11 +96,16 @@ struct InvariantJudge {
         secrets.add(appSecrets)
     }
 
+    /// The PKCE verifiers `requests` carry are secrets from now on (the SDK sent them).
+    mutating func learnVerifiers(sent requests: [RecordedExchange]) {
+        secrets.add(requests.compactMap { Self.field("code_verifier", of: $0.request) })
+    }
+
     /// Every violation `observation` shows, in ``Invariant`` order.
     mutating func judge(_ observation: InvariantObservation) -> [InvariantViolation] {
         secrets.add(observation.issued)
         let sdkRequests = observation.actor == .sdk ? observation.fresh : []
-        secrets.add(sdkRequests.compactMap { Self.field("code_verifier", of: $0.request) })
+        learnVerifiers(sent: sdkRequests)
         var violations: [InvariantViolation] = []
         for invariant in Invariant.allCases where enabled.contains(invariant) {
             let found: [String]
