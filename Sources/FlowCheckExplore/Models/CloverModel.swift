@@ -183,6 +183,16 @@ public struct CloverModel: ProviderModel {
             for label in registered { fired?[label, default: 0] += 1 }
         }
 
+        /// A new SDK instance over the same store (a relaunch): not set up, no login under way,
+        /// no callbacks registered on it.
+        mutating func newInstance() {
+            configured = false
+            pending = nil
+            registered = []
+            identifiers = [:]
+            registrationOrder = []
+        }
+
         mutating func newSession() -> String {
             captures += 1
             let name = "access\(captures)"
@@ -413,11 +423,8 @@ public struct CloverModel: ProviderModel {
         let path = refresh ? "/oauth/v2/refresh" : Self.merchantPath
         var meanwhile: [SpecJSON] = []
         if relaunch {
-            meanwhile.append(StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's request is in flight.", expect: [("outcome", "any")]))
-            state.configured = false
-            state.registered = []
-            state.identifiers = [:]
-            state.registrationOrder = []
+            meanwhile.append(Self.relaunchInFlight)
+            state.newInstance()
         }
         let steps = StepBuilder.held("merchant", path: path, meanwhile: meanwhile, end: "logout")
         state.session = nil
@@ -437,24 +444,16 @@ public struct CloverModel: ProviderModel {
         // Full OAuth only, as the two-held form: Partial OAuth's setup after a relaunch is
         // its own action's business (CLV-PART flows), and a finding there shrinks no further
         // than the app's own login and these seven steps.
-        guard !state.partial, state.configured, let session = state.session, state.storeKnown, !state.crashArmed, state.reshapes.isEmpty,
-              state.now < session.refreshExpires else { return nil }
+        guard let session = Self.refreshCanBeOvertaken(state) else { return nil }
         var relaunched = state
         let expiry = toAccessExpiry(&relaunched)
-        relaunched.configured = false
-        relaunched.pending = nil
-        relaunched.registered = []
-        relaunched.identifiers = [:]
-        relaunched.registrationOrder = []
+        relaunched.newInstance()
         guard let setup = plainStep(.setup, &relaunched), relaunched.session?.name != session.name else { return nil }
         state = relaunched
         state.fired = nil
         let path = "/oauth/v2/refresh"
         let stored = state.storeUnchanged
-        return expiry + [
-            .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))]),
-            .object([("app", "merchant"), ("async", "held"), ("note", "The call needs a refresh first; the step goes on once the server holds it.")]),
-            StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's refresh is in flight.", expect: [("outcome", "any")]),
+        return expiry + Self.refreshHeldThenRelaunch + [
             setup,
             .object([
                 ("clearFaults", true),
@@ -471,6 +470,24 @@ public struct CloverModel: ProviderModel {
         ]
     }
 
+    /// A relaunch while the old instance's request is in flight (its outcome the SDK's).
+    static let relaunchInFlight = StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's request is in flight.", expect: [("outcome", "any")])
+
+    /// The start of both overtaken forms: the merchant call's refresh held, then a relaunch.
+    static let refreshHeldThenRelaunch: [SpecJSON] = [
+        StepBuilder.hold("/oauth/v2/refresh"),
+        .object([("app", "merchant"), ("async", "held"), ("note", "The call needs a refresh first; the step goes on once the server holds it.")]),
+        StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's refresh is in flight.", expect: [("outcome", "any")]),
+    ]
+
+    /// The stored session, when a refresh of it can be held and overtaken: Full OAuth, set up,
+    /// the refresh token alive, nothing armed that would change the answers.
+    static func refreshCanBeOvertaken(_ state: State) -> Session? {
+        guard !state.partial, state.configured, let session = state.session, state.storeKnown, !state.crashArmed, state.reshapes.isEmpty,
+              state.now < session.refreshExpires else { return nil }
+        return session
+    }
+
     /// The clock moved onto the stored access token's expiry when it is not there yet (a
     /// refresh is then due whatever the SDK's margin): no step, or the jump.
     private func toAccessExpiry(_ state: inout State) -> [SpecJSON] {
@@ -484,30 +501,21 @@ public struct CloverModel: ProviderModel {
     /// end (storing the pair) before the other is answered: refused as spent, and that refusal
     /// must not end the rotated session. (Answered back to back, the refusal may reach an SDK
     /// before the rotated pair is stored, and then the store still holds the refused token: no
-    /// prediction is sound there.) What each call returns,
-    /// whether the new instance counts as set up, and the callbacks are left unpredicted; the
-    /// model knows only that a pair issued at the release is stored.
+    /// prediction is sound there.) What each call returns, whether the new instance counts as
+    /// set up, and the callbacks are left unpredicted; the model knows only that a pair issued
+    /// at the release is stored.
     private func heldBoth(oldFirst: Bool, _ state: inout State) -> [SpecJSON]? {
-        guard !state.partial, state.configured, let session = state.session, state.storeKnown, !state.crashArmed, state.reshapes.isEmpty,
-              state.now < session.refreshExpires else { return nil }
+        guard let session = Self.refreshCanBeOvertaken(state) else { return nil }
         let expiry = toAccessExpiry(&state)
         let path = "/oauth/v2/refresh"
-        let hold: SpecJSON = .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))])
         let setup: [(String, SpecJSON)] = Self.setupArguments.map { ($0.0, .string($0.1)) }
         let order = oldFirst ? ["held", "second"] : ["second", "held"]
-        state.configured = false
-        state.pending = nil
-        state.registered = []
-        state.identifiers = [:]
-        state.registrationOrder = []
+        state.newInstance()
         state.fired = nil
         let old = session.name
         let name = state.newSession()
-        return expiry + [
-            hold,
-            .object([("app", "merchant"), ("async", "held"), ("note", "The call needs a refresh first; the step goes on once the server holds it.")]),
-            StepBuilder.app("relaunch", note: "A new SDK instance over the same store while the old one's refresh is in flight.", expect: [("outcome", "any")]),
-            hold,
+        return expiry + Self.refreshHeldThenRelaunch + [
+            StepBuilder.hold(path),
             .object([("app", "setupFull"), ("with", .object(setup)), ("async", "second"), ("note", "The new instance's setup refreshes the same pair; the server holds that refresh too.")]),
             .object([("release", .string(order[0])), ("note", .string("The \(oldFirst ? "old" : "new") instance's refresh is answered first: the pair rotates."))]),
             .object([("await", .string(order[0])), ("note", "That call ends (with the rotated pair stored) before the other refresh is answered."), ("expect", .object([("outcome", "any")]))]),
@@ -669,11 +677,7 @@ public struct CloverModel: ProviderModel {
             // Whether an armed crash outlives the instance is the driver's business: no
             // relaunch while one is armed.
             guard !state.crashArmed else { return nil }
-            state.configured = false
-            state.pending = nil
-            state.registered = []
-            state.identifiers = [:]
-            state.registrationOrder = []
+            state.newInstance()
             return StepBuilder.app("relaunch", expect: [("outcome", "ok"), ("requests", .array([]))] + state.storeUnchanged)
         case .logout:
             if state.session != nil { state.changed() } else if !state.registered.isEmpty || !state.storeKnown { state.fired = nil }

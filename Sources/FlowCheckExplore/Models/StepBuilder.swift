@@ -57,6 +57,12 @@ enum StepBuilder {
         return .object([("browser", "tamper"), ("with", .object(with)), ("note", .string("\(what) rewritten: \(tamper.name) (\(tamper.rule))."))])
     }
 
+    /// `{"fault": {"kind": "hold", "path": path, "times": 1}}`: the next request to `path` is
+    /// held on the server until released.
+    static func hold(_ path: String) -> SpecJSON {
+        .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))])
+    }
+
     /// A call held in flight while the session ends (the `interleave` family's
     /// DRV-NO-RESURRECTION): the server holds the call's first request to `path`, the call
     /// starts in the background, `meanwhile` happens, the app calls `end`, the request is
@@ -67,7 +73,7 @@ enum StepBuilder {
         started.append(("async", "held"))
         started.append(("note", .string("The call starts; the step goes on once the server holds its \(path) (or the call ended without one).")))
         return [
-            .object([("fault", .object([("kind", "hold"), ("path", .string(path)), ("times", .int(1))]))]),
+            hold(path),
             .object(started),
         ] + meanwhile + [
             Self.app(end, note: "The user ends the session while the request is in flight.", expect: [("outcome", "any"), ("storeEmpty", true)]),
