@@ -130,11 +130,11 @@ public final class FakeProviderHost: Sendable {
                     }
                 }
                 let world = try FakeWorld(kit: kit, fixture: fixture, now: now, advanceClock: advanceClock, port: port, address: address, front: front, limits: limits, recording: recording) { exchange in
-                    // Structure first (bodies, Authorization, query), then every secret known now.
+                    // Structure first (bodies, Authorization, query), then every fixture secret and
+                    // anything a fake issued.
                     let head = Transcript.render(exchange).split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
                     log(ControlCharacters.escaped(redactor.scrub("\(provider.rawValue)  \(head)")))
                 }
-                redactor.follow(world.server)
                 let baseURLs = world.server.baseURLs.mapValues { Self.reachable($0, bound: address) }
                 index?.setBaseURLs(baseURLs)
                 let secrets = fixture.secrets

@@ -2,38 +2,21 @@ import Foundation
 import FlowCheckFakeServer
 import FlowCheckRunner
 
-/// The one redactor of a ``FakeProviderHost``: every provider's fixture secrets and everything
-/// any of them has issued, masked on every port. Secrets are added as they are issued, so a
-/// line costs the same to mask after ten thousand tokens as after one.
+/// The one redactor of a ``FakeProviderHost``: every provider's fixture secrets, by name, and
+/// everything any of them has issued, by its shape (``MintedSecret``), masked on every port.
+///
+/// It keeps no string per issued secret: a host that has issued a million tokens masks a line
+/// at the cost of one that has issued none, with memory that does not grow, and a token the
+/// fakes have long forgotten is still masked when a client sends it again.
 final class HostRedactor: Sendable {
-    private struct State {
-        var redactor: Redactor
-        /// Each started provider's server and how many of its issued secrets are already added.
-        var sources: [(server: FakeProviderServer, added: Int)] = []
-    }
-
-    private let state: Locked<State>
+    private let redactor: Redactor
 
     init(fixtureSecrets: [String]) {
-        state = Locked(State(redactor: Redactor(secrets: fixtureSecrets)))
+        redactor = Redactor(secrets: fixtureSecrets, recognising: { MintedSecret.spans(in: $0) })
     }
 
-    /// Starts following what `server` issues.
-    func follow(_ server: FakeProviderServer) {
-        state.withLock { $0.sources.append((server, 0)) }
-    }
-
-    /// `text` with every secret known now masked: anything a provider issued before the
-    /// exchange being logged was answered is known.
+    /// `text` with every fixture secret and every secret this process issued masked.
     func scrub(_ text: String) -> String {
-        state.withLock { state in
-            for index in state.sources.indices {
-                let issued = state.sources[index].server.issuedSecrets
-                guard issued.count > state.sources[index].added else { continue }
-                state.redactor.add(Array(issued[state.sources[index].added...]))
-                state.sources[index].added = issued.count
-            }
-            return state.redactor.scrub(text)
-        }
+        redactor.scrub(text)
     }
 }

@@ -94,7 +94,7 @@ struct FakeBraintreeConnectPageTests {
         let query = try #require(URLComponents(string: location)?.queryItems)
         #expect(query.map(\.name) == ["code", "merchantId", "state"])
         let code = try #require(query.first?.value)
-        #expect(code.count == 32 && env.braintree.issuedSecrets == [code])
+        #expect(code.count == 48 && env.braintree.issuedSecrets == [code])
     }
 
     @Test(arguments: [("st-1", "&state=st-1"), (nil, "")] as [(String?, String)])

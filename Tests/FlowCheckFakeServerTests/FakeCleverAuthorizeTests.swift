@@ -94,7 +94,7 @@ struct FakeCleverAuthorizeTests {
         let query = try env.redirectQuery(response)
         #expect(query.map(\.name) == ["code", "state"])
         let code = try #require(query.first?.value)
-        #expect(code.count == 32 && code.allSatisfy(\.isHexDigit))
+        #expect(code.count == 48 && code.allSatisfy(\.isHexDigit) && MintedSecret.isMinted(code))
         #expect(env.clever.issuedSecrets == [code])
     }
 

@@ -41,7 +41,7 @@ struct FakeCleverTokenTests {
         #expect(Set(fields.keys) == ["access_token", "token_type"])
         #expect(fields["token_type"] == "bearer")
         let token = try #require(fields["access_token"])
-        #expect(token.count == 40 && token != code)
+        #expect(token.count == 56 && MintedSecret.isMinted(token) && token != code)
         #expect(env.clever.issuedSecrets == [code, token])
         #expect(env.clever.isTokenValid(token))
         env.clever.revokeAllTokens()

@@ -174,7 +174,7 @@ struct FakeCloverAuthorizeTests {
         let query = try env.redirectQuery(response)
         #expect(query.map(\.name) == ["merchant_id", "client_id", "code", "state"])
         let code = try #require(query.first { $0.name == "code" }?.value)
-        #expect(code.count == 32)
+        #expect(code.count == 48 && MintedSecret.isMinted(code))
         #expect(env.clover.issuedSecrets == [code])
     }
 

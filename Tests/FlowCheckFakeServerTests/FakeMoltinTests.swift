@@ -71,7 +71,7 @@ struct FakeMoltinTests {
         #expect(response.headers["Content-Type"] == "application/json")
         let fields = try #require(response.jsonFields())
         let token = try #require(fields["access_token"])
-        #expect(token.count == 40 && token.allSatisfy(\.isHexDigit))
+        #expect(token.count == 56 && token.allSatisfy(\.isHexDigit) && MintedSecret.isMinted(token))
         #expect(fields["token_type"] == "Bearer")
         #expect(fields["expires"] == String(Int(clock.now.timeIntervalSince1970) + 3600))
         #expect(fields["expires_in"] == "3600")

@@ -176,7 +176,7 @@ struct HarnessBlameTests {
             written += [shown] + (try ["j-\(format).xml", "m-\(format).md", "summary-\(format).md"].map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) })
         }
         let tokens = Set(issued.all)
-        #expect(tokens.contains { $0.count == 40 }, "an access token was issued: \(tokens)")
+        #expect(tokens.contains { $0.count == 56 }, "an access token was issued: \(tokens)")
         for text in written {
             let leaked = Self.pieces(of: tokens, in: text)
             #expect(leaked.isEmpty, "offset \(offset): pieces \(leaked) of an issued secret in: \(text.prefix(4000))")

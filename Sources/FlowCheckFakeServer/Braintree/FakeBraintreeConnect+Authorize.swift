@@ -62,7 +62,7 @@ extension FakeBraintreeConnect {
                     return .badCredentials(requestID: requestID)
                 }
                 book.pendingConnects[requestID] = nil
-                let code = Persona.randomHex(byteCount: 16)
+                let code = MintedSecret.mint(byteCount: 16)
                 book.codes[code] = IssuedCode(
                     merchantID: merchant.id, redirectURI: pending.redirectURI,
                     expiresAt: now + fixture.codeLifetime, used: false

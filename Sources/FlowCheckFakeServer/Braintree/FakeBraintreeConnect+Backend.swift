@@ -25,7 +25,7 @@ extension FakeBraintreeConnect {
             return HTTPResponse.json(400, ["error": "a Host header naming this server is required"]).refused(by: .braintreeBackendHostRequired)
         }
         let state = Persona.randomHex(byteCount: 16)
-        book.withLock { _ = $0.backendStates.insert(state) }
+        book.withLock { $0.backendStates[state] = true }
         let url = OAuthRedirect.location(origin + Self.connectPath, appending: [
             ("client_id", fixture.clientID),
             ("redirect_uri", origin + Self.callbackPath),
@@ -51,7 +51,9 @@ extension FakeBraintreeConnect {
         let state = request.queryItem("state")
         let known: Bool = book.withLock { book in
             guard let state else { return false }
-            return book.backendStates.remove(state) != nil
+            guard book.backendStates[state] != nil else { return false }
+            book.backendStates[state] = nil
+            return true
         }
         guard known else {
             return Self.page.errorResponse(400, "unknown state").refused(by: .braintreeCallbackUnknownState)

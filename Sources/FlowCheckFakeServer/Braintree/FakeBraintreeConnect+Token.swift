@@ -36,8 +36,8 @@ extension FakeBraintreeConnect {
                 if let redirectURI, redirectURI != issued.redirectURI {
                     throw .invalidGrant("redirect_uri does not match the one the code was issued for", .tokenRedirectMismatch)
                 }
-                let access = Persona.randomHex(byteCount: 20)
-                let refresh = Persona.randomHex(byteCount: 20)
+                let access = MintedSecret.mint(byteCount: 20)
+                let refresh = MintedSecret.mint(byteCount: 20)
                 book.tokens[access] = false
                 book.tokens[refresh] = false
                 book.issued.append(access)

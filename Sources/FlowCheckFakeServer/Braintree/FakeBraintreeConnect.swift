@@ -83,18 +83,18 @@ public final class FakeBraintreeConnect: FakeProvider {
 
     struct Book {
         /// States the backend handed out and has not yet seen come back.
-        var backendStates: Set<String> = []
+        var backendStates = RetainedTable<Bool>()
         /// How many of the fixture's `backendConnectURLs` were handed out.
         var connectURLsHandedOut = 0
-        var pendingConnects: [String: PendingConnect] = [:]
-        var codes: [String: IssuedCode] = [:]
+        var pendingConnects = RetainedTable<PendingConnect>()
+        var codes = RetainedTable<IssuedCode>()
         /// Access and refresh token -> revoked.
-        var tokens: [String: Bool] = [:]
+        var tokens = RetainedTable<Bool>()
         /// Merchant id -> the access token the backend holds.
         var backendTokens: [String: String] = [:]
         /// Codes, access and refresh tokens in issue order; states and request ids are not
         /// secrets (they travel in URLs by design).
-        var issued: [String] = []
+        var issued = RetainedList()
     }
 
     /// All mutable state, behind one lock; a state or code is spent inside one critical
@@ -106,7 +106,7 @@ public final class FakeBraintreeConnect: FakeProvider {
     }
 
     public var issuedSecrets: [String] {
-        book.withLock { $0.issued }
+        book.withLock { $0.issued.items }
     }
 
     /// Merchant id -> the access token the backend obtained for that merchant, the latest
@@ -119,9 +119,7 @@ public final class FakeBraintreeConnect: FakeProvider {
     /// backend keeps holding them, now useless. Codes not yet exchanged stay usable.
     public func revokeAllTokens() {
         book.withLock { book in
-            for key in book.tokens.keys {
-                book.tokens[key] = true
-            }
+            book.tokens.updateAll { $0 = true }
         }
     }
 

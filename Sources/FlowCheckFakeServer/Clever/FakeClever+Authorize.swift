@@ -61,7 +61,7 @@ extension FakeClever {
                     return .badCredentials(requestID: requestID, clientID: pending.clientID)
                 }
                 book.pendingLogins[requestID] = nil
-                let code = Persona.randomHex(byteCount: 16)
+                let code = MintedSecret.mint(byteCount: 16)
                 book.codes[code] = IssuedCode(
                     clientID: pending.clientID, redirectURI: pending.redirectURI, email: user.email,
                     expiresAt: now + fixture.codeLifetime, used: false

@@ -41,7 +41,7 @@ extension FakeClever {
                 guard redirectURI == issued.redirectURI else {
                     throw .invalidGrant("redirect_uri does not match the one the code was issued for", .tokenRedirectMismatch)
                 }
-                let token = Persona.randomHex(byteCount: 20)
+                let token = MintedSecret.mint(byteCount: 20)
                 book.tokens[token] = false
                 book.issued.append(token)
                 return Persona.noStore(.json(200, ["access_token": token, "token_type": "bearer"]))

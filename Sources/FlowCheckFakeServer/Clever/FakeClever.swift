@@ -67,12 +67,12 @@ public final class FakeClever: FakeProvider {
     }
 
     struct Book {
-        var pendingLogins: [String: PendingLogin] = [:]
-        var codes: [String: IssuedCode] = [:]
+        var pendingLogins = RetainedTable<PendingLogin>()
+        var codes = RetainedTable<IssuedCode>()
         /// Access token -> revoked.
-        var tokens: [String: Bool] = [:]
+        var tokens = RetainedTable<Bool>()
         /// Codes and access tokens in issue order; request ids are not secrets.
-        var issued: [String] = []
+        var issued = RetainedList()
     }
 
     /// All mutable state, behind one lock: each request is handled in a single critical
@@ -84,16 +84,14 @@ public final class FakeClever: FakeProvider {
     }
 
     public var issuedSecrets: [String] {
-        book.withLock { $0.issued }
+        book.withLock { $0.issued.items }
     }
 
     /// Kills every access token issued so far (see ``isTokenValid(_:)``). Codes not yet
     /// exchanged stay usable, and tokens issued afterwards are valid.
     public func revokeAllTokens() {
         book.withLock { book in
-            for key in book.tokens.keys {
-                book.tokens[key] = true
-            }
+            book.tokens.updateAll { $0 = true }
         }
     }
 

@@ -127,7 +127,7 @@ extension FakeClover {
                     return .notInstalled
                 }
                 book.pendingLogins[requestID] = nil
-                let code = Persona.randomHex(byteCount: 16)
+                let code = MintedSecret.mint(byteCount: 16)
                 book.codes[code] = IssuedCode(
                     clientID: pending.clientID, redirectURI: pending.redirectURI, challenge: pending.challenge,
                     merchantID: merchant.id, expiresAt: now + fixture.codeLifetime, used: false

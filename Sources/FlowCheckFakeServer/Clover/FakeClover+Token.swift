@@ -96,8 +96,8 @@ extension FakeClover {
         let seconds = now.timeIntervalSince1970
         let accessExpiration = Persona.wholeSeconds(seconds + fixture.accessTokenLifetime)
         let refreshExpiration = Persona.wholeSeconds(seconds + fixture.refreshTokenLifetime)
-        let access = Persona.randomHex(byteCount: 20)
-        let refresh = Persona.randomHex(byteCount: 20)
+        let access = MintedSecret.mint(byteCount: 20)
+        let refresh = MintedSecret.mint(byteCount: 20)
         book.accessTokens[access] = IssuedToken(
             clientID: clientID, merchantID: merchantID, expiration: accessExpiration, used: false, revoked: false
         )

@@ -100,12 +100,12 @@ public final class FakeClover: FakeProvider {
     }
 
     struct Book {
-        var pendingLogins: [String: PendingLogin] = [:]
-        var codes: [String: IssuedCode] = [:]
-        var accessTokens: [String: IssuedToken] = [:]
-        var refreshTokens: [String: IssuedToken] = [:]
+        var pendingLogins = RetainedTable<PendingLogin>()
+        var codes = RetainedTable<IssuedCode>()
+        var accessTokens = RetainedTable<IssuedToken>()
+        var refreshTokens = RetainedTable<IssuedToken>()
         /// Codes, access and refresh tokens in issue order; request ids are not secrets.
-        var issued: [String] = []
+        var issued = RetainedList()
     }
 
     /// All mutable state, behind one lock: each request is handled in a single critical
@@ -117,7 +117,7 @@ public final class FakeClover: FakeProvider {
     }
 
     public var issuedSecrets: [String] {
-        book.withLock { $0.issued }
+        book.withLock { $0.issued.items }
     }
 
     public func accessTokenExpiry(_ token: String) -> Date? {
@@ -129,12 +129,8 @@ public final class FakeClover: FakeProvider {
     /// afterwards work normally.
     public func revokeAllTokens() {
         book.withLock { book in
-            for key in book.accessTokens.keys {
-                book.accessTokens[key]?.revoked = true
-            }
-            for key in book.refreshTokens.keys {
-                book.refreshTokens[key]?.revoked = true
-            }
+            book.accessTokens.updateAll { $0.revoked = true }
+            book.refreshTokens.updateAll { $0.revoked = true }
         }
     }
 

@@ -35,8 +35,8 @@ public final class FakeMoltin: FakeProvider {
     }
 
     private struct Book {
-        var tokens: [String: Token] = [:]
-        var issued: [String] = []
+        var tokens = RetainedTable<Token>()
+        var issued = RetainedList()
     }
 
     private let book = Locked(Book())
@@ -63,16 +63,14 @@ public final class FakeMoltin: FakeProvider {
     }
 
     public var issuedSecrets: [String] {
-        book.withLock { $0.issued }
+        book.withLock { $0.issued.items }
     }
 
     /// Kills every token issued so far, so a flow can exercise "Access token is not valid"
     /// recovery. Tokens issued afterwards work normally.
     public func revokeAllTokens() {
         book.withLock { book in
-            for key in book.tokens.keys {
-                book.tokens[key]?.dead = true
-            }
+            book.tokens.updateAll { $0.dead = true }
         }
     }
 
@@ -221,8 +219,8 @@ public final class FakeMoltin: FakeProvider {
         return Int(max(min(seconds.rounded(.down), 9e18), -9e18))
     }
 
-    /// 40 lowercase hex characters from the system CSPRNG.
+    /// 20 random bytes from the system CSPRNG and their tag (``MintedSecret``), as hex.
     private static func randomToken() -> String {
-        Persona.randomHex(byteCount: 20)
+        MintedSecret.mint(byteCount: 20)
     }
 }

@@ -61,7 +61,7 @@ struct LoginFormPost {
     /// - Parameters:
     ///   - createdAt: when a pending request was made; it lives `lifetime` seconds.
     func claim<Pending>(
-        _ pending: inout [String: Pending], createdAt: KeyPath<Pending, Date>, lifetime: TimeInterval, now: Date
+        _ pending: inout RetainedTable<Pending>, createdAt: KeyPath<Pending, Date>, lifetime: TimeInterval, now: Date
     ) -> Claim<Pending> {
         guard let requestID = field("request_id"), let request = pending[requestID] else {
             return .refused(Self.unknownRequest, .loginUnknownRequest)

@@ -18,8 +18,14 @@ public struct Redactor: Sendable {
 
     private var index = SecretIndex()
     private var origins: [(String, String)] = []
+    /// Finds secrets no list names (``FlowCheckFakeServer/MintedSecret/spans(in:)``: what the
+    /// fakes issued, known by its shape): spans of a text's UTF-8 bytes.
+    private let recognise: (@Sendable ([UInt8]) -> [Range<Int>])?
 
-    public init(secrets: [String] = []) {
+    /// - Parameter recognise: also masks what it finds, in the text as it is and as a reader
+    ///   would decode it, as the listed secrets are masked.
+    public init(secrets: [String] = [], recognising recognise: (@Sendable ([UInt8]) -> [Range<Int>])? = nil) {
+        self.recognise = recognise
         add(secrets)
     }
 
@@ -49,7 +55,7 @@ public struct Redactor: Sendable {
             result = Self.replacing(origin, with: name, in: result)
         }
         // A secret that contains another is masked whole (the longer form wins).
-        return index.replacingForms(in: result, with: Self.mask)
+        return index.replacingForms(in: result, with: Self.mask, recognising: recognise)
     }
 
     /// Whether `needle`'s UTF-8 bytes occur in `text`'s.

@@ -46,13 +46,14 @@ struct SecretIndex: Sendable {
     /// undone), so a secret a client encoded in a way no form foresaw (an unreserved character
     /// percent-encoded, every byte percent-encoded, a JSON library's `\u003d`) is masked too,
     /// over the whole of its encoded span.
-    func replacingForms(in text: String, with mask: String) -> String {
-        guard !known.isEmpty else { return text }
+    /// `recognising` finds more spans to mask (secrets known by their shape), in both texts.
+    func replacingForms(in text: String, with mask: String, recognising recognise: (([UInt8]) -> [Range<Int>])? = nil) -> String {
+        guard !known.isEmpty || recognise != nil else { return text }
         let bytes = Array(text.utf8)
         guard bytes.count >= Self.keyLength else { return text }
-        var masked = occurrences(in: bytes)
+        var masked = occurrences(in: bytes) + (recognise?(bytes) ?? [])
         if let decoded = NormalizedText(bytes) {
-            masked += occurrences(in: decoded.bytes).map(decoded.originalRange)
+            masked += (occurrences(in: decoded.bytes) + (recognise?(decoded.bytes) ?? [])).map(decoded.originalRange)
         }
         guard !masked.isEmpty else { return text }
         // Overlapping spans are masked as one.

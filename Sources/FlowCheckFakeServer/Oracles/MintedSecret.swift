@@ -1,0 +1,193 @@
+import Foundation
+
+/// The secrets the fakes issue (codes, access and refresh tokens): random bytes from the system
+/// CSPRNG and a tag that only this process can make, written as lowercase hex.
+///
+/// The tag lets the process know its own secrets by shape, without keeping them: the fakes
+/// forget old ones (``RetainedTable``), and `flowcheck serve`'s redactor still masks a
+/// forgotten token a client sends weeks later, in any encoding the redactor decodes, while it
+/// keeps no string per issued secret.
+///
+/// - the random part is `byteCount` bytes, as before the tag: RFC 6749 §10.10 asks that a
+///   token be guessed with a probability of at most 2^-128 (16 bytes) and should be at most
+///   2^-160 (20 bytes); the tag adds nothing to that and takes nothing from it;
+/// - the tag is the first eight bytes of HMAC-SHA-256 (RFC 2104) of the random part under a key
+///   drawn when the process starts, so text that merely looks like hex is not masked by chance
+///   (one in 2^64).
+///
+/// ```swift
+/// let token = MintedSecret.mint(byteCount: 20)   // 56 hex digits
+/// MintedSecret.spans(in: Array("Bearer \(token)".utf8))   // [7..<63]
+/// ```
+public enum MintedSecret {
+    /// Bytes of tag after the random part.
+    static let tagLength = 8
+    /// The random parts the fakes use: codes are 16 bytes, tokens 20.
+    static let randomLengths = [16, 20]
+    /// Hex digits of a minted secret, shortest first.
+    static let hexLengths = randomLengths.map { ($0 + tagLength) * 2 }
+
+    /// The HMAC key, drawn once per process; its pads are hashed into the states the tags start from.
+    private static let pads: (inner: [UInt8], outer: [UInt8]) = {
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) } + [UInt8](repeating: 0, count: 32)
+        return (key.map { $0 ^ 0x36 }, key.map { $0 ^ 0x5c })
+    }()
+
+    /// A fresh secret: `byteCount` random bytes and their tag, as lowercase hex.
+    public static func mint(byteCount: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        var random: [UInt8] = []
+        random.reserveCapacity(byteCount)
+        while random.count < byteCount {
+            var word = generator.next()
+            for _ in 0..<min(8, byteCount - random.count) {
+                random.append(UInt8(truncatingIfNeeded: word))
+                word >>= 8
+            }
+        }
+        return hex(random + tag(of: random[...]))
+    }
+
+    /// Whether `text` is a secret this process minted (lowercase or uppercase hex).
+    public static func isMinted(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return hexLengths.contains(bytes.count) && isMinted(bytes[...])
+    }
+
+    /// The spans of `bytes` that are secrets this process minted: as they are (hex, either
+    /// case), and inside base64 or base64url text at each of the three places a secret can
+    /// start in a group of three bytes, padded or not (a base64 match covers the characters
+    /// the secret's bytes decide, and the ones it shares with its neighbours).
+    /// Linear in the text: only runs of hex digits as long as a secret are checked.
+    public static func spans(in bytes: [UInt8]) -> [Range<Int>] {
+        var found = hexSpans(in: bytes[...], offset: 0)
+        // Base64 runs long enough to hold the shortest secret's hex digits.
+        let shortest = (hexLengths[0] * 4 + 2) / 3
+        var start = 0
+        while start < bytes.count {
+            guard isBase64(bytes[start]) else { start += 1; continue }
+            var end = start
+            while end < bytes.count, isBase64(bytes[end]) { end += 1 }
+            if end - start >= shortest {
+                for lead in 0..<4 where end - start - lead >= shortest {
+                    let decoded = decodeBase64(bytes[(start + lead)..<end])
+                    for span in hexSpans(in: decoded[...], offset: 0) {
+                        // Decoded byte i came from characters lead + i/3*4 up to the next group.
+                        let lower = start + lead + span.lowerBound / 3 * 4
+                        let upper = min(end, start + lead + (span.upperBound + 2) / 3 * 4)
+                        found.append(lower..<upper)
+                    }
+                }
+            }
+            start = end
+        }
+        return found
+    }
+
+    // MARK: - Recognising
+
+    /// Spans of `bytes` (offset by `offset`) that are minted secrets written in hex.
+    private static func hexSpans(in bytes: ArraySlice<UInt8>, offset: Int) -> [Range<Int>] {
+        var found: [Range<Int>] = []
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            guard nibble(bytes[start]) != nil else { start += 1; continue }
+            var end = start
+            while end < bytes.endIndex, nibble(bytes[end]) != nil { end += 1 }
+            var position = start
+            // Every window of a secret's length in the run: a secret glued to other hex digits
+            // is still one.
+            while position + hexLengths[0] <= end {
+                var matched = false
+                for length in hexLengths where position + length <= end && isMinted(bytes[position..<(position + length)]) {
+                    found.append((position - bytes.startIndex + offset)..<(position - bytes.startIndex + offset + length))
+                    position += length
+                    matched = true
+                    break
+                }
+                if !matched { position += 1 }
+            }
+            start = end
+        }
+        return found
+    }
+
+    /// Whether the hex digits `digits` are random bytes followed by their tag.
+    private static func isMinted(_ digits: ArraySlice<UInt8>) -> Bool {
+        guard digits.count % 2 == 0, hexLengths.contains(digits.count) else { return false }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return false }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        let random = bytes[..<(bytes.count - tagLength)]
+        return tag(of: random).elementsEqual(bytes[(bytes.count - tagLength)...])
+    }
+
+    /// HMAC-SHA-256 (RFC 2104) of `random` under the process's key, cut to ``tagLength`` bytes.
+    private static func tag(of random: ArraySlice<UInt8>) -> [UInt8] {
+        let inner = FakeCrypto.sha256(pads.inner + random)
+        return Array(FakeCrypto.sha256(pads.outer + inner).prefix(tagLength))
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    // MARK: - Base64
+
+    private static func isBase64(_ byte: UInt8) -> Bool {
+        sextet(byte) != nil
+    }
+
+    /// The six bits of a base64 or base64url character.
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"), UInt8(ascii: "-"): return 62
+        case UInt8(ascii: "/"), UInt8(ascii: "_"): return 63
+        default: return nil
+        }
+    }
+
+    /// The bytes `characters` (base64 or base64url, no padding) decode to; a last partial
+    /// group gives the whole bytes it holds.
+    private static func decodeBase64(_ characters: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(characters.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for character in characters {
+            guard let value = sextet(character) else { break }
+            buffer = buffer << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        return out
+    }
+}
