@@ -63,8 +63,18 @@ final class LoadConnection: @unchecked Sendable {
     /// - Throws: ``BenchError`` when the peer closes, times out or answers something unframed.
     func roundTrip(_ request: [UInt8]) throws(BenchError) -> Int {
         try send(request)
-        return try readResponse()
+        return try readResponse().status
     }
+
+    /// Sends `request` and reads one whole response, kept: its status, head and body.
+    func exchange(_ request: [UInt8]) throws(BenchError) -> LoadResponse {
+        try send(request)
+        let (status, length) = try readResponse(keeping: true)
+        return LoadResponse(status: status, bytes: kept, length: length)
+    }
+
+    /// The last response read by ``exchange(_:)``.
+    private var kept: [UInt8] = []
 
     private func send(_ bytes: [UInt8]) throws(BenchError) {
         let failed = bytes.withUnsafeBytes { raw -> Int32? in
@@ -88,13 +98,14 @@ final class LoadConnection: @unchecked Sendable {
         if let failed { throw .harness("send failed: errno \(failed)") }
     }
 
-    private func readResponse() throws(BenchError) -> Int {
+    private func readResponse(keeping: Bool = false) throws(BenchError) -> (status: Int, length: Int) {
         while true {
             if let (status, length) = Self.frame(buffer, filled) {
+                if keeping { kept = Array(buffer[0..<length]) }
                 // Keep whatever follows (nothing, without pipelining) for the next response.
                 if length < filled { buffer.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: $0.baseAddress! + length, count: filled - length) } }
                 filled -= length
-                return status
+                return (status, length)
             }
             if filled == buffer.count {
                 throw .harness("a response larger than \(buffer.count) bytes")
@@ -155,5 +166,29 @@ final class LoadConnection: @unchecked Sendable {
             return value
         }
         return 0
+    }
+}
+
+/// A whole response as ``LoadConnection/exchange(_:)`` read it.
+struct LoadResponse {
+    var status: Int
+    var bytes: [UInt8]
+    var length: Int
+
+    /// The value of the header `name` (case-insensitive), if present.
+    func header(_ name: String) -> String? {
+        let head = String(decoding: bytes.prefix(while: { _ in true }), as: UTF8.self)
+        let wanted = name.lowercased() + ":"
+        for line in head.split(separator: "\r\n", omittingEmptySubsequences: false).dropFirst() {
+            if line.isEmpty { break }
+            if line.lowercased().hasPrefix(wanted) { return line.dropFirst(wanted.count).trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+
+    /// The body, as text.
+    var body: String {
+        guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { return "" }
+        return String(decoding: bytes[end...], as: UTF8.self)
     }
 }
