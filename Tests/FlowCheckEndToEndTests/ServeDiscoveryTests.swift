@@ -108,4 +108,34 @@ struct ServeDiscoveryTests {
         #expect(try await serve.stop() == 0)
         #expect(!serve.child.stdout.text.contains(token) && !serve.child.stderr.text.contains(token))
     }
+
+    /// A token in the encodings clients and SDK logs really produce, sent to a port that never
+    /// issued it: the host knows it by its shape (it keeps no list of what it issued), so the
+    /// log and `GET /exchanges` mask it in each form, and no form of it is left to decode.
+    @Test func aTokenIsMaskedInEveryFormOnAPortThatNeverIssuedIt() async throws {
+        let serve = try await ServeSession.launch()
+        defer { serve.child.kill() }
+        let grant = Data("grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234".utf8)
+        let issued = try await serve.send("POST", try serve.baseURL("moltin").appendingPathComponent("oauth/access_token"), body: grant, contentType: "application/x-www-form-urlencoded")
+        let token = try #require((try JSONSerialization.jsonObject(with: issued.body) as? [String: Any])?["access_token"] as? String)
+        let everyByte = token.utf8.map { String(format: "%%%02X", $0) }.joined()
+        let base64 = Data("user:\(token)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        let escaped = token.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
+        let forms = [everyByte, base64, escaped]
+        let clever = try serve.baseURL("clever")
+        for form in forms {
+            _ = try await serve.send("GET", try #require(URL(string: clever.absoluteString + "/nowhere/" + form)))
+        }
+        let url = try #require(URL(string: serve.control.absoluteString + "/exchanges?provider=clever"))
+        let exchanges = String(decoding: try await serve.send("GET", url).body, as: UTF8.self)
+        #expect(try await serve.stop() == 0)
+        let log = serve.child.stdout.text
+        #expect(log.contains("/nowhere/"), "the requests are logged: \(log)")
+        for form in forms {
+            #expect(!exchanges.contains(form) && !log.contains(form), "\(form) shown")
+        }
+        // What the masks left decodes to no part of the token either.
+        let tail = String(token.suffix(16))
+        #expect(!log.contains(tail) && !exchanges.contains(tail))
+    }
 }
