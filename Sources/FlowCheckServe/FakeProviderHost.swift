@@ -132,7 +132,7 @@ public final class FakeProviderHost: Sendable {
                 let world = try FakeWorld(kit: kit, fixture: fixture, now: now, advanceClock: advanceClock, port: port, address: address, front: front, limits: limits, recording: recording) { exchange in
                     // Structure first (bodies, Authorization, query), then every fixture secret and
                     // anything a fake issued.
-                    let head = Transcript.render(exchange).split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+                    let head = Transcript.head(exchange)
                     log(ControlCharacters.escaped(redactor.scrub("\(provider.rawValue)  \(head)")))
                 }
                 let baseURLs = world.server.baseURLs.mapValues { Self.reachable($0, bound: address) }

@@ -12,14 +12,7 @@ package enum Transcript {
     package static func render(_ exchange: RecordedExchange, mask: (String) -> String = { $0 }) -> String {
         let request = exchange.request
         let response = exchange.response
-        var lines: [String] = []
-        var head = "#\(exchange.index + 1) \(request.method) \(maskQuery(request.target)) → \(response.status)"
-        // Why a fake refused: the rule beside the status (its header line is then not repeated).
-        if let rule = exchange.rule { head += " [\(rule.rawValue)]" }
-        // A provider with several origins (Clover's web and API hosts): which one it came in on.
-        if exchange.origin != FakeOrigin.main { head += " (on \(exchange.origin))" }
-        if let fault = exchange.fault { head += " (fault: \(fault))" }
-        lines.append(head)
+        var lines = [head(exchange)]
         for (name, value) in request.headers.pairs {
             lines.append("> \(name): \(maskHeader(name, value))")
         }
@@ -29,6 +22,19 @@ package enum Transcript {
         }
         if !response.body.isEmpty { lines.append("< " + body(response.body, contentType: response.headers["Content-Type"], mask: mask)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// The transcript's first line alone (`serve`'s log line): number, method, target with
+    /// sensitive query values masked, status, and the rule, origin and fault when there are
+    /// any. Nothing of the bodies is read, so logging an exchange costs the same whatever it carried.
+    package static func head(_ exchange: RecordedExchange) -> String {
+        var head = "#\(exchange.index + 1) \(exchange.request.method) \(maskQuery(exchange.request.target)) → \(exchange.response.status)"
+        // Why a fake refused: the rule beside the status (its header line is then not repeated).
+        if let rule = exchange.rule { head += " [\(rule.rawValue)]" }
+        // A provider with several origins (Clover's web and API hosts): which one it came in on.
+        if exchange.origin != FakeOrigin.main { head += " (on \(exchange.origin))" }
+        if let fault = exchange.fault { head += " (fault: \(fault))" }
+        return head
     }
 
     private static func maskHeader(_ name: String, _ value: String) -> String {
