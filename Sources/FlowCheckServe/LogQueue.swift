@@ -16,6 +16,9 @@ public final class LogQueue: @unchecked Sendable {
     private var droppedTotal = 0
     private var finished = false
     private var writing = false
+    /// The writer waits on the condition: only then does a new line need to wake it (a wake-up
+    /// per line was a futex call per request in `serve`).
+    private var sleeping = false
     private let capacity: Int
     private let maxLineLength: Int
     private let write: @Sendable (String) -> Void
@@ -45,7 +48,7 @@ public final class LogQueue: @unchecked Sendable {
             return
         }
         lines.append(cut)
-        condition.signal()
+        if sleeping { condition.signal() }
     }
 
     /// Lines dropped so far.
@@ -80,7 +83,9 @@ public final class LogQueue: @unchecked Sendable {
         while true {
             condition.lock()
             while lines.isEmpty && droppedSinceWritten == 0 && !finished {
+                sleeping = true
                 condition.wait()
+                sleeping = false
             }
             if lines.isEmpty && droppedSinceWritten == 0 && finished {
                 condition.unlock()

@@ -25,6 +25,13 @@ public struct HTTPRequest: Sendable, Equatable {
     /// The path without the query, percent-decoded ('+' stays '+'); invalid escapes are kept
     /// literally. An absolute-form target (`http://host/p`) yields its path ("/" if empty).
     public var path: String {
+        // The common origin-form target with nothing to decode, without building anything
+        // but the result: providers read the path several times a request.
+        let bytes = target.utf8
+        if bytes.first == UInt8(ascii: "/") {
+            let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") } ?? bytes.endIndex
+            if end == bytes.endIndex || bytes[end] != UInt8(ascii: "%") { return String(target[..<end]) }
+        }
         var rawPath = target[...]
         let lowered = rawPath.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let scheme = rawPath.range(of: "://") {

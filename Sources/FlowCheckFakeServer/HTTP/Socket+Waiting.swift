@@ -12,6 +12,12 @@ extension Socket {
     /// Timeouts are per call, through `poll`, rather than SO_RCVTIMEO, so the connection can
     /// shrink each wait to what is left of a deadline. `seconds` nil waits without bound.
     static func receive(_ fd: Int32, into buffer: inout [UInt8], waitingAtMost seconds: TimeInterval?) -> ReceiveResult {
+        // What is already there is taken without a wait: a busy keep-alive client's next
+        // request has usually arrived, and the poll before it was a fifth of serve's CPU.
+        let ready = buffer.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT)) }
+        if ready > 0 { return .data(ready) }
+        if ready == 0 { return .endOfStream }
+        guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return .failed }
         guard waitUntilReadable(fd, seconds: seconds) else { return .timedOut }
         return receive(fd, into: &buffer)
     }

@@ -196,6 +196,11 @@ public final class FakeMoltin: FakeProvider {
         func isSpace(_ scalar: Unicode.Scalar) -> Bool {
             scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
         }
+        // Visible ASCII at both ends (every well-formed header): nothing to trim, and no
+        // Unicode property look-up, which is slow per character.
+        if let head = text.utf8.first, let tail = text.utf8.last, (0x21...0x7E).contains(head), (0x21...0x7E).contains(tail) {
+            return text[...]
+        }
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
               let last = scalars.lastIndex(where: { !isSpace($0) })
