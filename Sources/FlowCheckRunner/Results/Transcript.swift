@@ -65,7 +65,7 @@ package enum Transcript {
         // The fake's own JSON tree, not JSONSerialization: bridging every body through
         // NSDictionary and back, sorted, was half the cost of building a flow's result.
         if type.hasPrefix("application/json") || type.isEmpty, let value = FakeJSON.parse(data) {
-            return cut(mask(maskJSON(value).compactText))
+            return cut(maskJSON(value).compactText, mask)
         }
         // Bytes, not `String.contains(String)`, which goes through NSString on Linux.
         if type.hasPrefix("application/x-www-form-urlencoded") || type.isEmpty, let text = String(data: data, encoding: .utf8),
@@ -77,10 +77,10 @@ package enum Transcript {
                 guard parts.count == 2, Redactor.isSensitive(field: name) else { return String(pair) }
                 return "\(parts[0])=\(Redactor.mask)"
             }
-            return "form: " + cut(mask(pairs.joined(separator: "&")))
+            return "form: " + cut(pairs.joined(separator: "&"), mask)
         }
         guard let text = String(data: data, encoding: .utf8) else { return "(\(data.count) bytes, not UTF-8)" }
-        return cut(mask(Redactor.replacing("\n", with: "\\n", in: text)))
+        return cut(Redactor.replacing("\n", with: "\\n", in: text), mask)
     }
 
     private static func maskJSON(_ value: FakeJSON) -> FakeJSON {
@@ -101,7 +101,12 @@ package enum Transcript {
         }
     }
 
-    private static func cut(_ text: String) -> String {
-        text.count > bodyLimit ? String(text.prefix(bodyLimit)) + "… (\(text.count - bodyLimit) more characters)" : text
+    /// `text` masked and cut to ``bodyLimit`` characters. Masked here only when it is cut: a
+    /// whole body is masked with the rest of the transcript by the caller (every caller scrubs
+    /// the rendered text), and masking it twice was a share of every flow's result.
+    private static func cut(_ text: String, _ mask: (String) -> String) -> String {
+        guard text.count > bodyLimit else { return text }
+        let masked = mask(text)
+        return masked.count > bodyLimit ? String(masked.prefix(bodyLimit)) + "… (\(masked.count - bodyLimit) more characters)" : masked
     }
 }
