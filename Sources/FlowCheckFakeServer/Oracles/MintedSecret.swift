@@ -11,9 +11,11 @@ import Foundation
 /// - the random part is `byteCount` bytes, as before the tag: RFC 6749 §10.10 asks that a
 ///   token be guessed with a probability of at most 2^-128 (16 bytes) and should be at most
 ///   2^-160 (20 bytes); the tag adds nothing to that and takes nothing from it;
-/// - the tag is the first eight bytes of HMAC-SHA-256 (RFC 2104) of the random part under a key
-///   drawn when the process starts, so text that merely looks like hex is not masked by chance
-///   (one in 2^64).
+/// - the tag is a 64-bit SipHash (Swift's `Hasher`, which the runtime seeds afresh in every
+///   process) of a 16-byte key this process draws when it starts and the random part, so text
+///   that merely looks like hex is not masked by chance (one in 2^64). It only has to tell this
+///   process's secrets from look-alikes, not resist forgery, and it is cheap: the redactor checks
+///   every window of a secret's length in every run of hex digits of every line it masks.
 ///
 /// ```swift
 /// let token = MintedSecret.mint(byteCount: 20)   // 56 hex digits
@@ -27,11 +29,10 @@ public enum MintedSecret {
     /// Hex digits of a minted secret, shortest first.
     static let hexLengths = randomLengths.map { ($0 + tagLength) * 2 }
 
-    /// The HMAC key, drawn once per process; its pads are hashed into the states the tags start from.
-    private static let pads: (inner: [UInt8], outer: [UInt8]) = {
+    /// The tag's key, drawn once per process (beside the seed the runtime gives `Hasher`).
+    private static let key: (UInt64, UInt64) = {
         var generator = SystemRandomNumberGenerator()
-        let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) } + [UInt8](repeating: 0, count: 32)
-        return (key.map { $0 ^ 0x36 }, key.map { $0 ^ 0x5c })
+        return (generator.next(), generator.next())
     }()
 
     /// A fresh secret: `byteCount` random bytes and their tag, as lowercase hex.
@@ -46,7 +47,8 @@ public enum MintedSecret {
                 word >>= 8
             }
         }
-        return hex(random + tag(of: random[...]))
+        var tag = tag(of: random[...]).littleEndian
+        return hex(random + withUnsafeBytes(of: &tag) { Array($0) })
     }
 
     /// Whether `text` is a secret this process minted (lowercase or uppercase hex).
@@ -113,25 +115,40 @@ public enum MintedSecret {
         return found
     }
 
-    /// Whether the hex digits `digits` are random bytes followed by their tag.
+    /// Whether the hex digits `digits` are random bytes followed by their tag. No allocation:
+    /// the redactor calls it for every window of every long run of hex digits.
     private static func isMinted(_ digits: ArraySlice<UInt8>) -> Bool {
         guard digits.count % 2 == 0, hexLengths.contains(digits.count) else { return false }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = digits.startIndex
-        while index < digits.endIndex {
+        let randomDigits = digits.count - 2 * tagLength
+        // The tag: the last 16 digits, little-endian as written.
+        var written: UInt64 = 0
+        var index = digits.endIndex - 2
+        while index >= digits.startIndex + randomDigits {
             guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return false }
-            bytes.append(high << 4 | low)
+            written = written << 8 | UInt64(high << 4 | low)
+            index -= 2
+        }
+        var hasher = Hasher()
+        hasher.combine(key.0)
+        hasher.combine(key.1)
+        index = digits.startIndex
+        while index < digits.startIndex + randomDigits {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return false }
+            hasher.combine(high << 4 | low)
             index += 2
         }
-        let random = bytes[..<(bytes.count - tagLength)]
-        return tag(of: random).elementsEqual(bytes[(bytes.count - tagLength)...])
+        hasher.combine(randomDigits / 2)
+        return UInt64(bitPattern: Int64(hasher.finalize())) == written
     }
 
-    /// HMAC-SHA-256 (RFC 2104) of `random` under the process's key, cut to ``tagLength`` bytes.
-    private static func tag(of random: ArraySlice<UInt8>) -> [UInt8] {
-        let inner = FakeCrypto.sha256(pads.inner + random)
-        return Array(FakeCrypto.sha256(pads.outer + inner).prefix(tagLength))
+    /// The 64-bit tag of `random` under the process's key.
+    private static func tag(of random: ArraySlice<UInt8>) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(key.0)
+        hasher.combine(key.1)
+        for byte in random { hasher.combine(byte) }
+        hasher.combine(random.count)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {
