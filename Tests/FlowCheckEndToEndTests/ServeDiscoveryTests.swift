@@ -111,7 +111,8 @@ struct ServeDiscoveryTests {
 
     /// A token in the encodings clients and SDK logs really produce, sent to a port that never
     /// issued it: the host knows it by its shape (it keeps no list of what it issued), so the
-    /// log and `GET /exchanges` mask it in each form, and no form of it is left to decode.
+    /// log (which shows the request line) and `GET /exchanges` (whole transcripts) mask it in
+    /// each form, and no form of it is left to find.
     @Test func aTokenIsMaskedInEveryFormOnAPortThatNeverIssuedIt() async throws {
         let serve = try await ServeSession.launch()
         defer { serve.child.kill() }
@@ -119,23 +120,31 @@ struct ServeDiscoveryTests {
         let issued = try await serve.send("POST", try serve.baseURL("moltin").appendingPathComponent("oauth/access_token"), body: grant, contentType: "application/x-www-form-urlencoded")
         let token = try #require((try JSONSerialization.jsonObject(with: issued.body) as? [String: Any])?["access_token"] as? String)
         let everyByte = token.utf8.map { String(format: "%%%02X", $0) }.joined()
-        let base64 = Data("user:\(token)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-        let escaped = token.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
-        let forms = [everyByte, base64, escaped]
+        // Base64url, so no `/` that JSON would escape; glued to a letter, so it starts mid-run.
+        let base64 = "x" + Data("user:\(token)".utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let clever = try serve.baseURL("clever")
-        for form in forms {
+        for form in [everyByte, base64] {
             _ = try await serve.send("GET", try #require(URL(string: clever.absoluteString + "/nowhere/" + form)))
         }
+        // Every character `\u`-escaped, in a JSON body (the transcript shows bodies, the log does not).
+        let escaped = token.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
+        _ = try await serve.send("POST", try #require(URL(string: clever.absoluteString + "/nowhere")), body: Data("{\"t\":\"\(escaped)\"}".utf8), contentType: "application/json")
         let url = try #require(URL(string: serve.control.absoluteString + "/exchanges?provider=clever"))
-        let exchanges = String(decoding: try await serve.send("GET", url).body, as: UTF8.self)
+        let listed = try await serve.send("GET", url).body
+        // Searched as decoded JSON: the raw answer escapes `/` and quotes.
+        let exchanges = try #require(try JSONSerialization.jsonObject(with: listed) as? [String: Any])["exchanges"] as? [[String: Any]]
+        let shown = try #require(exchanges).map { exchange in
+            ((exchange["transcript"] as? [String]) ?? []).joined(separator: "\n") + " " + ((exchange["path"] as? String) ?? "")
+        }.joined(separator: "\n")
         #expect(try await serve.stop() == 0)
         let log = serve.child.stdout.text
-        #expect(log.contains("/nowhere/"), "the requests are logged: \(log)")
-        for form in forms {
-            #expect(!exchanges.contains(form) && !log.contains(form), "\(form) shown")
+        #expect(log.contains("/nowhere/") && shown.contains("/nowhere/"), "the requests are logged and listed: \(log)")
+        #expect(shown.contains("{\"t\":"), "the JSON body is listed: \(shown)")
+        for form in [everyByte, base64, escaped, token] {
+            #expect(!shown.contains(form) && !log.contains(form), "shown: \(form)")
         }
-        // What the masks left decodes to no part of the token either.
-        let tail = String(token.suffix(16))
-        #expect(!log.contains(tail) && !exchanges.contains(tail))
+        // Nor any long piece of it, as it is or decoded.
+        let piece = String(token.dropFirst(20).prefix(16))
+        #expect(!log.contains(piece) && !shown.contains(piece) && !(shown.removingPercentEncoding ?? "").contains(piece))
     }
 }

@@ -43,6 +43,19 @@ struct RetainedStateTests {
         #expect(table["live"] == nil, "the oldest live entry goes first")
     }
 
+    @Test func aKeyRemovedAndAddedAgainIsForgottenByItsNewerPlace() {
+        var table = RetainedTable<Int>(capacity: 3)
+        table["a"] = 1
+        table["a"] = nil
+        table["b"] = 2
+        table["a"] = 3
+        table["c"] = 4
+        // Full: b, a (again), c. One more forgets b, the oldest, not a by its first place.
+        table["d"] = 5
+        #expect(table["b"] == nil)
+        #expect(table["a"] == 3 && table["c"] == 4 && table["d"] == 5)
+    }
+
     @Test func updateAllChangesEveryRecord() {
         var table = RetainedTable<Bool>(capacity: 8)
         for number in 0..<5 { table["t\(number)"] = false }

@@ -9,69 +9,79 @@
 /// must cope with either. The secrets themselves stay recognisable to the redactor by their
 /// shape (``MintedSecret``).
 struct RetainedTable<Record> {
-    /// Entries each table keeps: far more than any flow or any client of `serve` holds at once.
+    /// Entries each table keeps. The table is the fake's, shared by every client: under a
+    /// client that issues thousands of tokens a second, an older one still in use is forgotten
+    /// within seconds (and the client must log in again, as after a revocation). A flow issues
+    /// a handful.
     static var defaultCapacity: Int { 4096 }
 
     let capacity: Int
-    private var records: [String: Record] = [:]
+    /// Each record with the number of its insertion, so a key removed and added again is
+    /// forgotten by its newer place in the order, never by its older one.
+    private var records: [String: (insertion: Int, record: Record)] = [:]
     /// Keys in the order they were added, from `head` on; keys removed since are skipped.
-    private var order: [String] = []
+    private var order: [(key: String, insertion: Int)] = []
     private var head = 0
+    private var insertions = 0
 
     init(capacity: Int = Self.defaultCapacity) {
         self.capacity = max(capacity, 1)
     }
 
     var count: Int { records.count }
+    var keys: Dictionary<String, (insertion: Int, record: Record)>.Keys { records.keys }
     /// Keys the table holds in its order, forgotten ones included (what its memory grows with).
     var keysHeld: Int { order.count }
-    var keys: Dictionary<String, Record>.Keys { records.keys }
 
     subscript(key: String) -> Record? {
-        get { records[key] }
+        get { records[key]?.record }
         set {
             guard let newValue else {
                 records[key] = nil
                 compactIfSparse()
                 return
             }
-            if records.updateValue(newValue, forKey: key) == nil {
-                order.append(key)
-                forgetOldest()
+            if let existing = records[key] {
+                records[key] = (existing.insertion, newValue)
+                return
             }
+            insertions += 1
+            records[key] = (insertions, newValue)
+            order.append((key, insertions))
+            forgetOldest()
         }
     }
 
     /// Changes every record (a fake revoking everything it issued).
     mutating func updateAll(_ change: (inout Record) -> Void) {
-        for key in Array(records.keys) { change(&records[key]!) }
+        for key in Array(records.keys) { change(&records[key]!.record) }
     }
 
     private mutating func forgetOldest() {
         while records.count > capacity, head < order.count {
-            records[order[head]] = nil
+            let (key, insertion) = order[head]
+            if records[key]?.insertion == insertion { records[key] = nil }
             head += 1
         }
         compactIfSparse()
     }
 
-    /// Drops the order's dead keys once they outnumber the live ones: entries removed by the
-    /// fake (a login completed, a state come back) leave their key behind.
+    /// Drops the order's dead keys: the ones already forgotten, once they are half the array,
+    /// and the ones the fake removed (a login completed, a state come back) once they
+    /// outnumber the live ones.
     private mutating func compactIfSparse() {
-        // The keys already forgotten, once they are half the array.
         if head > 64, head * 2 > order.count {
             order.removeFirst(head)
             head = 0
         }
         guard order.count - head > 2 * records.count + 64 else { return }
-        var seen = Set<String>()
-        order = order[head...].filter { records[$0] != nil && seen.insert($0).inserted }
+        order = order[head...].filter { records[$0.key]?.insertion == $0.insertion }
         head = 0
     }
 }
 
-/// The secrets a fake issued, newest last, keeping the latest `capacity` (the list a flow's
-/// judge and reports take; a flow issues far fewer).
+/// The secrets a fake issued, newest last, keeping at least the latest `capacity` and fewer
+/// than twice as many (the list a flow's judge and reports take; a flow issues far fewer).
 struct RetainedList {
     let capacity: Int
     private(set) var items: [String] = []
