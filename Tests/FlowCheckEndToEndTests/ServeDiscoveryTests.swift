@@ -90,14 +90,19 @@ struct ServeDiscoveryTests {
         #expect(try await serve.stop() == 0)
     }
 
+    /// A token the serve's Moltin issues (the default fixture's client).
+    static func moltinToken(from serve: ServeSession) async throws -> String {
+        let grant = Data("grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234".utf8)
+        let issued = try await serve.send("POST", try serve.baseURL("moltin").appendingPathComponent("oauth/access_token"), body: grant, contentType: "application/x-www-form-urlencoded")
+        return try #require((try JSONSerialization.jsonObject(with: issued.body) as? [String: Any])?["access_token"] as? String)
+    }
+
     /// One provider's token sent to another provider's port is masked in `GET /exchanges` as
     /// in the log: one redactor for the whole host.
     @Test func exchangesMaskEveryProvidersSecretsOnEveryPort() async throws {
         let serve = try await ServeSession.launch()
         defer { serve.child.kill() }
-        let grant = Data("grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234".utf8)
-        let issued = try await serve.send("POST", try serve.baseURL("moltin").appendingPathComponent("oauth/access_token"), body: grant, contentType: "application/x-www-form-urlencoded")
-        let token = try #require((try JSONSerialization.jsonObject(with: issued.body) as? [String: Any])?["access_token"] as? String)
+        let token = try await Self.moltinToken(from: serve)
         // In the path, where no header or field name marks it as a credential (a client that
         // pastes a token into a URL).
         _ = try await serve.send("GET", try serve.baseURL("clover").appendingPathComponent("v3/merchants/\(token)"))
@@ -116,9 +121,7 @@ struct ServeDiscoveryTests {
     @Test func aTokenIsMaskedInEveryFormOnAPortThatNeverIssuedIt() async throws {
         let serve = try await ServeSession.launch()
         defer { serve.child.kill() }
-        let grant = Data("grant_type=client_credentials&client_id=serve-client&client_secret=serve-secret-1234".utf8)
-        let issued = try await serve.send("POST", try serve.baseURL("moltin").appendingPathComponent("oauth/access_token"), body: grant, contentType: "application/x-www-form-urlencoded")
-        let token = try #require((try JSONSerialization.jsonObject(with: issued.body) as? [String: Any])?["access_token"] as? String)
+        let token = try await Self.moltinToken(from: serve)
         let everyByte = token.utf8.map { String(format: "%%%02X", $0) }.joined()
         // Base64url, so no `/` that JSON would escape; glued to a letter, so it starts mid-run.
         let base64 = "x" + Data("user:\(token)".utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")

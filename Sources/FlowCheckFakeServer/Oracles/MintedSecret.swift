@@ -37,18 +37,9 @@ public enum MintedSecret {
 
     /// A fresh secret: `byteCount` random bytes and their tag, as lowercase hex.
     public static func mint(byteCount: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        var random: [UInt8] = []
-        random.reserveCapacity(byteCount)
-        while random.count < byteCount {
-            var word = generator.next()
-            for _ in 0..<min(8, byteCount - random.count) {
-                random.append(UInt8(truncatingIfNeeded: word))
-                word >>= 8
-            }
-        }
+        let random = Persona.randomBytes(byteCount)
         var tag = tag(of: random[...]).littleEndian
-        return hex(random + withUnsafeBytes(of: &tag) { Array($0) })
+        return Persona.hex(random + withUnsafeBytes(of: &tag) { Array($0) })
     }
 
     /// Whether `text` is a secret this process minted (lowercase or uppercase hex).
@@ -151,24 +142,8 @@ public enum MintedSecret {
         return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        FormURLEncoding.hexValue(byte)
     }
 
     // MARK: - Base64

@@ -45,20 +45,34 @@ enum Persona {
     /// Eight bytes a draw (one `getrandom` each, not one a byte), written as hex digit by digit:
     /// a fake issues several of these every flow, and a string per byte was a measurable share.
     static func randomHex(byteCount: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
+        hex(randomBytes(byteCount))
+    }
+
+    /// `bytes` as lowercase hex.
+    static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
-        out.reserveCapacity(byteCount * 2)
-        while out.count < byteCount * 2 {
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `count` bytes from the system CSPRNG, eight a draw.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        while bytes.count < count {
             var word = generator.next()
-            for _ in 0..<min(8, byteCount - out.count / 2) {
-                let byte = UInt8(truncatingIfNeeded: word)
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0x0f)])
+            for _ in 0..<min(8, count - bytes.count) {
+                bytes.append(UInt8(truncatingIfNeeded: word))
                 word >>= 8
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return bytes
     }
 
     /// RFC 6749 §5.1: token responses (and their errors) must not be cached. Every answer on
