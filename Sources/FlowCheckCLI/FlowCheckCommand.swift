@@ -513,7 +513,9 @@ public struct FlowCheckCommand: Sendable {
         let clock = ServeClock(start: environment.now())
         // Every stdout line goes through the queue: a stdout nobody reads costs dropped lines,
         // never a blocked connection or an unanswered Ctrl-C.
-        let logQueue = LogQueue(write: { console.out($0) })
+        // Every line the queue holds goes out in one write: a write a line cost a system call
+        // per request, and fell behind a busy client even into a file.
+        let logQueue = LogQueue(writeLines: { console.out($0.joined(separator: "\n")) })
         let host = FakeProviderHost(
             fixtures: fixtures, now: { clock.now },
             options: FakeProviderHost.Options(keepExchanges: options.keepExchanges, maxConnections: options.maxConnections),

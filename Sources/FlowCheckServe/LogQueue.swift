@@ -21,16 +21,22 @@ public final class LogQueue: @unchecked Sendable {
     private var sleeping = false
     private let capacity: Int
     private let maxLineLength: Int
-    private let write: @Sendable (String) -> Void
+    private let write: @Sendable ([String]) -> Void
 
     /// - Parameters:
     ///   - capacity: most lines waiting to be written.
     ///   - maxLineLength: longest line, in characters, before it is cut with a marker.
     ///   - write: writes one line; may block for as long as it likes.
-    public init(capacity: Int = 1_000, maxLineLength: Int = LogQueue.defaultMaxLineLength, write: @escaping @Sendable (String) -> Void) {
+    public convenience init(capacity: Int = 1_000, maxLineLength: Int = LogQueue.defaultMaxLineLength, write: @escaping @Sendable (String) -> Void) {
+        self.init(capacity: capacity, maxLineLength: maxLineLength, writeLines: { lines in lines.forEach(write) })
+    }
+
+    /// As ``init(capacity:maxLineLength:write:)``, with a writer given every line the queue
+    /// holds at once, in order (`serve` writes them in one system call, not one a line).
+    public init(capacity: Int = 1_000, maxLineLength: Int = LogQueue.defaultMaxLineLength, writeLines: @escaping @Sendable ([String]) -> Void) {
         self.capacity = max(capacity, 1)
         self.maxLineLength = max(maxLineLength, 1)
-        self.write = write
+        self.write = writeLines
         let thread = Thread { [self] in run() }
         thread.name = "FlowCheck.log"
         thread.start()
@@ -101,7 +107,7 @@ public final class LogQueue: @unchecked Sendable {
             }
             writing = true
             condition.unlock()
-            for line in batch { write(line) }
+            write(batch)
             condition.lock()
             writing = false
             condition.broadcast()

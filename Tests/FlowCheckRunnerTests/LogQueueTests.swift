@@ -2,6 +2,7 @@ import Foundation
 import FlowCheckTestLanes
 import Testing
 import FlowCheckServe
+import FlowCheckFakeServer
 import FlowCheckTestSupport
 
 /// The serve log's queue never makes its caller wait for the writer: a blocked writer costs
@@ -85,5 +86,15 @@ struct LogQueueTests {
         queue.enqueue(line)
         #expect(try await finish(queue))
         #expect(sink.written == [cut])
+    }
+
+    @Test func aBatchWriterGetsEveryLineInOrder() async throws {
+        let batches = Locked<[[String]]>([])
+        let queue = LogQueue(capacity: 100_000, writeLines: { lines in batches.withLock { $0.append(lines) } })
+        for number in 0..<5_000 { queue.enqueue("line \(number)") }
+        #expect(try await finish(queue))
+        let written = batches.withLock { $0 }
+        #expect(written.joined().elementsEqual((0..<5_000).map { "line \($0)" }))
+        #expect(written.allSatisfy { !$0.isEmpty })
     }
 }

@@ -181,14 +181,10 @@ final class ProviderResponder: TransportAwareResponder {
             observer?(exchange)
             return ResponsePlan(response: Self.wrongOrigin)
         }
-        if overSocket, let (gate, number) = holdGate(for: request) {
-            holdObserver?(request, number)
-            // Nothing recorded yet: the exchange is recorded with the provider's answer, once
-            // the hold is released.
-            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request, origin: origin) }, finished: { [holdEndObserver] in holdEndObserver?(number) }))
-        }
         let time = now()
-        let (plan, exchange) = state.withLock { state -> (ResponsePlan, RecordedExchange) in
+        // One lock a request: a hold is taken, or the answer made and recorded, in one go.
+        let outcome = state.withLock { state -> Outcome in
+            if overSocket, let (gate, number) = Self.takeHold(&state, for: request) { return .held(gate, number) }
             let fault = state.takeFault(for: request)
             // Only `unreachable` has no response, and it is never armed here.
             let answer = state.reshaped(fault?.response(for: request) ?? provider.handle(request.answeringHEADAsGET, now: time), for: request)
@@ -206,7 +202,17 @@ final class ProviderResponder: TransportAwareResponder {
                     break
                 }
             }
-            return (plan, state.record(request, answer, fault: fault, at: time, origin: origin))
+            return .answered(plan, state.record(request, answer, fault: fault, at: time, origin: origin))
+        }
+        let (plan, exchange): (ResponsePlan, RecordedExchange)
+        switch outcome {
+        case .held(let gate, let number):
+            holdObserver?(request, number)
+            // Nothing recorded yet: the exchange is recorded with the provider's answer, once
+            // the hold is released.
+            return ResponsePlan(response: HTTPResponse(status: 0, reason: "Held"), delivery: .hold(gate, answer: { [self] in self.answerHeld(request, origin: origin) }, finished: { [holdEndObserver] in holdEndObserver?(number) }))
+        case .answered(let answered, let recorded):
+            (plan, exchange) = (answered, recorded)
         }
         // Outside the lock: an observer that is slow (a terminal) must not hold up recording.
         observer?(exchange)
@@ -217,18 +223,22 @@ final class ProviderResponder: TransportAwareResponder {
         return plan
     }
 
+    /// What a request met: the provider's answer, recorded, or a hold (its gate and number).
+    private enum Outcome {
+        case answered(ResponsePlan, RecordedExchange)
+        case held(StallGate, Int)
+    }
+
     /// A gate for `request`, and its hold number, when the fault it meets first is a `hold`
-    /// (which is then taken).
-    private func holdGate(for request: HTTPRequest) -> (StallGate, Int)? {
-        state.withLock { state -> (StallGate, Int)? in
-            guard let fault = state.faults.first(where: { $0.matches(request) }), fault.kind == .hold else { return nil }
-            _ = state.takeFault(for: request)
-            let gate = StallGate()
-            state.stalls.removeAll { $0.hasEnded }
-            state.stalls.append(gate)
-            state.held.append(gate)
-            return (gate, state.held.count - 1)
-        }
+    /// (which is then taken); caller holds the lock.
+    private static func takeHold(_ state: inout State, for request: HTTPRequest) -> (StallGate, Int)? {
+        guard let fault = state.faults.first(where: { $0.matches(request) }), fault.kind == .hold else { return nil }
+        _ = state.takeFault(for: request)
+        let gate = StallGate()
+        state.stalls.removeAll { $0.hasEnded }
+        state.stalls.append(gate)
+        state.held.append(gate)
+        return (gate, state.held.count - 1)
     }
 
     /// Answers the `number`-th held request (``holdObserver`` told its number) now, leaving
