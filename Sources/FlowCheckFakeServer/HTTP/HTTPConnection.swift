@@ -57,7 +57,8 @@ struct HTTPConnection {
                     reject(buffer, status: 408, reason: headComplete ? "Request body timed out" : "Request header timed out", rule: .httpTimeout)
                     return
                 }
-                switch Socket.receive(fd, into: &chunk, waitingAtMost: wait) {
+                let waitsIdle = buffer.isEmpty
+                switch Socket.receive(fd, into: &chunk, waitingAtMost: wait, claim: idleness.map { mark in { mark.busy() } }, unclaim: waitsIdle ? idleness.map { mark in { mark.idle() } } : nil) {
                 case .data(let count):
                     activity?.tick()
                     idleness?.busy()

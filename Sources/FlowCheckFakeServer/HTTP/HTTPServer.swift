@@ -234,15 +234,19 @@ public final class HTTPServer: Sendable {
     /// rather than turned away by idle ones; false when none is idle. Caller holds the lock;
     /// every registered descriptor is still open, so the shutdown cannot reach a reused one.
     private func evictLongestIdle(_ state: inout State) -> Bool {
-        var oldest: (fd: Int32, mark: IdleMark, since: ContinuousClock.Instant)?
+        var idle: [(fd: Int32, mark: IdleMark, since: ContinuousClock.Instant)] = []
         for (fd, mark) in state.idleness {
             // Bytes waiting in the kernel are a request its thread has not read yet: not idle.
             guard let since = mark.idleSince, Socket.pendingBytes(fd) == 0 else { continue }
-            if oldest == nil || since < oldest!.since { oldest = (fd, mark, since) }
+            idle.append((fd, mark, since))
         }
-        guard let oldest, oldest.mark.evict() else { return false }
-        Socket.shutdownBoth(oldest.fd)
-        return true
+        // Longest idle first; one that has begun a request since it was looked at is passed
+        // over (its thread marks it busy before it takes a byte).
+        for candidate in idle.sorted(by: { $0.since < $1.since }) where candidate.mark.evict() {
+            Socket.shutdownBoth(candidate.fd)
+            return true
+        }
+        return false
     }
 
     /// Registers and serves an accepted socket on its own thread, or says to shed it when the

@@ -20,11 +20,14 @@ final class IdleMark: Sendable {
         state.withLock { $0.evicted ? nil : $0.since }
     }
 
-    /// Marks the connection as chosen; false if it was already.
+    /// Marks the connection as chosen, if it is still idle and not chosen already: its thread
+    /// marks it busy before it takes a byte of a request, so a connection chosen here has taken
+    /// none.
     func evict() -> Bool {
         state.withLock { state in
-            defer { state.evicted = true }
-            return !state.evicted
+            guard state.since != nil, !state.evicted else { return false }
+            state.evicted = true
+            return true
         }
     }
 }

@@ -11,14 +11,21 @@ extension Socket {
     ///
     /// Timeouts are per call, through `poll`, rather than SO_RCVTIMEO, so the connection can
     /// shrink each wait to what is left of a deadline. `seconds` nil waits without bound.
-    static func receive(_ fd: Int32, into buffer: inout [UInt8], waitingAtMost seconds: TimeInterval?) -> ReceiveResult {
+    ///
+    /// `claim` runs before any byte is taken and `unclaim` when there was none to take and the
+    /// wait begins (a capped server's idle mark: a connection is never idle while its thread
+    /// holds bytes of a request it has not yet marked busy).
+    static func receive(_ fd: Int32, into buffer: inout [UInt8], waitingAtMost seconds: TimeInterval?, claim: (() -> Void)? = nil, unclaim: (() -> Void)? = nil) -> ReceiveResult {
         // What is already there is taken without a wait: a busy keep-alive client's next
         // request has usually arrived, and the poll before it was a fifth of serve's CPU.
+        claim?()
         let ready = buffer.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT)) }
         if ready > 0 { return .data(ready) }
         if ready == 0 { return .endOfStream }
         guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return .failed }
+        unclaim?()
         guard waitUntilReadable(fd, seconds: seconds) else { return .timedOut }
+        claim?()
         return receive(fd, into: &buffer)
     }
 
