@@ -69,12 +69,9 @@ final class LoadConnection: @unchecked Sendable {
     /// Sends `request` and reads one whole response, kept: its status, head and body.
     func exchange(_ request: [UInt8]) throws(BenchError) -> LoadResponse {
         try send(request)
-        let (status, length) = try readResponse(keeping: true)
-        return LoadResponse(status: status, bytes: kept, length: length)
+        let (status, bytes) = try readResponse(keeping: true)
+        return LoadResponse(status: status, bytes: bytes)
     }
-
-    /// The last response read by ``exchange(_:)``.
-    private var kept: [UInt8] = []
 
     private func send(_ bytes: [UInt8]) throws(BenchError) {
         let failed = bytes.withUnsafeBytes { raw -> Int32? in
@@ -98,14 +95,15 @@ final class LoadConnection: @unchecked Sendable {
         if let failed { throw .harness("send failed: errno \(failed)") }
     }
 
-    private func readResponse(keeping: Bool = false) throws(BenchError) -> (status: Int, length: Int) {
+    /// The status of the next whole response, and its bytes when `keeping` (else none).
+    private func readResponse(keeping: Bool = false) throws(BenchError) -> (status: Int, bytes: [UInt8]) {
         while true {
             if let (status, length) = Self.frame(buffer, filled) {
-                if keeping { kept = Array(buffer[0..<length]) }
+                let kept = keeping ? Array(buffer[0..<length]) : []
                 // Keep whatever follows (nothing, without pipelining) for the next response.
                 if length < filled { buffer.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: $0.baseAddress! + length, count: filled - length) } }
                 filled -= length
-                return (status, length)
+                return (status, kept)
             }
             if filled == buffer.count {
                 throw .harness("a response larger than \(buffer.count) bytes")
@@ -173,11 +171,15 @@ final class LoadConnection: @unchecked Sendable {
 struct LoadResponse {
     var status: Int
     var bytes: [UInt8]
-    var length: Int
+
+    /// Where the head ends (after its blank line).
+    private var headEnd: Int {
+        bytes.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound ?? bytes.count
+    }
 
     /// The value of the header `name` (case-insensitive), if present.
     func header(_ name: String) -> String? {
-        let head = String(decoding: bytes.prefix(while: { _ in true }), as: UTF8.self)
+        let head = String(decoding: bytes[..<headEnd], as: UTF8.self)
         let wanted = name.lowercased() + ":"
         for line in head.split(separator: "\r\n", omittingEmptySubsequences: false).dropFirst() {
             if line.isEmpty { break }
@@ -188,7 +190,6 @@ struct LoadResponse {
 
     /// The body, as text.
     var body: String {
-        guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { return "" }
-        return String(decoding: bytes[end...], as: UTF8.self)
+        String(decoding: bytes[headEnd...], as: UTF8.self)
     }
 }

@@ -64,13 +64,12 @@ struct MixedTraffic {
         var byOrigin: [String: (connection: LoadConnection, port: Int)] = [:]
 
         init(_ endpoint: FakeProviderHost.Endpoint) throws(BenchError) {
-            let urls = endpoint.baseURLs.isEmpty ? [FakeOrigin.main: endpoint.baseURL] : endpoint.baseURLs
+            // The primary origin as `main`, and each other origin by its name (Clover's `web`).
+            var urls = [FakeOrigin.main: endpoint.baseURL]
+            for (origin, url) in endpoint.baseURLs where url != endpoint.baseURL { urls[origin] = url }
             for (origin, url) in urls {
                 guard let port = url.port else { throw .harness("\(url) has no port") }
                 byOrigin[origin] = (try LoadConnection(port: port), port)
-            }
-            if byOrigin[FakeOrigin.main] == nil, let port = endpoint.baseURL.port {
-                byOrigin[FakeOrigin.main] = (try LoadConnection(port: port), port)
             }
         }
 

@@ -39,7 +39,11 @@ public final class FakeProviderHost: Sendable {
     private let log: @Sendable (String) -> Void
     private let options: Options
     private let derivedCap = Locked<Int?>(nil)
-    private let redactor: HostRedactor
+    /// The host's one redactor, for the log and the control API: every provider's fixture
+    /// secrets by name, and everything any fake issued by its shape (``MintedSecret``), so it
+    /// keeps nothing per issued secret and masks a token on every port, even one the fakes
+    /// have long forgotten.
+    private let redactor: Redactor
 
     /// What `start` and `stop` change, and the control API reads from its connections' threads.
     private struct State {
@@ -80,7 +84,7 @@ public final class FakeProviderHost: Sendable {
         self.now = now
         self.options = options
         self.log = log
-        redactor = HostRedactor(fixtureSecrets: fixtures.flatMap { $0.1.secrets })
+        redactor = Redactor(secrets: fixtures.flatMap { $0.1.secrets }, recognising: { MintedSecret.spans(in: $0) })
     }
 
     /// How many ports ``start(firstPort:address:)`` binds: one per origin of every provider
@@ -130,7 +134,7 @@ public final class FakeProviderHost: Sendable {
                     }
                 }
                 let world = try FakeWorld(kit: kit, fixture: fixture, now: now, advanceClock: advanceClock, port: port, address: address, front: front, limits: limits, recording: recording) { exchange in
-                    // Structure first (bodies, Authorization, query), then every fixture secret and
+                    // Structure first (the query's sensitive values), then every fixture secret and
                     // anything a fake issued.
                     let head = Transcript.head(exchange)
                     log(ControlCharacters.escaped(redactor.scrub("\(provider.rawValue)  \(head)")))

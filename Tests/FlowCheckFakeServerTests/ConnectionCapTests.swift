@@ -11,19 +11,30 @@ import FlowCheckTestSupport
 struct ConnectionCapTests {
     static let echo = ClosureResponder { request in .text(200, "\(request.method) \(request.path)") }
 
-    @Test func aNewConnectionAtTheCapClosesTheLongestIdleOneAndIsServed() async throws {
+    /// An echo server that takes three connections at once.
+    static func cappedAtThree() -> HTTPServer {
         var limits = HTTPServerLimits.hangBounded
         limits.maxConnections = 3
-        let server = HTTPServer(responder: Self.echo, limits: limits)
-        try await server.serving { port in
+        return HTTPServer(responder: echo, limits: limits)
+    }
+
+    /// `count` connections to `port`, opened in order, each having sent `text` (and, given a
+    /// status, read its answer before the next one opens).
+    static func connections(_ count: Int, to port: Int, sending text: String, answeredWith status: Int? = nil) async throws -> [RawConnection] {
+        var clients: [RawConnection] = []
+        for _ in 0..<count {
+            let client = try await RawConnection.connect(port: port)
+            try await client.send(text)
+            if let status { #expect(try await client.readResponse()?.status == status) }
+            clients.append(client)
+        }
+        return clients
+    }
+
+    @Test func aNewConnectionAtTheCapClosesTheLongestIdleOneAndIsServed() async throws {
+        try await Self.cappedAtThree().serving { port in
             // Three kept-alive connections, each answered once, in order: all three idle.
-            var kept: [RawConnection] = []
-            for _ in 0..<3 {
-                let client = try await RawConnection.connect(port: port)
-                try await client.send("GET /kept HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(try await client.readResponse()?.status == 200)
-                kept.append(client)
-            }
+            var kept = try await Self.connections(3, to: port, sending: "GET /kept HTTP/1.1\r\nHost: x\r\n\r\n", answeredWith: 200)
             // Each newcomer is served, and the one idle longest is closed for it, oldest first.
             for index in 0..<3 {
                 let extra = try await RawConnection.connect(port: port)
@@ -36,17 +47,10 @@ struct ConnectionCapTests {
     }
 
     @Test func withNoneIdleConnectionsBeyondTheCapAre503AndClosed() async throws {
-        var limits = HTTPServerLimits.hangBounded
-        limits.maxConnections = 3
-        let server = HTTPServer(responder: Self.echo, limits: limits)
+        let server = Self.cappedAtThree()
         try await server.serving { port in
             // Three connections in the middle of a request: none is idle.
-            var busy: [RawConnection] = []
-            for _ in 0..<3 {
-                let client = try await RawConnection.connect(port: port)
-                try await client.send("GET /slow HTTP/1.1\r\nHost: x\r\n")
-                busy.append(client)
-            }
+            let busy = try await Self.connections(3, to: port, sending: "GET /slow HTTP/1.1\r\nHost: x\r\n")
             // Registered and read from (an accept and a read each tick the meter): busy, not idle.
             let deadline = ContinuousClock.now + HangBound.standard
             while server.activity.value < 6, ContinuousClock.now < deadline { await Task.yield() }

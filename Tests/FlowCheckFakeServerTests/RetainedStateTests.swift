@@ -60,7 +60,8 @@ struct RetainedStateTests {
         var table = RetainedTable<Bool>(capacity: 8)
         for number in 0..<5 { table["t\(number)"] = false }
         table.updateAll { $0 = true }
-        #expect(table.keys.allSatisfy { table[$0] == true })
+        #expect((0..<5).allSatisfy { table["t\($0)"] == true })
+        #expect(table.remove("t0") == true && table["t0"] == nil && table.count == 4)
     }
 
     @Test func theIssuedListKeepsTheLatest() {

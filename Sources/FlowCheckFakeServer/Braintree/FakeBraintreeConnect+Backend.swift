@@ -51,9 +51,7 @@ extension FakeBraintreeConnect {
         let state = request.queryItem("state")
         let known: Bool = book.withLock { book in
             guard let state else { return false }
-            guard book.backendStates[state] != nil else { return false }
-            book.backendStates[state] = nil
-            return true
+            return book.backendStates.remove(state) != nil
         }
         guard known else {
             return Self.page.errorResponse(400, "unknown state").refused(by: .braintreeCallbackUnknownState)

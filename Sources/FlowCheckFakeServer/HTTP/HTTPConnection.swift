@@ -49,7 +49,6 @@ struct HTTPConnection {
                 let headComplete = if case .head = head { true } else { false }
                 if headComplete, headDone == nil { headDone = .now }
                 let wait: TimeInterval?
-                if buffer.isEmpty { idleness?.idle() } else { idleness?.busy() }
                 switch readWait(requestStart: requestStart, headComplete: headComplete, headDone: headDone) {
                 case .upTo(let seconds):
                     wait = seconds
@@ -57,11 +56,10 @@ struct HTTPConnection {
                     reject(buffer, status: 408, reason: headComplete ? "Request body timed out" : "Request header timed out", rule: .httpTimeout)
                     return
                 }
-                let waitsIdle = buffer.isEmpty
-                switch Socket.receive(fd, into: &chunk, waitingAtMost: wait, claim: idleness.map { mark in { mark.busy() } }, unclaim: waitsIdle ? idleness.map { mark in { mark.idle() } } : nil) {
+                // Busy before a byte is taken; idle while it waits for a request's first byte.
+                switch Socket.receive(fd, into: &chunk, waitingAtMost: wait, claim: idleness.map { mark in { mark.busy() } }, unclaim: buffer.isEmpty ? idleness.map { mark in { mark.idle() } } : nil) {
                 case .data(let count):
                     activity?.tick()
-                    idleness?.busy()
                     if buffer.isEmpty { requestStart = .now }
                     buffer.append(contentsOf: chunk[0..<count])
                 case .endOfStream, .failed:

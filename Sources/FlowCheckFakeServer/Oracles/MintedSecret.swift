@@ -38,14 +38,13 @@ public enum MintedSecret {
     /// A fresh secret: `byteCount` random bytes and their tag, as lowercase hex.
     public static func mint(byteCount: Int) -> String {
         let random = Persona.randomBytes(byteCount)
-        var tag = tag(of: random[...]).littleEndian
+        var tag = tag(of: random).littleEndian
         return Persona.hex(random + withUnsafeBytes(of: &tag) { Array($0) })
     }
 
     /// Whether `text` is a secret this process minted (lowercase or uppercase hex).
     public static func isMinted(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        return hexLengths.contains(bytes.count) && isMinted(bytes[...])
+        isMinted(Array(text.utf8)[...])
     }
 
     /// The spans of `bytes` that are secrets this process minted: as they are (hex, either
@@ -54,7 +53,7 @@ public enum MintedSecret {
     /// the secret's bytes decide, and the ones it shares with its neighbours).
     /// Linear in the text: only runs of hex digits as long as a secret are checked.
     public static func spans(in bytes: [UInt8]) -> [Range<Int>] {
-        var found = hexSpans(in: bytes[...], offset: 0)
+        var found = hexSpans(in: bytes[...])
         // Base64 runs long enough to hold the shortest secret's hex digits.
         let shortest = (hexLengths[0] * 4 + 2) / 3
         var start = 0
@@ -65,7 +64,7 @@ public enum MintedSecret {
             if end - start >= shortest {
                 for lead in 0..<4 where end - start - lead >= shortest {
                     let decoded = decodeBase64(bytes[(start + lead)..<end])
-                    for span in hexSpans(in: decoded[...], offset: 0) {
+                    for span in hexSpans(in: decoded[...]) {
                         // Decoded byte i came from characters lead + i/3*4 up to the next group.
                         let lower = start + lead + span.lowerBound / 3 * 4
                         let upper = min(end, start + lead + (span.upperBound + 2) / 3 * 4)
@@ -80,8 +79,8 @@ public enum MintedSecret {
 
     // MARK: - Recognising
 
-    /// Spans of `bytes` (offset by `offset`) that are minted secrets written in hex.
-    private static func hexSpans(in bytes: ArraySlice<UInt8>, offset: Int) -> [Range<Int>] {
+    /// Spans of `bytes` (positions from its start) that are minted secrets written in hex.
+    private static func hexSpans(in bytes: ArraySlice<UInt8>) -> [Range<Int>] {
         var found: [Range<Int>] = []
         var start = bytes.startIndex
         while start < bytes.endIndex {
@@ -94,7 +93,7 @@ public enum MintedSecret {
             while position + hexLengths[0] <= end {
                 var matched = false
                 for length in hexLengths where position + length <= end && isMinted(bytes[position..<(position + length)]) {
-                    found.append((position - bytes.startIndex + offset)..<(position - bytes.startIndex + offset + length))
+                    found.append((position - bytes.startIndex)..<(position - bytes.startIndex + length))
                     position += length
                     matched = true
                     break
@@ -109,36 +108,31 @@ public enum MintedSecret {
     /// Whether the hex digits `digits` are random bytes followed by their tag. No allocation:
     /// the redactor calls it for every window of every long run of hex digits.
     private static func isMinted(_ digits: ArraySlice<UInt8>) -> Bool {
-        guard digits.count % 2 == 0, hexLengths.contains(digits.count) else { return false }
-        let randomDigits = digits.count - 2 * tagLength
-        // The tag: the last 16 digits, little-endian as written.
-        var written: UInt64 = 0
-        var index = digits.endIndex - 2
-        while index >= digits.startIndex + randomDigits {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return false }
-            written = written << 8 | UInt64(high << 4 | low)
-            index -= 2
+        guard hexLengths.contains(digits.count), digits.allSatisfy({ nibble($0) != nil }) else { return false }
+        let split = digits.endIndex - 2 * tagLength
+        // The tag was written little-endian.
+        let written = bytes(ofHex: digits[split...]).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * $1.offset) }
+        return tag(of: bytes(ofHex: digits[..<split])) == written
+    }
+
+    /// The bytes hex digits (all valid, an even number) stand for, decoded as they are read.
+    private static func bytes(ofHex digits: ArraySlice<UInt8>) -> LazyMapSequence<StrideTo<Int>, UInt8> {
+        stride(from: digits.startIndex, to: digits.endIndex, by: 2).lazy.map { index in
+            (nibble(digits[index]) ?? 0) << 4 | (nibble(digits[index + 1]) ?? 0)
         }
-        var hasher = Hasher()
-        hasher.combine(key.0)
-        hasher.combine(key.1)
-        index = digits.startIndex
-        while index < digits.startIndex + randomDigits {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return false }
-            hasher.combine(high << 4 | low)
-            index += 2
-        }
-        hasher.combine(randomDigits / 2)
-        return UInt64(bitPattern: Int64(hasher.finalize())) == written
     }
 
     /// The 64-bit tag of `random` under the process's key.
-    private static func tag(of random: ArraySlice<UInt8>) -> UInt64 {
+    private static func tag(of random: some Sequence<UInt8>) -> UInt64 {
         var hasher = Hasher()
         hasher.combine(key.0)
         hasher.combine(key.1)
-        for byte in random { hasher.combine(byte) }
-        hasher.combine(random.count)
+        var count = 0
+        for byte in random {
+            hasher.combine(byte)
+            count += 1
+        }
+        hasher.combine(count)
         return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 

@@ -29,7 +29,6 @@ struct RetainedTable<Record> {
     }
 
     var count: Int { records.count }
-    var keys: Dictionary<String, (insertion: Int, record: Record)>.Keys { records.keys }
     /// Keys the table holds in its order, forgotten ones included (what its memory grows with).
     var keysHeld: Int { order.count }
 
@@ -54,7 +53,14 @@ struct RetainedTable<Record> {
 
     /// Changes every record (a fake revoking everything it issued).
     mutating func updateAll(_ change: (inout Record) -> Void) {
-        for key in Array(records.keys) { change(&records[key]!.record) }
+        for index in records.indices { change(&records.values[index].record) }
+    }
+
+    /// Removes `key`'s record and returns it (nil if it had none).
+    mutating func remove(_ key: String) -> Record? {
+        let removed = self[key]
+        self[key] = nil
+        return removed
     }
 
     private mutating func forgetOldest() {
