@@ -137,7 +137,7 @@ final class FileBackedSession: FlowSession {
     func storeLocation() async throws -> StoreLocation? {
         // The items the store lists, by the file each is kept in: whatever else lies in the
         // folder is not the store's, and the runner judges it.
-        StoreLocation(directory: store.directory, files: try store.keys().map { try store.fileURL(forKey: $0).lastPathComponent })
+        StoreLocation(directory: store.directory, files: try store.keys().map { try store.fileName(forKey: $0) })
     }
 }
 

@@ -83,7 +83,9 @@ struct StoreDirectoryFacts: Sendable, Equatable {
             // Gone between the listing and now: the store was still writing, so nothing to judge.
             guard lstat(path + "/" + name, &entry) == 0 else { continue }
             var holdsSecret = false
-            if !location.files.contains(name) {
+            // An empty file holds nothing (the store's lock files are empty): no forms needed.
+            let empty = (entry.st_mode & S_IFMT) == S_IFREG && entry.st_size == 0
+            if !empty, !location.files.contains(name) {
                 let secretForms = forms ?? cache.forms(of: secrets)
                 forms = secretForms
                 holdsSecret = !secretForms.isEmpty && Self.holdsSecret(path + "/" + name, forms: secretForms, budget: &budget)

@@ -38,6 +38,24 @@ extension FileTokenStore {
         }
     }
 
+    /// The names in the directory at `path` (not `.` and `..`), or nil when it cannot be
+    /// listed. `readdir` itself: every save and delete lists the folder for leftovers, and
+    /// FileManager's listing cost more than the save's own system calls.
+    static func names(in path: String) -> [String]? {
+        guard let stream = opendir(path) else { return nil }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while true {
+            // readdir says end and failure alike, with nil; only errno tells them apart.
+            errno = 0
+            guard let entry = readdir(stream) else { return errno == 0 ? names : nil }
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+    }
+
     /// An `OAuthError` `.storage` naming the failed step and the current `errno`.
     static func posixFailure(_ what: String) -> OAuthError {
         let code = errno

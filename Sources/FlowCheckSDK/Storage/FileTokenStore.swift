@@ -25,6 +25,9 @@ import Darwin
 public final class FileTokenStore: TokenStore {
     /// The directory holding the files.
     public let directory: URL
+    /// `directory`'s path with a trailing `/`: every file's path is this and a name (a URL
+    /// built per call cost more than the system calls it names).
+    private let folder: String
 
     /// Opens (creating if needed) the store in `directory`.
     ///
@@ -38,14 +41,19 @@ public final class FileTokenStore: TokenStore {
         }
         self.directory = directory.standardizedFileURL
         let path = self.directory.path
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw OAuthError.storage("could not create the token directory")
+        folder = path.hasSuffix("/") ? path : path + "/"
+        // One mkdir when the parent is there (every open but the first finds the folder made);
+        // FileManager, which makes missing parents too, only when it is not.
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: path,
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
+            } catch {
+                throw OAuthError.storage("could not create the token directory")
+            }
         }
         var info = stat()
         guard lstat(path, &info) == 0 else {
@@ -83,7 +91,7 @@ public final class FileTokenStore: TokenStore {
     public func write(_ data: Data, for key: String) throws {
         let path = try filePath(for: key)
         removeLeftoverTemporaryFiles()
-        let temporaryPath = directory.appendingPathComponent(Self.temporaryName(), isDirectory: false).path
+        let temporaryPath = folder + Self.temporaryName()
         let descriptor = try createLockedTemporaryFile(temporaryPath, key: key)
         // Closing the descriptor releases the lock: it stays open until the rename is done.
         do {
@@ -134,8 +142,7 @@ public final class FileTokenStore: TokenStore {
 
     /// The folder's `.writers.lock` file, opened (created empty and owner-only if missing).
     private func openGate() throws -> Int32 {
-        let path = directory.appendingPathComponent(Self.gateName, isDirectory: false).path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let descriptor = open(folder + Self.gateName, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw Self.posixFailure("could not open the token directory's lock file") }
         return descriptor
     }
@@ -173,10 +180,7 @@ public final class FileTokenStore: TokenStore {
     /// The original keys of all stored items, sorted. Temporary and foreign files are ignored.
     /// - Throws: `OAuthError` `.storage` when the directory cannot be listed.
     public func keys() throws -> [String] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        } catch {
+        guard let names = Self.names(in: folder) else {
             throw OAuthError.storage("could not list the token directory")
         }
         return names.compactMap(Self.key(forFileName:)).sorted()
@@ -187,6 +191,12 @@ public final class FileTokenStore: TokenStore {
     /// - Throws: `OAuthError` `.storage` when `key` cannot name a file.
     public func fileURL(forKey key: String) throws -> URL {
         directory.appendingPathComponent(try Self.fileName(forKey: key), isDirectory: false)
+    }
+
+    /// The name, in ``directory``, of the file that holds (or would hold) the item under `key`.
+    /// - Throws: `OAuthError` `.storage` when `key` cannot name a file.
+    public func fileName(forKey key: String) throws -> String {
+        try Self.fileName(forKey: key)
     }
 
     // MARK: - Private
@@ -207,7 +217,7 @@ public final class FileTokenStore: TokenStore {
     /// - Returns: how many were removed.
     @discardableResult
     func removeLeftoverTemporaryFiles() -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path),
+        guard let names = Self.names(in: folder),
               names.contains(where: { $0.hasPrefix(Self.temporaryPrefix) }) else { return 0 }
         // Exclusive: no save is between creating its file and locking it while we look. Never
         // waited for long: a save holds it shared for two system calls, and one frozen in
@@ -224,7 +234,7 @@ public final class FileTokenStore: TokenStore {
         }
         var removed = 0
         for name in names where name.hasPrefix(Self.temporaryPrefix) {
-            let path = directory.appendingPathComponent(name, isDirectory: false).path
+            let path = folder + name
             let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard descriptor >= 0 else { continue }
             // Held: a save in progress. Free: nobody will ever finish it.
@@ -235,11 +245,11 @@ public final class FileTokenStore: TokenStore {
     }
 
     private func filePath(for key: String) throws -> String {
-        directory.appendingPathComponent(try Self.fileName(forKey: key), isDirectory: false).path
+        folder + (try Self.fileName(forKey: key))
     }
 
     private func syncDirectory() throws {
-        let descriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(folder, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw Self.posixFailure("could not open the token directory to flush it")
         }
