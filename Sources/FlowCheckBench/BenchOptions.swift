@@ -8,6 +8,8 @@ struct BenchOptions: Equatable {
         case driverOverhead = "driver-overhead"
         /// `flowcheck explore --seed 1 --runs 2000` over every model; only when named.
         case explore
+        /// `flowcheck specs/` as a process, as a user runs it; only when named.
+        case command
 
         /// What runs when no part is named.
         static let defaults: Set<Part> = [.suite, .flows, .requests]
@@ -66,6 +68,10 @@ struct BenchOptions: Equatable {
                        (N = 10000; must stay within 20%), and resident memory growth from
                        minute 1 to minute 10 of every provider's whole flow, again and again
                        (must stay within 20 MiB); exit 1 if either fails
+          command      (only when named: --only command) `flowcheck DIR/` as a user runs it: the
+                       release flowcheck beside this benchmark, its reports at their default
+                       paths over the previous run's; best and worst of 3 after one warm-up;
+                       exit 1 unless it exits 0 (issue 22's target: under 3 s)
           explore      (only when named: --only explore) flowcheck explore --seed 1 --runs 2000
                        over every model against the SDK core (issue 23's target: under 60 s);
                        exit 1 if it finds anything
@@ -79,7 +85,7 @@ struct BenchOptions: Equatable {
                         when other processes share the machine
           --quick       smaller N (suite once, 100 and 1000 flows, 2000 requests) for CI smoke runs
           --specs DIR   the suite to time (default: specs)
-          --only PART   run only suite, flows, requests or explore (repeatable), e.g. under a profiler;
+          --only PART   run only suite, flows, requests, command or explore (repeatable), e.g. under a profiler;
                         peak memory is always printed
           --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
           --requests N  request count instead

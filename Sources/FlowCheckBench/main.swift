@@ -39,6 +39,11 @@ enum BenchEntry {
                 out(suite.line)
                 if options.cpu { out(suite.cpuLine) }
             }
+            if options.parts.contains(.command) {
+                let command = try CommandBenchmark(directory: options.specsDirectory, runs: options.suiteRuns).run()
+                command.lines.forEach(out)
+                if options.cpu { out(command.cpuLine) }
+            }
             if options.parts.contains(.flows) {
                 var figures: [FlowThroughputBenchmark.Figure] = []
                 for count in options.flowCounts {
