@@ -10,17 +10,30 @@ extension HTTPConnection {
     private static let maxDrainSeconds: TimeInterval = 2
 
     /// Writes `plan` as the answer to `request`; false when the connection is over.
-    func deliver(_ plan: ResponsePlan, for request: HTTPRequest) -> Bool {
+    /// - Parameter pipelined: bytes of a next request already read, waiting to be parsed.
+    func deliver(_ plan: ResponsePlan, for request: HTTPRequest, pipelined: Bool) -> Bool {
         let omitBody = request.method == "HEAD"
         switch plan.delivery {
         case .complete:
             let keepAlive = Self.keepsAlive(request: request, response: plan.response)
             let bytes = Self.serialize(plan.response, keepAlive: keepAlive, omitBody: omitBody)
             // Idle from the answer on: a client that has read it finds the connection waiting.
-            if keepAlive { idleness?.idle() }
+            // Not with a next request already read: that one is being answered, and closing
+            // the connection for a newcomer would lose it.
+            if keepAlive, !pipelined { idleness?.idle() }
             guard Socket.sendAll(fd, bytes, deadline: responseDeadline) else { return false }
             activity?.tick()
-            if !keepAlive { closeGracefully() }
+            if !keepAlive {
+                // A client that said `Connection: close` sends nothing after its request (RFC
+                // 9112 9.6): with that request read whole and nothing more arrived, closing
+                // now cannot reset the answer, so its thread need not wait for the client's
+                // own close. Otherwise what it still sends is drained first.
+                if Self.promisedClose(request), !pipelined, Socket.pendingBytes(fd) == 0 {
+                    Socket.shutdownWrite(fd)
+                } else {
+                    closeGracefully()
+                }
+            }
             return keepAlive
         case .resetMidBody:
             resetMidBody(plan.response, omitBody: omitBody)

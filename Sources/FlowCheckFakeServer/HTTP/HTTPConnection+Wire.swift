@@ -15,6 +15,11 @@ extension HTTPConnection {
         return true
     }
 
+    /// Whether the client said it closes after this request (`Connection: close`).
+    static func promisedClose(_ request: HTTPRequest) -> Bool {
+        connectionTokens(request.headers).contains("close")
+    }
+
     private static func connectionTokens(_ headers: HTTPHeaders) -> Set<String> {
         Set(headers.values(for: "Connection").flatMap { value in
             value.split(separator: ",").map { $0.trimmingOWS().lowercased() }

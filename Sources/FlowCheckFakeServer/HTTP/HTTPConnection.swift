@@ -34,7 +34,7 @@ struct HTTPConnection {
                 headDone = nil
                 // Being answered, pipelined or not: never the idle one to close for a newcomer.
                 idleness?.busy()
-                guard deliver(plan(for: request), for: request) else { return }
+                guard deliver(plan(for: request), for: request, pipelined: !buffer.isEmpty) else { return }
                 // A pipelined request already begun gets its own full deadline from now.
                 requestStart = buffer.isEmpty ? nil : .now
             case .failure(let status, let reason, let rule):
