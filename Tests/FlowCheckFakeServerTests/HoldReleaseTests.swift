@@ -77,4 +77,31 @@ struct HoldReleaseTests {
             #expect(!world.releaseHold(number: 2))
         }
     }
+
+    @Test func holdsKeepTheirNumbersWhenAnsweredOnesAreForgotten() async throws {
+        try await world.serving {
+            world.inject(Fault(.hold, path: "/v1/products", times: 2))
+            let first = try await RawConnection.connect(port: world.port)
+            try await first.send("GET /v1/products?n=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await holds.waitForHeld(1)
+            #expect(world.releaseHold(number: 0))
+            #expect(try await first.readResponse()?.status == 400)
+            // Done with: forgotten when the next request is held, its number still counted.
+            let deadline = ContinuousClock.now + HangBound.standard
+            while !holds.endedNumbers.contains(0), ContinuousClock.now < deadline { await Task.yield() }
+            #expect(holds.endedNumbers == [0])
+            let second = try await RawConnection.connect(port: world.port)
+            try await second.send("GET /v1/products?n=2 HTTP/1.1\r\nHost: x\r\n\r\n")
+            try await holds.waitForHeld(2)
+            #expect(holds.heldNumbers == [0, 1])
+            // The answered hold is known and has nothing left to answer; the held one waits.
+            #expect(world.releaseHold(number: 0))
+            #expect(!(try await second.isReadable(within: .zero)))
+            #expect(world.releaseHold(number: 1))
+            #expect(try await second.readResponse()?.status == 400)
+            #expect(world.exchanges.map(\.request.target) == ["/v1/products?n=1", "/v1/products?n=2"])
+            #expect(!world.releaseHold(number: 2))
+            #expect(!world.releaseHold(number: -1))
+        }
+    }
 }

@@ -18,9 +18,11 @@ final class ProviderResponder: TransportAwareResponder {
         var exchanges: [RecordedExchange] = []
         /// Stalls that may still hold a connection; `clearFaults()` releases them.
         var stalls: [StallGate] = []
-        /// Every request a `hold` fault has held, in holding order: its number is its index
-        /// (``releaseHold(_:)``).
-        var held: [StallGate] = []
+        /// The requests a `hold` fault holds now, by hold number (``releaseHold(_:)``): the
+        /// numbers count every hold taken; one whose connection is done is forgotten at the
+        /// next hold, so a server held against for weeks keeps only those still open.
+        var held: [Int: StallGate] = [:]
+        var holdsTaken = 0
 
         /// The earliest injected fault matching `request`, counted down (and dropped when
         /// spent) as it is taken.
@@ -237,17 +239,21 @@ final class ProviderResponder: TransportAwareResponder {
         let gate = StallGate()
         state.stalls.removeAll { $0.hasEnded }
         state.stalls.append(gate)
-        state.held.append(gate)
-        return (gate, state.held.count - 1)
+        state.held = state.held.filter { !$0.value.hasEnded }
+        let number = state.holdsTaken
+        state.holdsTaken += 1
+        state.held[number] = gate
+        return (gate, number)
     }
 
     /// Answers the `number`-th held request (``holdObserver`` told its number) now, leaving
     /// every other held request held; false when no request has that number.
     func releaseHold(_ number: Int) -> Bool {
-        let gate = state.withLock { state in state.held.indices.contains(number) ? state.held[number] : nil }
+        // A number taken whose request is done (and forgotten) is released already.
+        let (known, gate) = state.withLock { state in (number >= 0 && number < state.holdsTaken, state.held[number]) }
         // Outside our lock, as in `clearFaults()`.
         gate?.release()
-        return gate != nil
+        return known
     }
 
     /// The provider's answer to a held request, at release time, recorded as it is made.
