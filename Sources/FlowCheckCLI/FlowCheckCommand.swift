@@ -290,7 +290,8 @@ public struct FlowCheckCommand: Sendable {
         // A run of fewer flows than the reports at the default paths hold (one spec, --filter,
         // --shard, --no-derived) never replaces them: the committed full report stays as it is.
         var (junitPath, markdownPath) = (options.junitPath, options.markdownPath)
-        if let subset = SubsetReports.redirect(junit: junitPath, markdown: markdownPath, chosen: options.chosenReports, files: Set(loaded.specs.map(\.file) + loaded.invalidFiles), narrowed: options.filter != nil || options.shard != nil || options.noDerived) {
+        // An interrupted run is part of one too: its reports go beside the full run's.
+        if let subset = SubsetReports.redirect(junit: junitPath, markdown: markdownPath, chosen: options.chosenReports, files: Set(loaded.specs.map(\.file) + loaded.invalidFiles), narrowed: options.filter != nil || options.shard != nil || options.noDerived, interrupted: interruption != nil) {
             (junitPath, markdownPath) = (subset.junit, subset.markdown)
             console.err("flowcheck: " + ControlCharacters.escaped(subset.sentence))
         }
@@ -336,10 +337,12 @@ public struct FlowCheckCommand: Sendable {
         // Counted as the step summary and the reports count them: a flow that passed with checks
         // skipped (a store with no files) is never a plain pass, a flow the driver cannot run is
         // not run, and flows --filter or --shard left out are said apart.
+        // Not run: flows the driver cannot run, and those an interruption kept from finishing.
+        let notRun = run.skipped + (interruption?.notRun.count ?? 0)
         let derivedCount = flows.filter { $0.derivation != nil }.count
         let derivedPassed = flows.filter { $0.derivation != nil && $0.status == .passed }.count
         let closing = "\(run.passed) passed, \(failed) failed" + (run.baselinedFailures > 0 ? ", \(run.baselinedFailures) baselined" : "")
-            + (run.passedWithSkips > 0 ? ", \(run.passedWithSkips) passed with skipped checks" : "") + (run.skipped > 0 ? ", \(run.skipped) not run" : "")
+            + (run.passedWithSkips > 0 ? ", \(run.passedWithSkips) passed with skipped checks" : "") + (notRun > 0 ? ", \(notRun) not run" : "")
             + (skipped > 0 ? ", \(skipped) left out by \(options.filter != nil && options.shard != nil ? "--filter and --shard" : options.filter != nil ? "--filter" : "--shard")" : "")
             + (derivedCount > 0 ? " (\(derivedCount) of them derived variants, \(derivedPassed) passed)" : "")
         if !json {

@@ -28,8 +28,9 @@ enum SubsetReports {
     /// - Parameters:
     ///   - files: the spec files this run loaded (valid or not).
     ///   - narrowed: `--filter`, `--shard` or `--no-derived` left flows out.
-    static func redirect(junit: String, markdown: String, chosen: Set<String>, files: Set<String>, narrowed: Bool) -> Redirect? {
-        guard junit == defaultJUnit || markdown == defaultMarkdown, let why = subsetReason(files: files, narrowed: narrowed) else { return nil }
+    ///   - interrupted: a signal stopped the run before every flow finished.
+    static func redirect(junit: String, markdown: String, chosen: Set<String>, files: Set<String>, narrowed: Bool, interrupted: Bool = false) -> Redirect? {
+        guard junit == defaultJUnit || markdown == defaultMarkdown, let why = subsetReason(files: files, narrowed: narrowed, interrupted: interrupted) else { return nil }
         let moves = (junit: !chosen.contains("--junit") && junit == defaultJUnit, markdown: !chosen.contains("--markdown") && markdown == defaultMarkdown)
         // Asked for by name: written there, and said so, since it replaces the full run's.
         let kept = [(junit == defaultJUnit && !moves.junit, "--junit " + defaultJUnit), (markdown == defaultMarkdown && !moves.markdown, "--markdown " + defaultMarkdown)]
@@ -75,23 +76,29 @@ enum SubsetReports {
 
     /// Why this run is part of the full one, or nil when it is the full run (or there is no
     /// full run's report to keep).
-    private static func subsetReason(files: Set<String>, narrowed: Bool) -> String? {
+    private static func subsetReason(files: Set<String>, narrowed: Bool, interrupted: Bool = false) -> String? {
         // The spec files the full report covers that are still there: a run that loads them all,
         // unnarrowed, is a full run, whatever flows were renamed or removed meanwhile. The JUnit
         // report names them; on a fresh clone it is not there (git ignores it) while the
         // committed Markdown report is, and that one is the run of `specs/`.
         // Compared as absolute, standardised paths: `./specs/a.json` is `specs/a.json`.
         func normal(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        let loaded = Set(files.map(normal))
+        let committedFolder = Set(((try? SpecLoader.standard.specFiles(in: [defaultFolder])) ?? []).map(normal))
+        // A whole, unnarrowed run of `specs/` is the full run, whatever the last report named:
+        // a run with an extra folder must not make every later run of `specs/` a subset.
+        if !narrowed, !interrupted, !committedFolder.isEmpty, committedFolder.isSubset(of: loaded) { return nil }
         // Both when both are there: a JUnit report a subset run wrote by name names only its
         // subset, and must not make the next subset look whole.
         let junit = (try? String(contentsOfFile: defaultJUnit, encoding: .utf8)).map(specFiles)
         let committed = FileManager.default.fileExists(atPath: defaultMarkdown) || FileManager.default.fileExists(atPath: defaultMatrixMarkdown)
         guard junit != nil || committed else { return nil }
-        let covered = (junit ?? []).union(committed ? Set((try? SpecLoader.standard.specFiles(in: [defaultFolder])) ?? []) : [])
+        let covered = (junit ?? []).union(committed ? committedFolder : [])
         let source = junit != nil && committed ? "\(defaultJUnit) and \(defaultFolder)/ hold" : junit != nil ? defaultJUnit + " covers" : "in " + defaultFolder + "/"
         let standing = Set(covered.filter { FileManager.default.fileExists(atPath: $0) }.map(normal))
-        let left = standing.subtracting(files.map(normal))
-        guard narrowed || !left.isEmpty else { return nil }
+        let left = standing.subtracting(loaded)
+        guard narrowed || interrupted || !left.isEmpty else { return nil }
+        if interrupted { return "the run was interrupted before every flow finished" }
         return narrowed ? "--filter, --shard or --no-derived left flows out" : "this run leaves out \(left.count) of the \(standing.count) spec files \(source)"
     }
 

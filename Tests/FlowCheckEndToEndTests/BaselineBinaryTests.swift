@@ -159,4 +159,23 @@ struct SubsetReportBinaryTests {
         #expect(after.stdout.contains("Reports: reports/subset/junit.xml, reports/subset/flowcheck.md"), "\(after.stdout)\n\(after.stderr)")
         #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == full)
     }
+
+    /// A run with a folder of the team's own beside `specs/` writes the default reports, and
+    /// the next run of `specs/` alone is still the full run: the last report naming the extra
+    /// file must not make every later run a subset.
+    @Test func aRunWithAnExtraFolderLeavesTheNextFullRunFull() async throws {
+        let root = try BaselineBinaryTests.workspace(baseline: "")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let team = root.appendingPathComponent("teamspecs")
+        try FileManager.default.createDirectory(at: team, withIntermediateDirectories: true)
+        try Data(E2E.spec(id: "TEAM-ONE").utf8).write(to: team.appendingPathComponent("one.json"))
+        let both = try await E2E.run(["specs", "teamspecs"], in: root)
+        #expect(both.stdout.contains("Reports: reports/junit.xml, reports/flowcheck.md"), "\(both.stdout)\n\(both.stderr)")
+        for _ in 0..<2 {
+            let full = try await E2E.run(["specs"], in: root)
+            #expect(full.stdout.contains("Reports: reports/junit.xml, reports/flowcheck.md"), "\(full.stdout)\n\(full.stderr)")
+            #expect(!full.stderr.contains("reports/subset/"), "\(full.stderr)")
+        }
+        #expect(!(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)).contains("TEAM-ONE"))
+    }
 }

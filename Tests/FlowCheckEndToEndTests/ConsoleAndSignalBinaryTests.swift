@@ -170,5 +170,32 @@ struct ConsoleAndSignalBinaryTests {
         #expect(junit.hasSuffix("</testsuites>\n"))
         let markdown = try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)
         #expect(markdown.contains("**Interrupted.** The run was interrupted by \(name): \(notRun) flows did not run"))
+        // The closing line counts them too, as the reports do.
+        #expect(child.stdout.text.contains(", \(notRun) not run"), "\(child.stdout.text.suffix(300))")
+    }
+
+    /// An interrupted run after a full one is part of the suite: its reports go to
+    /// `reports/subset/`, and the full run's (the committed Markdown report) stay as they were.
+    @Test func anInterruptedRunLeavesTheFullReportsAsTheyAre() async throws {
+        let root = try Self.workspace(flows: 400)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let full = try await ChildProcess.launch(
+            "flowcheck specs/ (the full run)", executable: try Binary.binary(), arguments: ["specs/"],
+            directory: root, environment: ["NO_COLOR": "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], deadline: Binary.childDeadline)
+        defer { full.kill() }
+        #expect(try await full.exitStatus() == 0)
+        let before = try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8)
+        let child = try await ChildProcess.launch(
+            "flowcheck specs/ (SIGINT after the first flow)", executable: try Binary.binary(), arguments: ["specs/"],
+            directory: root, environment: ["NO_COLOR": "1", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], deadline: Binary.childDeadline,
+            on: (.stdout, "✔ E2E-", { $0.signal(SIGINT) })
+        )
+        defer { child.kill() }
+        #expect(try await child.exitStatus() == 130)
+        #expect(child.stderr.text.contains("the run was interrupted before every flow finished, so its reports are in reports/subset/"), "\(child.stderr.text)")
+        #expect(child.stdout.text.contains("Reports: reports/subset/junit.xml, reports/subset/flowcheck.md"))
+        #expect(try String(contentsOf: root.appendingPathComponent("reports/flowcheck.md"), encoding: .utf8) == before)
+        let subset = try String(contentsOf: root.appendingPathComponent("reports/subset/flowcheck.md"), encoding: .utf8)
+        #expect(subset.contains("**Interrupted.**"))
     }
 }

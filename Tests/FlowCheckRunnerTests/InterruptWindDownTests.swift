@@ -54,4 +54,30 @@ struct InterruptWindDownTests {
         #expect(flows.map(\.id) == [specs[1].id, specs[2].id], "\(flows.map(\.id))")
         #expect(flows.allSatisfy { $0.status == .passed })
     }
+
+    /// A driver process stopped by the interruption before its `hello`: its session throws
+    /// (the run was interrupted), it does not end as cancelled.
+    struct StoppedOnInterruptDriver: FlowDriver {
+        let name = "stopped"
+        let stopped: String
+        let started: @Sendable () -> Void
+        func makeSession(for context: DriverContext) async throws -> any FlowSession {
+            guard context.flowID == stopped else { return try await CoreSDKDriver().makeSession(for: context) }
+            started()
+            // Waits, as for a driver's hello, until the run is cancelled; then fails as a
+            // driver stopped by the interruption does.
+            while !Task.isCancelled { await Task.yield() }
+            throw DriverError("driver protocol: flowcheck driver was stopped before it sent hello: the run was interrupted", party: .driver)
+        }
+    }
+
+    @Test func aFlowCutShortByTheInterruptionIsNotRunNotAHarnessError() async throws {
+        let specs = Array(try SpecsEarnTheirPlaceTests.specs().filter { ["MLT-AUTH", "MLT-PRODUCTS"].contains($0.id) }.sorted { $0.id < $1.id })
+        #expect(specs.count == 2)
+        let interrupt = InterruptSignal()
+        let runner = FlowRunner(driver: StoppedOnInterruptDriver(stopped: specs[0].id, started: { interrupt.deliver(SIGINT) }), options: .init(concurrency: 1))
+        let (flows, signal) = await FlowCheckCommand.runUntilInterrupted(runner, specs, interrupt: interrupt) { _ in }
+        #expect(signal == SIGINT)
+        #expect(flows.isEmpty, "a flow the interruption cut short is not judged: \(flows.map { "\($0.id) \($0.status)" })")
+    }
 }

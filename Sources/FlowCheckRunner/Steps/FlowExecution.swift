@@ -147,6 +147,12 @@ struct FlowExecution: Sendable {
                 }
             }
         }
+        // Cut short by the run's interruption however it showed: a driver process stopped
+        // before its hello throws, rather than ending the steps as cancelled. A flow that did
+        // not pass while the run was being interrupted is not judged: it is listed as not run.
+        if !interrupted, Task.isCancelled, progress.state.withLock({ $0.error != nil || !$0.failures.isEmpty }) {
+            interrupted = true
+        }
         let log = await session?.log() ?? []
         await session?.close()
         browser.close()
