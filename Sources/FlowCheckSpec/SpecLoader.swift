@@ -89,14 +89,23 @@ public struct SpecLoader: Sendable {
         return try loadSpecs(paths: paths, diagnostics: diagnostics, invalid: invalid)
     }
 
-    /// Every ``TeamRequirementFile`` under `paths`: named as a path, or found in a folder.
+    /// Every ``TeamRequirementFile`` under `paths`: named as a path, found in a folder, or
+    /// beside a spec file named alone (`flowcheck teamspecs/one.json` finds
+    /// `teamspecs/flowcheck.requirements.json`, as running the folder does).
     public func teamCatalogues(in paths: [String]) throws(MissingPath) -> [String] {
         var found: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw MissingPath(path: path) }
             if !isDirectory.boolValue {
-                if path.hasSuffix(TeamRequirementFile.name) { found.append(path) }
+                if path.hasSuffix(TeamRequirementFile.name) {
+                    found.append(path)
+                } else if let slash = path.lastIndex(of: "/") {
+                    let beside = String(path[...slash]) + TeamRequirementFile.name
+                    if FileManager.default.fileExists(atPath: beside) { found.append(beside) }
+                } else if FileManager.default.fileExists(atPath: TeamRequirementFile.name) {
+                    found.append(TeamRequirementFile.name)
+                }
                 continue
             }
             let base = path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -106,7 +115,9 @@ public struct SpecLoader: Sendable {
                 found.append(base + "/" + relative)
             }
         }
-        return found.sorted()
+        // One catalogue found two ways (its folder and a spec beside it) is read once.
+        var seen = Set<String>()
+        return found.sorted().filter { seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path).inserted }
     }
 
     private func loadSpecs(paths: [String], diagnostics: [SpecDiagnostic], invalid: [String]) throws(MissingPath) -> Result {

@@ -39,6 +39,18 @@ struct TeamRequirementTests {
         #expect(text.contains("| TEAM-UNCITED | Not cited yet.") && text.contains("**uncovered**"))
     }
 
+    @Test func aSpecFileNamedAloneFindsTheCatalogueBesideIt() throws {
+        let folder = try Self.folder(catalogue: Self.good, citing: ["TEAM-REFRESH-EARLY"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Alone, with its folder too, and with the catalogue named: read once each time.
+        for paths in [[folder + "/specs/auth.json"], [folder + "/specs", folder + "/specs/auth.json"], [folder + "/specs/auth.json", folder + "/specs/flowcheck.requirements.json"]] {
+            let loaded = try SpecLoader.standard.load(paths: paths)
+            #expect(loaded.diagnostics.isEmpty, "\(paths): \(loaded.diagnostics)")
+            #expect(loaded.specs.map(\.id) == ["TEAM-AUTH"])
+            #expect(loaded.teamRequirements.map(\.id) == ["TEAM-REFRESH-EARLY", "TEAM-UNCITED"], "\(paths)")
+        }
+    }
+
     @Test func anIdNoCatalogueHasIsStillRefused() throws {
         let folder = try Self.folder(catalogue: Self.good, citing: ["TEAM-NOT-THERE"])
         defer { try? FileManager.default.removeItem(atPath: folder) }
