@@ -34,8 +34,10 @@ extension SpecDecoder {
         }
         for name in template.variables where !name.isEmpty && !defined.contains(name) {
             let candidates = defined.sorted()
-            let hint = Suggestion.closest(to: name, in: candidates).map { "did you mean \"${\($0)}\"? " } ?? ""
-            report(node, path, "variable \(quoted("${\(name)}")) is not captured by an earlier step", fix: "\(hint)capture it in an earlier step, e.g. {\"present\": true, \"capture\": \"\(name)\"}")
+            // A near miss of a captured name is a typo: the fix is the name, not a new capture.
+            let fix = Suggestion.closest(to: name, in: candidates).map { "did you mean \"${\($0)}\"? (captured earlier)" }
+                ?? "capture it in an earlier step, e.g. {\"present\": true, \"capture\": \"\(name)\"}"
+            report(node, path, "variable \(quoted("${\(name)}")) is not captured by an earlier step", fix: fix)
         }
     }
 }

@@ -99,6 +99,9 @@ struct SpecLoaderErrorTests {
         Case(name: "variable used before capture", json: spec(steps: #"[{"app": "products", "expect": {"store": {"accessToken": "${tokn}"}}}]"#), expected: [
             "t.json:7:69: error: variable \"${tokn}\" is not captured by an earlier step at $.steps[0].expect.store.accessToken\n  fix: capture it in an earlier step, e.g. {\"present\": true, \"capture\": \"tokn\"}",
         ]),
+        Case(name: "a captured variable misspelt", json: spec(steps: #"[{"app": "products", "expect": {"store": {"accessToken": {"present": true, "capture": "token"}}}}, {"app": "products", "expect": {"store": {"accessToken": "${tokn}"}}}]"#), expected: [
+            "t.json:7:167: error: variable \"${tokn}\" is not captured by an earlier step at $.steps[1].expect.store.accessToken\n  fix: did you mean \"${token}\"? (captured earlier)",
+        ]),
         Case(name: "outcome on a step with no call", json: spec(steps: #"[{"advanceClock": "1m", "expect": {"outcome": "ok"}}]"#), expected: [
             "t.json:7:47: error: \"outcome\" checks an app call, and this step makes none at $.steps[0].expect.outcome\n  fix: move it to the step with the \"app\" call it is about",
         ]),
