@@ -565,9 +565,12 @@ public struct FlowCheckCommand: Sendable {
             }
         }
         logQueue.enqueue("\("control".padding(toLength: 10, withPad: " ", startingAt: 0)) \(controlURL.absoluteString)")
+        var readyDocument: Data?
         if let path = options.readyFile {
             do {
-                try ServeReadyFile.write(ServeReadyFile.document(endpoints: endpoints, control: controlURL), to: path)
+                let document = ServeReadyFile.document(endpoints: endpoints, control: controlURL)
+                try ServeReadyFile.write(document, to: path)
+                readyDocument = document
             } catch {
                 console.err("flowcheck: the ready file: \(error)")
                 logQueue.finish(within: Self.serveLogDrainSeconds)
@@ -578,6 +581,9 @@ public struct FlowCheckCommand: Sendable {
         _ = await environment.interrupt.wait()
         control.stop()
         host.stop()
+        // Stopped: the file no longer says where to find a server, so a script that waits for it
+        // never reads a stale one. Only ours: another serve may have written the path since.
+        if let path = options.readyFile, let readyDocument { ServeReadyFile.remove(path, ifStill: readyDocument) }
         logQueue.enqueue("Stopped.")
         // Bounded: with stdout blocked for good, serve still ends.
         logQueue.finish(within: Self.serveLogDrainSeconds)

@@ -25,6 +25,12 @@ enum ServeReadyFile {
         return data + Data("\n".utf8)
     }
 
+    /// Removes the file at `path` if it still holds `data` (what this serve wrote).
+    static func remove(_ path: String, ifStill data: Data) {
+        guard FileManager.default.contents(atPath: path) == data else { return }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
     /// Writes `data` to `path` atomically, with the tool's one writer (parent folders made).
     /// - Throws: ``ReportWriter/WriteError``, the path and cause in plain words.
     static func write(_ data: Data, to path: String) throws {

@@ -32,7 +32,9 @@ struct ServeDiscoveryTests {
             for secret in Self.secrets { #expect(!text.contains(secret), "\(provider): GET / shows no secret") }
         }
         #expect(serve.control.host == "127.0.0.1", "the control API stays on loopback whatever --host is")
+        #expect(FileManager.default.fileExists(atPath: serve.readyFile.path))
         #expect(try await serve.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: serve.readyFile.path), "a stopped serve leaves no ready file pointing at it")
         #expect(serve.child.stderr.text.contains("warning: --host 0.0.0.0"))
         for secret in Self.secrets { #expect(!serve.child.stdout.text.contains(secret)) }
     }

@@ -14,6 +14,8 @@ final class ServeSession: @unchecked Sendable {
     private let session: URLSession
     /// The ready file's folder, removed with the session.
     private let folder: URL
+    /// The ready file serve wrote.
+    var readyFile: URL { folder.appendingPathComponent("ready.json") }
 
     /// Starts serve with `arguments` (plus `--ready-file`) and waits for it to say it serves;
     /// the ready file is written before that line.
