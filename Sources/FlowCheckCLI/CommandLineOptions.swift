@@ -104,6 +104,8 @@ public struct CommandLineOptions: Sendable, Equatable {
 
     /// The `--help` text, made from ``declarations`` (``CommandLineDocs/help``).
     public static var usage: String { CommandLineDocs.help }
+    /// The help's first block: one line per command with its options.
+    public static var synopsis: String { usage.components(separatedBy: "\n\n").first ?? usage }
 
     /// Parses arguments (without the program name).
     /// - Throws: ``UsageError`` naming the problem.

@@ -90,7 +90,9 @@ public struct FlowCheckCommand: Sendable {
         } catch {
             // A value quoted back (a provider name, a path) may hold control or invisible
             // characters: shown escaped, as everywhere else the tool prints user text.
-            console.err("flowcheck: " + ControlCharacters.escaped("\(error)") + "\n\n\(CommandLineOptions.usage)")
+            // The mistake, then the synopsis: the whole help (a hundred lines) would push the
+            // one line that matters off the screen.
+            console.err("flowcheck: " + ControlCharacters.escaped("\(error)") + "\n\n\(CommandLineOptions.synopsis)\n\n`flowcheck --help` describes every option.")
             return .usageOrInvalidSpec
         }
         if options.help {

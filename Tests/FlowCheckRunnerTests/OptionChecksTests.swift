@@ -47,6 +47,15 @@ struct OptionChecksTests {
 
     /// Paths that exist in the way: a file where findings' folder should be, a folder where a
     /// report should be, a file where a report's folder should be.
+    @Test func aUsageErrorShowsTheMistakeAndTheSynopsisNotTheWholeHelp() async {
+        let (code, lines) = await Self.run(["--fliter", "x", "specs/"])
+        #expect(code == .usageOrInvalidSpec)
+        let text = lines.joined(separator: "\n")
+        #expect(text.hasPrefix("flowcheck: unknown option --fliter (did you mean --filter?)\n\nUSAGE: flowcheck [options] <file-or-dir>..."), "\(text)")
+        #expect(text.hasSuffix("`flowcheck --help` describes every option."))
+        #expect(!text.contains("Runs JSON flow specs"), "the help's prose is left to --help")
+    }
+
     @Test func outputPathsInTheWayAreRefusedFirst() async throws {
         try FileManager.default.createDirectory(atPath: Self.folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: Self.folder) }
