@@ -5,23 +5,28 @@ import Testing
 import FlowCheckTestSupport
 
 /// A client that says `Connection: close` sends nothing after its request (RFC 9112 9.6): once
-/// that request is read whole and answered, the server closes without waiting for the client's
-/// own close, and the answer arrives whole, ended by an orderly end of stream, never a reset.
+/// that request is read whole and its answer acknowledged, the server closes without waiting
+/// for the client's own close, and the answer is the client's, whole, whatever it sends after.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct CloseAfterAnswerTests {
-    static let echo = ClosureResponder { request in .text(200, "\(request.method) \(request.path)") }
-
-    /// Timeouts no honest exchange reaches: nothing here ends by a deadline.
-    static func patientServer() -> HTTPServer {
-        let never = 2 * HangBound.seconds
-        return HTTPServer(responder: echo, limits: HTTPServerLimits(readTimeout: never, requestHeaderTimeout: never, idleTimeout: never, maxConnections: 8))
+    static let echo = ClosureResponder { request in
+        request.path == "/big" ? .text(200, String(repeating: "x", count: 8 << 20)) : .text(200, "\(request.method) \(request.path)")
     }
 
-    @Test func aClientThatSaidCloseGetsItsWholeAnswerAndAnOrderlyEnd() async throws {
+    /// Timeouts no honest exchange reaches, the drain's too: nothing here ends by a deadline,
+    /// so a server that waited for the client's close would keep its connections.
+    static func patientServer(maxConnections: Int = 8) -> HTTPServer {
+        let never = 2 * HangBound.seconds
+        return HTTPServer(responder: echo, limits: HTTPServerLimits(readTimeout: never, requestHeaderTimeout: never, idleTimeout: never, requestBodyTimeout: never, responseTimeout: never, maxConnections: maxConnections, drainTimeout: never))
+    }
+
+    @Test func aClientThatSaidCloseIsLetGoWhileItStillHoldsItsSocket() async throws {
         let server = Self.patientServer()
         try await server.serving { port in
+            var clients: [RawConnection] = []
             for body in ["", "a=1&b=2"] {
                 let client = try await RawConnection.connect(port: port)
+                clients.append(client)
                 let method = body.isEmpty ? "GET" : "POST"
                 try await client.send("\(method) /closing HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
                 let answer = try #require(try await client.readResponse())
@@ -31,10 +36,28 @@ struct CloseAfterAnswerTests {
                 let rest = try await client.readUntilClosed()
                 #expect(rest.bytes.isEmpty && rest.error == nil, "an orderly end of stream, not a reset")
             }
-            // The client still holds its socket open; the server has let the connection go.
+            // Neither client has closed its socket; the server has let both connections go.
             let deadline = ContinuousClock.now + HangBound.standard
             while server.openConnections > 0, ContinuousClock.now < deadline { await Task.yield() }
             #expect(server.openConnections == 0)
+            withExtendedLifetime(clients) {}
+        }
+    }
+
+    @Test func aStrayByteAfterTheServerLetGoCostsTheClientNothing() async throws {
+        let server = Self.patientServer()
+        try await server.serving { port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET /first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let deadline = ContinuousClock.now + HangBound.standard
+            while server.activity.value < 3 || server.openConnections > 0, ContinuousClock.now < deadline { await Task.yield() }
+            #expect(server.openConnections == 0)
+            // Sent to a closed socket before reading: the reset it provokes leaves the answer,
+            // already received, to be read whole.
+            _ = try await client.send("\r\n")
+            let answer = try #require(try await client.readResponse())
+            #expect(answer.status == 200)
+            #expect(String(decoding: answer.body, as: UTF8.self) == "GET /first")
         }
     }
 
@@ -47,9 +70,27 @@ struct CloseAfterAnswerTests {
             let answer = try #require(try await client.readResponse())
             #expect(answer.status == 200)
             #expect(String(decoding: answer.body, as: UTF8.self) == "GET /first")
-            try await client.send(String(repeating: "x", count: 4096))
-            let rest = try await client.readUntilClosed()
-            #expect(rest.bytes.isEmpty, "nothing answers the request sent after close")
+        }
+    }
+
+    /// A connection whose next request is already read is busy while its answer is written:
+    /// at the cap, a newcomer is refused rather than given that connection's place.
+    @Test func aPipelinedConnectionIsNotClosedForANewcomer() async throws {
+        let server = Self.patientServer(maxConnections: 1)
+        try await server.serving { port in
+            let pipelined = try await RawConnection.connect(port: port)
+            // Two requests in one write, the first answered with more than the socket buffers
+            // hold: its thread is writing it until the client reads.
+            try await pipelined.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await pipelined.isReadable(within: HangBound.standard), "the first answer is under way")
+            let newcomer = try await RawConnection.connect(port: port)
+            try await newcomer.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")
+            let shed = try #require(try await newcomer.readResponse())
+            #expect(shed.status == 503, "no connection is idle: the newcomer is refused")
+            let big = try #require(try await pipelined.readResponse())
+            #expect(big.status == 200 && big.body.count == 8 << 20)
+            let second = try #require(try await pipelined.readResponse())
+            #expect(String(decoding: second.body, as: UTF8.self) == "GET /second")
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import FlowCheckTestLanes
 import Testing
-import FlowCheckFakeServer
+@testable import FlowCheckFakeServer
 import FlowCheckTestSupport
 
 /// Held requests are numbered in holding order and answered one at a time, in any order
@@ -94,6 +94,8 @@ struct HoldReleaseTests {
             try await second.send("GET /v1/products?n=2 HTTP/1.1\r\nHost: x\r\n\r\n")
             try await holds.waitForHeld(2)
             #expect(holds.heldNumbers == [0, 1])
+            // Only the open hold is kept: the one done with was forgotten when this one was taken.
+            #expect((world.responder as? ProviderResponder)?.holdsKept == 1)
             // The answered hold is known and has nothing left to answer; the held one waits.
             #expect(world.releaseHold(number: 0))
             #expect(!(try await second.isReadable(within: .zero)))

@@ -5,9 +5,6 @@ extension HTTPConnection {
     /// Bytes read from a misbehaving peer after our final response, so closing does not
     /// turn unread input into a RST that destroys the response before the client reads it.
     private static let maxDrainBytes = 4 * 1024 * 1024
-    /// Upper bound on how long that drain waits for the peer to close, in total: a client
-    /// trickling bytes must not keep the thread draining.
-    private static let maxDrainSeconds: TimeInterval = 2
 
     /// Writes `plan` as the answer to `request`; false when the connection is over.
     /// - Parameter pipelined: bytes of a next request already read, waiting to be parsed.
@@ -25,10 +22,12 @@ extension HTTPConnection {
             activity?.tick()
             if !keepAlive {
                 // A client that said `Connection: close` sends nothing after its request (RFC
-                // 9112 9.6): with that request read whole and nothing more arrived, closing
-                // now cannot reset the answer, so its thread need not wait for the client's
-                // own close. Otherwise what it still sends is drained first.
-                if Self.promisedClose(request), !pipelined, Socket.pendingBytes(fd) == 0 {
+                // 9112 9.6). With that request read whole, nothing more arrived, and every byte
+                // of the answer acknowledged (in the client's receive buffer, where a reset its
+                // own stray byte might provoke leaves it to be read on Linux), its thread need
+                // not wait for the client's own close. Otherwise, or when the system cannot
+                // tell, what the client still sends is drained first, as RFC 9112 9.6 advises.
+                if Self.promisedClose(request), !pipelined, Socket.isDrainedBothWays(fd) {
                     Socket.shutdownWrite(fd)
                 } else {
                     closeGracefully()
@@ -106,10 +105,11 @@ extension HTTPConnection {
     }
 
     /// Half-closes, then reads and discards what the peer still sends until it closes too,
-    /// for at most `maxDrainSeconds` and `maxDrainBytes`.
+    /// for at most `limits.drainTimeout` (in total: a client trickling bytes must not keep the
+    /// thread draining) and `maxDrainBytes`.
     private func closeGracefully() {
         Socket.shutdownWrite(fd)
-        let limit = min(Self.bound(limits.readTimeout) ?? Self.maxDrainSeconds, Self.maxDrainSeconds)
+        let limit = min(Self.bound(limits.readTimeout) ?? limits.drainTimeout, limits.drainTimeout)
         let deadline = ContinuousClock.now + .seconds(limit)
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
         var drained = 0

@@ -35,6 +35,10 @@ public struct HTTPServerLimits: Sendable, Equatable {
     /// connection that has waited longest for its next request, if one is idle, and is served;
     /// with none idle it is answered 503 with `Retry-After` and closed. 0 or less: no cap.
     public var maxConnections: Int
+    /// Seconds, at most, that closing after an answer waits for the client's own close while
+    /// it reads and discards what the client still sends (so unread input does not turn the
+    /// close into a reset that destroys the answer); also bounded by `readTimeout`.
+    public var drainTimeout: TimeInterval
 
     public init(
         maxHeaderBytes: Int = 16 * 1024,
@@ -44,8 +48,10 @@ public struct HTTPServerLimits: Sendable, Equatable {
         idleTimeout: TimeInterval = 30,
         requestBodyTimeout: TimeInterval = 30,
         responseTimeout: TimeInterval = 30,
-        maxConnections: Int = 0
+        maxConnections: Int = 0,
+        drainTimeout: TimeInterval = 2
     ) {
+        self.drainTimeout = drainTimeout
         self.requestBodyTimeout = requestBodyTimeout
         self.responseTimeout = responseTimeout
         self.maxConnections = maxConnections

@@ -161,6 +161,29 @@ package enum Socket {
         return ioctl(fd, request, &count) == 0 ? Int(count) : 0
     }
 
+    /// Whether nothing is left either way on `fd`: no received byte unread, and every byte
+    /// sent acknowledged by the peer. False when the system cannot tell. Closing such a socket
+    /// cannot cost the peer any of the answer: even a reset that a later byte of its own
+    /// provokes finds the whole answer already in its receive buffer.
+    static func isDrainedBothWays(_ fd: Int32) -> Bool {
+        var unread: Int32 = 0
+        #if canImport(Glibc)
+        guard ioctl(fd, UInt(FIONREAD), &unread) == 0, unread == 0 else { return false }
+        var unsent: Int32 = 0
+        // TIOCOUTQ is SIOCOUTQ for a TCP socket: bytes sent and not yet acknowledged.
+        guard ioctl(fd, UInt(TIOCOUTQ), &unsent) == 0 else { return false }
+        return unsent == 0
+        #elseif canImport(Darwin)
+        guard ioctl(fd, FIONREAD, &unread) == 0, unread == 0 else { return false }
+        var unsent: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_NWRITE, &unsent, &size) == 0 else { return false }
+        return unsent == 0
+        #else
+        return false
+        #endif
+    }
+
     /// Wakes any thread blocked on `fd` (accept, recv, send) without closing it, so the
     /// owning thread can close it later and no other thread ever sees a reused descriptor.
     static func shutdownBoth(_ fd: Int32) {

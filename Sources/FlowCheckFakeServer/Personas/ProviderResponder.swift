@@ -246,6 +246,10 @@ final class ProviderResponder: TransportAwareResponder {
         return (gate, number)
     }
 
+    /// How many holds are kept: those whose connection is not yet done, and those done since
+    /// the last hold was taken.
+    var holdsKept: Int { state.withLock { $0.held.count } }
+
     /// Answers the `number`-th held request (``holdObserver`` told its number) now, leaving
     /// every other held request held; false when no request has that number.
     func releaseHold(_ number: Int) -> Bool {
