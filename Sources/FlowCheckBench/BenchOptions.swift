@@ -69,9 +69,10 @@ struct BenchOptions: Equatable {
                        minute 1 to minute 10 of every provider's whole flow, again and again
                        (must stay within 20 MiB); exit 1 if either fails
           command      (only when named: --only command) `flowcheck DIR/` as a user runs it: the
-                       release flowcheck beside this benchmark, its reports at their default
-                       paths over the previous run's; best and worst of 3 after one warm-up;
-                       exit 1 unless it exits 0 (issue 22's target: under 3 s)
+                       flowcheck beside this benchmark (build both: swift build -c release), its
+                       reports at their default paths over the previous run's; best and worst
+                       of 3 after one warm-up; exit 1 unless it exits 0 (issue 22's target:
+                       under 3 s)
           explore      (only when named: --only explore) flowcheck explore --seed 1 --runs 2000
                        over every model against the SDK core (issue 23's target: under 60 s);
                        exit 1 if it finds anything

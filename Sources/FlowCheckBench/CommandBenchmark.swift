@@ -12,9 +12,12 @@ struct CommandBenchmark {
         var cpuSeconds: Double
         var runs: Int
         var command: String
+        /// The binary timed: `swift build -c release --product flowcheck-bench` does not
+        /// rebuild it, so the line names it (build both: `swift build -c release`).
+        var binary: String
 
         var lines: [String] {
-            ["command: \(Format.fixed(best, 2)) s best, \(Format.fixed(worst, 2)) s worst of \(runs) (\(command), after a warm-up that leaves the previous run's reports)"]
+            ["command: \(Format.fixed(best, 2)) s best, \(Format.fixed(worst, 2)) s worst of \(runs) (\(command), after a warm-up that leaves the previous run's reports; \(binary))"]
         }
         var cpuLine: String { "command cpu: \(Format.fixed(cpuSeconds, 2)) s" }
     }
@@ -38,14 +41,21 @@ struct CommandBenchmark {
             if seconds < best { (best, bestCPU) = (seconds, cpu) }
             worst = max(worst, seconds)
         }
-        return Figure(best: best, worst: worst, cpuSeconds: bestCPU, runs: max(1, runs), command: command)
+        return Figure(best: best, worst: worst, cpuSeconds: bestCPU, runs: max(1, runs), command: command, binary: binary)
     }
 
-    /// `flowcheck` in the folder this benchmark was started from (`.build/release/`).
+    /// `flowcheck` in this benchmark's own folder (`.build/release/`), wherever it was started
+    /// from.
     static func binary() -> String {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        return me.deletingLastPathComponent().appendingPathComponent("flowcheck").path
+        me().deletingLastPathComponent().appendingPathComponent("flowcheck").path
     }
+
+    /// This executable, as the system knows it (not `argv[0]`, which a PATH search leaves
+    /// relative to nothing).
+    private static func me() -> URL {
+        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath()
+    }
+
 
     private static func timeOnce(_ binary: String, folder: String) throws(BenchError) -> (seconds: Double, cpu: Double) {
         let process = Process()

@@ -133,9 +133,13 @@ enum SubsetReports {
         return files
     }
 
-    /// An XML attribute's text with its five entities undone.
+    /// An XML attribute's text with the entities our JUnit writer uses undone: the five named
+    /// ones and the tab, line feed and carriage return it writes as character references.
     private static func unescaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        guard text.contains("&") else { return text }
+        return text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&#9;", with: "\t").replacingOccurrences(of: "&#10;", with: "\n").replacingOccurrences(of: "&#13;", with: "\r")
+            .replacingOccurrences(of: "&amp;", with: "&")
     }
 }

@@ -23,6 +23,11 @@ struct SubsetReportsTests {
         #expect(SubsetReports.specFiles(text) == ["specs/moltin/auth.json", "specs/a & \"b\".json", "specs/bad.json"])
     }
 
+    @Test func theWritersCharacterReferencesAreUndone() {
+        let text = "<testsuite name=\"a\" file=\"specs/tab&#9;line&#10;return&#13;&amp;#9;.json\">"
+        #expect(SubsetReports.specFiles(text) == ["specs/tab\tline\nreturn\r&#9;.json"])
+    }
+
     @Test func aTruncatedReportGivesTheFilesBeforeTheCut() {
         let text = "<testsuite name=\"a\" file=\"specs/a.json\">\n<testsuite name=\"b\" file=\"specs/b.js"
         #expect(SubsetReports.specFiles(text) == ["specs/a.json"])

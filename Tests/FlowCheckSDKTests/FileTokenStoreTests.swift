@@ -92,6 +92,19 @@ struct FileTokenStoreTests {
         #expect(error?.code == .storage)
     }
 
+    @Test("a symbolic link where the directory should be is refused, even to a directory")
+    func refusesSymbolicLink() throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.remove() }
+        let real = temporary.url.appendingPathComponent("real")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        let link = temporary.url.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let error = #expect(throws: OAuthError.self) { try FileTokenStore(directory: link) }
+        #expect(error?.code == .storage)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: real.path).isEmpty, "nothing written through the link")
+    }
+
     @Test("read of a missing key is nil; write, overwrite, read back, delete")
     func basicLifecycle() throws {
         let temporary = TemporaryDirectory()
