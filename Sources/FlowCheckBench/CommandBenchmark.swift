@@ -56,7 +56,6 @@ struct CommandBenchmark {
         (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath()
     }
 
-
     private static func timeOnce(_ binary: String, folder: String) throws(BenchError) -> (seconds: Double, cpu: Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)

@@ -51,15 +51,20 @@ struct HoldReleaseTests {
                                    holdObserver: { [holds] _, number in holds.held(number) }, holdEndObserver: { [holds] in holds.ended($0) })
     }
 
+    /// Sends the products request `n` on a connection of its own and returns once `n`
+    /// requests are held.
+    func held(_ n: Int) async throws -> RawConnection {
+        let client = try await RawConnection.connect(port: world.port)
+        try await client.send("GET /v1/products?n=\(n) HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await holds.waitForHeld(n)
+        return client
+    }
+
     @Test func heldRequestsAreAnsweredOneAtATimeInAnyOrder() async throws {
         try await world.serving {
             world.inject(Fault(.hold, path: "/v1/products", times: 2))
-            let first = try await RawConnection.connect(port: world.port)
-            try await first.send("GET /v1/products?n=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            try await holds.waitForHeld(1)
-            let second = try await RawConnection.connect(port: world.port)
-            try await second.send("GET /v1/products?n=2 HTTP/1.1\r\nHost: x\r\n\r\n")
-            try await holds.waitForHeld(2)
+            let first = try await held(1)
+            let second = try await held(2)
             #expect(holds.heldNumbers == [0, 1])
             #expect(world.exchanges.isEmpty, "a held request is recorded when it is answered")
 
@@ -81,18 +86,14 @@ struct HoldReleaseTests {
     @Test func holdsKeepTheirNumbersWhenAnsweredOnesAreForgotten() async throws {
         try await world.serving {
             world.inject(Fault(.hold, path: "/v1/products", times: 2))
-            let first = try await RawConnection.connect(port: world.port)
-            try await first.send("GET /v1/products?n=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            try await holds.waitForHeld(1)
+            let first = try await held(1)
             #expect(world.releaseHold(number: 0))
             #expect(try await first.readResponse()?.status == 400)
             // Done with: forgotten when the next request is held, its number still counted.
             let deadline = ContinuousClock.now + HangBound.standard
             while !holds.endedNumbers.contains(0), ContinuousClock.now < deadline { await Task.yield() }
             #expect(holds.endedNumbers == [0])
-            let second = try await RawConnection.connect(port: world.port)
-            try await second.send("GET /v1/products?n=2 HTTP/1.1\r\nHost: x\r\n\r\n")
-            try await holds.waitForHeld(2)
+            let second = try await held(2)
             #expect(holds.heldNumbers == [0, 1])
             // Only the open hold is kept: the one done with was forgotten when this one was taken.
             #expect((world.responder as? ProviderResponder)?.holdsKept == 1)
