@@ -22,7 +22,9 @@ let package = Package(
         // The SDK core: our own platform-neutral OAuth client. Foundation only.
         .target(name: "FlowCheckSDK"),
         // In-process HTTP/1.1 fake providers on loopback. Knows nothing of the SDK.
-        .target(name: "FlowCheckFakeServer"),
+        .target(name: "FlowCheckFakeServer", dependencies: ["CFlowCheckEpoll"]),
+        // epoll and eventfd for the fake server's Linux event loop (headers only, from the C library).
+        .systemLibrary(name: "CFlowCheckEpoll"),
         // Test doubles downstream SDK teams can use too: the manual clock, server helpers.
         .target(name: "FlowCheckTestSupport", dependencies: ["FlowCheckSDK", "FlowCheckFakeServer"]),
         // The spec format: a position-aware JSON reader, the model, the loader and its diagnostics.

@@ -7,8 +7,9 @@ import Darwin
 
 /// How many connections each of serve's listeners takes at once, from the descriptors the
 /// process may open: every port shares them (the control port included), and some are kept for
-/// everything else (the log, the store, a driver's pipes). A thread serves each connection, so
-/// the cap is also bounded.
+/// everything else (the log, the store, a driver's pipes). On Linux a connection costs a
+/// descriptor and its buffers (the event loop serves them all); where a thread serves each
+/// connection, the bound on the cap also bounds the threads.
 public enum ConnectionCap {
     /// Descriptors kept for what is not a connection.
     static let reserve = 64

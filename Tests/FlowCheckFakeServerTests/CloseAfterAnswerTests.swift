@@ -15,13 +15,13 @@ struct CloseAfterAnswerTests {
 
     /// Timeouts no honest exchange reaches, the drain's too: nothing here ends by a deadline,
     /// so a server that waited for the client's close would keep its connections.
-    static func patientServer(maxConnections: Int = 8) -> HTTPServer {
+    static func patientServer(core: HTTPServer.Core, maxConnections: Int = 8) -> HTTPServer {
         let never = 2 * HangBound.seconds
-        return HTTPServer(responder: echo, limits: HTTPServerLimits(readTimeout: never, requestHeaderTimeout: never, idleTimeout: never, requestBodyTimeout: never, responseTimeout: never, maxConnections: maxConnections, drainTimeout: never))
+        return HTTPServer(responder: echo, limits: HTTPServerLimits(readTimeout: never, requestHeaderTimeout: never, idleTimeout: never, requestBodyTimeout: never, responseTimeout: never, maxConnections: maxConnections, drainTimeout: never), core: core)
     }
 
-    @Test func aClientThatSaidCloseIsLetGoWhileItStillHoldsItsSocket() async throws {
-        let server = Self.patientServer()
+    @Test(arguments: HTTPServer.Core.available) func aClientThatSaidCloseIsLetGoWhileItStillHoldsItsSocket(core: HTTPServer.Core) async throws {
+        let server = Self.patientServer(core: core)
         try await server.serving { port in
             var clients: [RawConnection] = []
             for body in ["", "a=1&b=2"] {
@@ -44,8 +44,8 @@ struct CloseAfterAnswerTests {
         }
     }
 
-    @Test func aStrayByteAfterTheServerLetGoCostsTheClientNothing() async throws {
-        let server = Self.patientServer()
+    @Test(arguments: HTTPServer.Core.available) func aStrayByteAfterTheServerLetGoCostsTheClientNothing(core: HTTPServer.Core) async throws {
+        let server = Self.patientServer(core: core)
         try await server.serving { port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("GET /first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -61,10 +61,10 @@ struct CloseAfterAnswerTests {
         }
     }
 
-    @Test func aClientThatSaidCloseAndSendsMoreStillGetsItsWholeAnswer() async throws {
+    @Test(arguments: HTTPServer.Core.available) func aClientThatSaidCloseAndSendsMoreStillGetsItsWholeAnswer(core: HTTPServer.Core) async throws {
         // A second request after `close` is the client's mistake; its first answer still
         // arrives whole (what it sent is drained, not left to reset the connection).
-        try await Self.patientServer().serving { port in
+        try await Self.patientServer(core: core).serving { port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("GET /first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n")
             let answer = try #require(try await client.readResponse())
@@ -75,8 +75,8 @@ struct CloseAfterAnswerTests {
 
     /// A connection whose next request is already read is busy while its answer is written:
     /// at the cap, a newcomer is refused rather than given that connection's place.
-    @Test func aPipelinedConnectionIsNotClosedForANewcomer() async throws {
-        let server = Self.patientServer(maxConnections: 1)
+    @Test(arguments: HTTPServer.Core.available) func aPipelinedConnectionIsNotClosedForANewcomer(core: HTTPServer.Core) async throws {
+        let server = Self.patientServer(core: core, maxConnections: 1)
         try await server.serving { port in
             let pipelined = try await RawConnection.connect(port: port)
             // Two requests in one write, the first answered with more than the socket buffers

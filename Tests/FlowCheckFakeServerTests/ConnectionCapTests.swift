@@ -12,10 +12,10 @@ struct ConnectionCapTests {
     static let echo = ClosureResponder { request in .text(200, "\(request.method) \(request.path)") }
 
     /// An echo server that takes three connections at once.
-    static func cappedAtThree() -> HTTPServer {
+    static func cappedAtThree(core: HTTPServer.Core) -> HTTPServer {
         var limits = HTTPServerLimits.hangBounded
         limits.maxConnections = 3
-        return HTTPServer(responder: echo, limits: limits)
+        return HTTPServer(responder: echo, limits: limits, core: core)
     }
 
     /// `count` connections to `port`, opened in order, each having sent `text` (and, given a
@@ -31,8 +31,8 @@ struct ConnectionCapTests {
         return clients
     }
 
-    @Test func aNewConnectionAtTheCapClosesTheLongestIdleOneAndIsServed() async throws {
-        try await Self.cappedAtThree().serving { port in
+    @Test(arguments: HTTPServer.Core.available) func aNewConnectionAtTheCapClosesTheLongestIdleOneAndIsServed(core: HTTPServer.Core) async throws {
+        try await Self.cappedAtThree(core: core).serving { port in
             // Three kept-alive connections, each answered once, in order: all three idle.
             var kept = try await Self.connections(3, to: port, sending: "GET /kept HTTP/1.1\r\nHost: x\r\n\r\n", answeredWith: 200)
             // Each newcomer is served, and the one idle longest is closed for it, oldest first.
@@ -46,8 +46,8 @@ struct ConnectionCapTests {
         }
     }
 
-    @Test func withNoneIdleConnectionsBeyondTheCapAre503AndClosed() async throws {
-        let server = Self.cappedAtThree()
+    @Test(arguments: HTTPServer.Core.available) func withNoneIdleConnectionsBeyondTheCapAre503AndClosed(core: HTTPServer.Core) async throws {
+        let server = Self.cappedAtThree(core: core)
         try await server.serving { port in
             // Three connections in the middle of a request: none is idle.
             let busy = try await Self.connections(3, to: port, sending: "GET /slow HTTP/1.1\r\nHost: x\r\n")
@@ -71,11 +71,11 @@ struct ConnectionCapTests {
         }
     }
 
-    @Test func aBodyTrickledPastItsDeadlineIs408() async throws {
+    @Test(arguments: HTTPServer.Core.available) func aBodyTrickledPastItsDeadlineIs408(core: HTTPServer.Core) async throws {
         // Each silence is far within the read timeout; the whole body is not within its own.
         var limits = HTTPServerLimits.hangBounded
         limits.requestBodyTimeout = 0.5
-        let server = HTTPServer(responder: Self.echo, limits: limits)
+        let server = HTTPServer(responder: Self.echo, limits: limits, core: core)
         try await server.serving { port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc")
@@ -97,12 +97,12 @@ struct ConnectionCapTests {
         }
     }
 
-    @Test func stopEndsAServerAtItsCapPromptly() async throws {
+    @Test(arguments: HTTPServer.Core.available) func stopEndsAServerAtItsCapPromptly(core: HTTPServer.Core) async throws {
         // The server's own timeouts outlast the clients' patience: only stop() can end the
         // idle connections before a client gives up.
         let never = 2 * HangBound.seconds
         let limits = HTTPServerLimits(readTimeout: never, requestHeaderTimeout: never, idleTimeout: never, maxConnections: 2)
-        let server = HTTPServer(responder: Self.echo, limits: limits)
+        let server = HTTPServer(responder: Self.echo, limits: limits, core: core)
         try await server.serving { port in
             var idle: [RawConnection] = []
             for _ in 0..<12 {

@@ -63,10 +63,10 @@ struct HTTPServerLoadTests {
     /// round of 200 requests is far slower than the others, and the test waits for nothing
     /// but answers. That the server cuts off a head that never completes, which takes real
     /// time, is `HTTPServerTests.tricklingClientIsCutOffAtTheHeadDeadline`.
-    @Test func manyKeptAliveClientsAreServedWhileOneTricklesItsHead() async throws {
+    @Test(arguments: HTTPServer.Core.available) func manyKeptAliveClientsAreServedWhileOneTricklesItsHead(core: HTTPServer.Core) async throws {
         // Deadlines far beyond the test, so the trickler stays attached throughout.
         let limits = HTTPServerLimits.hangBounded
-        let server = HTTPServer(responder: Self.echo, limits: limits)
+        let server = HTTPServer(responder: Self.echo, limits: limits, core: core)
         try await server.serving { port in
             let baseline = OpenSockets.inodes(port: port, local: true)
             #expect(baseline.count == 1, "the listener alone")
@@ -135,8 +135,8 @@ struct HTTPServerLoadTests {
     /// the side that closes first politely keeps a TIME_WAIT entry on the port for 60 s, and
     /// with a server per flow thousands of them slowed every later bind(0) (flows/s fell from
     /// 366 to 269 between 1,000 and 10,000 flows before this).
-    @Test func stopLeavesNoTimeWaitOnItsPort() async throws {
-        let server = HTTPServer(responder: Self.echo, limits: .hangBounded)
+    @Test(arguments: HTTPServer.Core.available) func stopLeavesNoTimeWaitOnItsPort(core: HTTPServer.Core) async throws {
+        let server = HTTPServer(responder: Self.echo, limits: .hangBounded, core: core)
         try await server.serving { port in
             var clients: [RawConnection] = []
             for _ in 0..<20 {

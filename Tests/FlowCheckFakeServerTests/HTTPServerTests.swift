@@ -29,13 +29,13 @@ struct HTTPServerTests {
     }
 
     /// Runs `body` against a started server with `limits`, given its port; stops it after.
-    private func withServer(limits: HTTPServerLimits = .hangBounded, _ body: (HTTPServer, Int) async throws -> Void) async throws {
-        let server = HTTPServer(responder: Self.echo, limits: limits)
+    private func withServer(core: HTTPServer.Core, limits: HTTPServerLimits = .hangBounded, _ body: (HTTPServer, Int) async throws -> Void) async throws {
+        let server = HTTPServer(responder: Self.echo, limits: limits, core: core)
         try await server.serving { port in try await body(server, port) }
     }
 
-    @Test func servesTwoRequestsOnOneKeptAliveConnection() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func servesTwoRequestsOnOneKeptAliveConnection(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             #expect(port > 0 && port == server.port)
             let client = try await RawConnection.connect(port: port)
             try await client.send("POST /one HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
@@ -50,8 +50,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func answersPipelinedRequestsInOrder() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func answersPipelinedRequestsInOrder(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             #expect(try await client.readResponse()?.bodyText == "GET /a ")
@@ -67,9 +67,10 @@ struct HTTPServerTests {
         ("GET /c HTTP/1.0\r\n\r\n", true),
         ("GET /c HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", false),
         ("GET /c HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive\r\n\r\n", false),
-    ])
-    func honoursConnectionSemantics(request: String, closes: Bool) async throws {
-        try await withServer { server, port in
+    ], HTTPServer.Core.available)
+    func honoursConnectionSemantics(_ case: (request: String, closes: Bool), core: HTTPServer.Core) async throws {
+        let (request, closes) = `case`
+        try await withServer(core: core) { server, port in
             let client = try await RawConnection.connect(port: port)
             try await client.send(request)
             let response = try #require(try await client.readResponse())
@@ -84,8 +85,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func malformedRequestGets400AndServerKeepsServing() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func malformedRequestGets400AndServerKeepsServing(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             let bad = try await RawConnection.connect(port: port)
             try await bad.send("THIS IS NOT HTTP\r\n\r\n")
             let response = try #require(try await bad.readResponse())
@@ -98,8 +99,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func garbageBytesNeverCrashTheServer() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func garbageBytesNeverCrashTheServer(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             let payloads: [[UInt8]] = [
                 [0x00, 0xFF, 0x0D, 0x0A, 0x0D, 0x0A],
                 Array("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
@@ -118,8 +119,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func oversizedHeadersGet431() async throws {
-        try await withServer(limits: Self.limits { $0.maxHeaderBytes = 1024 }) { server, port in
+    @Test(arguments: HTTPServer.Core.available) func oversizedHeadersGet431(core: HTTPServer.Core) async throws {
+        try await withServer(core: core, limits: Self.limits { $0.maxHeaderBytes = 1024 }) { server, port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 8 * 1024))\r\n\r\n")
             let response = try #require(try await client.readResponse())
@@ -128,16 +129,16 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func bodyOverTheLimitGets413() async throws {
-        try await withServer(limits: Self.limits { $0.maxBodyBytes = 100 }) { server, port in
+    @Test(arguments: HTTPServer.Core.available) func bodyOverTheLimitGets413(core: HTTPServer.Core) async throws {
+        try await withServer(core: core, limits: Self.limits { $0.maxBodyBytes = 100 }) { server, port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n\(String(repeating: "z", count: 101))")
             #expect(try await client.readResponse()?.status == 413)
         }
     }
 
-    @Test func answersExpectContinueBeforeTheBody() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func answersExpectContinueBeforeTheBody(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("POST /e HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
             #expect(try await client.readResponse()?.status == 100)
@@ -146,8 +147,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func headResponseCarriesLengthButNoBody() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func headResponseCarriesLengthButNoBody(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("HEAD /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let raw = String(decoding: try #require(try await client.readToEnd()), as: UTF8.self)
@@ -157,8 +158,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func silentClientIsTimedOutWith408() async throws {
-        try await withServer(limits: HTTPServerLimits(readTimeout: 0.2, idleTimeout: 0.2)) { server, port in
+    @Test(arguments: HTTPServer.Core.available) func silentClientIsTimedOutWith408(core: HTTPServer.Core) async throws {
+        try await withServer(core: core, limits: HTTPServerLimits(readTimeout: 0.2, idleTimeout: 0.2)) { server, port in
             // Sent as the connect completes: the server would close a connection still silent
             // after its 0.2 s idle timeout without a response.
             let client = try await RawConnection.connect(port: port, sending: "GET /slow HTTP/1.1\r\nHost: x\r\n")
@@ -168,17 +169,17 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func tricklingClientIsCutOffAtTheHeadDeadline() async throws {
+    @Test(arguments: HTTPServer.Core.available) func tricklingClientIsCutOffAtTheHeadDeadline(core: HTTPServer.Core) async throws {
         // Each byte comes well within readTimeout; only the whole-head deadline can stop it.
-        try await withServer(limits: HTTPServerLimits(readTimeout: 10, requestHeaderTimeout: 0.5)) { _, port in
+        try await withServer(core: core, limits: HTTPServerLimits(readTimeout: 10, requestHeaderTimeout: 0.5)) { _, port in
             let outcome = try await HTTPServerLoadTests.trickle("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n", port: port)
             #expect(outcome.status == 408)
             #expect(outcome.bytesSent < outcome.requestLength)
         }
     }
 
-    @Test func idleKeptAliveConnectionIsClosedWithoutAResponse() async throws {
-        try await withServer(limits: HTTPServerLimits(idleTimeout: 0.2)) { server, port in
+    @Test(arguments: HTTPServer.Core.available) func idleKeptAliveConnectionIsClosedWithoutAResponse(core: HTTPServer.Core) async throws {
+        try await withServer(core: core, limits: HTTPServerLimits(idleTimeout: 0.2)) { server, port in
             // Sent as the connect completes, within the 0.2 s a fresh connection may stay idle.
             let client = try await RawConnection.connect(port: port, sending: "GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await client.readResponse()?.header("Connection") == "keep-alive")
@@ -186,8 +187,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func clientVanishingMidResponseDoesNotKillTheServer() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func clientVanishingMidResponseDoesNotKillTheServer(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             do {
                 let quitter = try await RawConnection.connect(port: port)
                 try await quitter.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -205,8 +206,8 @@ struct HTTPServerTests {
 
     /// The peer's FIN arrives before the response, so the server's write fails with EPIPE:
     /// the case that raises SIGPIPE (and kills the process) without MSG_NOSIGNAL/SIG_IGN.
-    @Test func clientClosingBeforeTheResponseDoesNotKillTheServer() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func clientClosingBeforeTheResponseDoesNotKillTheServer(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             for _ in 0..<3 {
                 let quitter = try await RawConnection.connect(port: port)
                 try await quitter.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -219,8 +220,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func refuseConnectionsThenAcceptAgainOnTheSamePort() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func refuseConnectionsThenAcceptAgainOnTheSamePort(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             let kept = try await RawConnection.connect(port: port)
             try await kept.send("GET /before HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await kept.readResponse()?.status == 200)
@@ -241,8 +242,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func stopIsIdempotentAndFinal() async throws {
-        try await withServer { server, port in
+    @Test(arguments: HTTPServer.Core.available) func stopIsIdempotentAndFinal(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
             let open = try await RawConnection.connect(port: port)
             try await open.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await open.readResponse()?.status == 200)
@@ -261,8 +262,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func stopBeforeStartIsHarmless() async {
-        let server = HTTPServer(responder: Self.echo)
+    @Test(arguments: HTTPServer.Core.available) func stopBeforeStartIsHarmless(core: HTTPServer.Core) async {
+        let server = HTTPServer(responder: Self.echo, core: core)
         await server.stopOffThePool()
         #expect(server.port == 0)
     }
@@ -272,11 +273,11 @@ struct HTTPServerTests {
         try await offThePool("HTTPServer.refuseConnections") { server.refuseConnections() }
     }
 
-    @Test func responderHeadersCannotBreakFraming() async throws {
+    @Test(arguments: HTTPServer.Core.available) func responderHeadersCannotBreakFraming(core: HTTPServer.Core) async throws {
         let sneaky = ClosureResponder { _ in
             HTTPResponse(status: 200, headers: [("X-Evil", "a\r\nInjected: yes"), ("Content-Length", "999"), ("Connection", "close")], body: Data("ok".utf8))
         }
-        try await HTTPServer(responder: sneaky, limits: .hangBounded).serving { port in
+        try await HTTPServer(responder: sneaky, limits: .hangBounded, core: core).serving { port in
             let client = try await RawConnection.connect(port: port)
             try await client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try #require(try await client.readResponse())

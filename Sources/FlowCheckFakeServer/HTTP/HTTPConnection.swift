@@ -34,7 +34,7 @@ struct HTTPConnection {
                 headDone = nil
                 // Being answered, pipelined or not: never the idle one to close for a newcomer.
                 idleness?.busy()
-                guard deliver(plan(for: request), for: request, pipelined: !buffer.isEmpty) else { return }
+                guard deliver(Self.plan(responder, for: request), for: request, pipelined: !buffer.isEmpty) else { return }
                 // A pipelined request already begun gets its own full deadline from now.
                 requestStart = buffer.isEmpty ? nil : .now
             case .failure(let status, let reason, let rule):
@@ -49,7 +49,7 @@ struct HTTPConnection {
                 let headComplete = if case .head = head { true } else { false }
                 if headComplete, headDone == nil { headDone = .now }
                 let wait: TimeInterval?
-                switch readWait(requestStart: requestStart, headComplete: headComplete, headDone: headDone) {
+                switch Self.readWait(limits, requestStart: requestStart, headComplete: headComplete, headDone: headDone) {
                 case .upTo(let seconds):
                     wait = seconds
                 case .expired:
@@ -73,7 +73,7 @@ struct HTTPConnection {
         }
     }
 
-    private enum ReadWait {
+    enum ReadWait {
         /// Wait at most this long (nil: without bound).
         case upTo(TimeInterval?)
         /// The head deadline has passed.
@@ -82,7 +82,7 @@ struct HTTPConnection {
 
     /// How long the next read may wait, given when the current request began (nil: none yet)
     /// and when its head was complete.
-    private func readWait(requestStart: ContinuousClock.Instant?, headComplete: Bool, headDone: ContinuousClock.Instant?) -> ReadWait {
+    static func readWait(_ limits: HTTPServerLimits, requestStart: ContinuousClock.Instant?, headComplete: Bool, headDone: ContinuousClock.Instant?) -> ReadWait {
         guard let requestStart else { return .upTo(Self.bound(limits.idleTimeout)) }
         let silence = Self.bound(limits.readTimeout)
         // The head's deadline runs from the request's first byte, the body's from the head.
@@ -95,7 +95,11 @@ struct HTTPConnection {
 
     /// When a response begun now must be written by (``HTTPServerLimits/responseTimeout``).
     var responseDeadline: ContinuousClock.Instant? {
-        Self.bound(limits.responseTimeout).map { .now + .seconds($0) }
+        Self.responseDeadline(limits)
+    }
+
+    static func responseDeadline(_ limits: HTTPServerLimits) -> ContinuousClock.Instant? {
+        bound(limits.responseTimeout).map { .now + .seconds($0) }
     }
 
     /// A configured timeout, or nil if it is disabled (0 or less, or not finite).
@@ -104,7 +108,7 @@ struct HTTPConnection {
     }
 
     /// The responder's plan for `request`; plain responders always deliver completely.
-    private func plan(for request: HTTPRequest) -> ResponsePlan {
+    static func plan(_ responder: any HTTPResponder, for request: HTTPRequest) -> ResponsePlan {
         if let aware = responder as? any TransportAwareResponder {
             return aware.plan(for: request)
         }

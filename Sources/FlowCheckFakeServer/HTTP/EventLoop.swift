@@ -1,0 +1,199 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import CFlowCheckEpoll
+
+/// What the loop calls for a registered descriptor. Every method runs on the loop's thread.
+protocol EventHandler: AnyObject {
+    /// The descriptor became ready (`events` is epoll's mask). The handler acts by trying the
+    /// call it wants (recv, send, accept) and looking at what that says, never on the mask alone.
+    func handle(events: UInt32)
+    /// When ``expire()`` is due; nil: no deadline.
+    var deadline: ContinuousClock.Instant? { get }
+    /// The deadline has passed.
+    func expire()
+}
+
+/// One epoll loop on a thread of its own, shared by every ``EventServerCore`` of the process.
+///
+/// Everything registered with it (listeners and connections) is touched only on its thread;
+/// other threads hand it work with ``execute(_:)`` (an eventfd wakes it). Deadlines are found
+/// by a sweep over the registered handlers, run only when the earliest known deadline is due,
+/// so a busy loop pays nothing per event for them.
+final class EventLoop: @unchecked Sendable {
+    /// The process's loop, started on first use.
+    static let shared = EventLoop()
+
+    private let epoll: Int32
+    private let wakeFD: Int32
+    private let pendingLock = NSLock()
+    /// Guarded by `pendingLock`.
+    private var pending: [@Sendable () -> Void] = []
+    /// Guarded by `pendingLock`: a wake-up is already written and not yet read.
+    private var wakePosted = false
+
+    // Loop thread only:
+    private struct Entry {
+        let handler: any EventHandler
+        let generation: UInt32
+    }
+    private var entries: [Int32: Entry] = [:]
+    private var generation: UInt32 = 0
+    /// When the next sweep is due (nil: no handler has a deadline).
+    private var nextSweep: ContinuousClock.Instant?
+    /// One receive buffer for every connection: only one reads at a time.
+    var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+
+    private let threadID = Locked<pthread_t?>(nil)
+
+    private init() {
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        precondition(epoll >= 0 && wakeFD >= 0, "epoll_create1 or eventfd failed: errno \(errno)")
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = UInt64(UInt32(bitPattern: wakeFD))
+        epoll_ctl(epoll, EPOLL_CTL_ADD, wakeFD, &event)
+        let thread = Thread { [self] in run() }
+        thread.name = "FlowCheckFakeServer.EventLoop"
+        thread.start()
+    }
+
+    /// Whether the caller runs on the loop's thread.
+    var inLoop: Bool {
+        guard let id = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Runs `work` on the loop's thread, soon; in order with other work handed over.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        let post: Bool = pendingLock.withLock {
+            pending.append(work)
+            defer { wakePosted = true }
+            return !wakePosted
+        }
+        if post {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Runs `work` on the loop's thread and waits for it (at most `seconds`): at once when
+    /// called there. False when the wait ran out (the loop is held up by a responder).
+    @discardableResult
+    func executeAndWait(within seconds: Int, _ work: @escaping @Sendable () -> Void) -> Bool {
+        if inLoop {
+            work()
+            return true
+        }
+        let done = DispatchSemaphore(value: 0)
+        execute {
+            work()
+            done.signal()
+        }
+        return done.wait(timeout: .now() + .seconds(seconds)) == .success
+    }
+
+    // MARK: - On the loop's thread
+
+    /// Watches `fd` for `events` (EPOLLIN, EPOLLOUT) on behalf of `handler`.
+    func register(_ fd: Int32, _ handler: any EventHandler, events: UInt32) {
+        generation &+= 1
+        entries[fd] = Entry(handler: handler, generation: generation)
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+        noteDeadline(handler.deadline)
+    }
+
+    /// Changes what `fd` is watched for (0: nothing, for now).
+    func watch(_ fd: Int32, events: UInt32) {
+        guard let entry = entries[fd] else { return }
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = UInt64(entry.generation) << 32 | UInt64(UInt32(bitPattern: fd))
+        epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Stops watching `fd`; the caller closes it next.
+    func deregister(_ fd: Int32) {
+        guard entries.removeValue(forKey: fd) != nil else { return }
+        var event = epoll_event()
+        epoll_ctl(epoll, EPOLL_CTL_DEL, fd, &event)
+    }
+
+    /// A handler's deadline may now be earlier than any the loop knew of.
+    func noteDeadline(_ deadline: ContinuousClock.Instant?) {
+        guard let deadline else { return }
+        if let next = nextSweep, next <= deadline { return }
+        nextSweep = deadline
+    }
+
+    private func run() {
+        threadID.withLock { $0 = pthread_self() }
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        while true {
+            let timeout: Int32
+            if let next = nextSweep {
+                let left = ContinuousClock.now.duration(to: next)
+                // Rounded up: a deadline is never seen as passed before it has.
+                timeout = left <= .zero ? 0 : Int32(min(left.timeInterval * 1000 + 1, 86_400_000))
+            } else {
+                timeout = -1
+            }
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let data = events[index].data.u64
+                    let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: data))
+                    if fd == wakeFD {
+                        runPending()
+                        continue
+                    }
+                    // A stale event for a descriptor closed earlier in this batch (and perhaps
+                    // reused since) carries the old generation: dropped.
+                    guard let entry = entries[fd], entry.generation == UInt32(truncatingIfNeeded: data >> 32) else { continue }
+                    entry.handler.handle(events: events[index].events)
+                }
+            }
+            if let next = nextSweep, next <= .now {
+                sweep()
+            }
+        }
+    }
+
+    private func runPending() {
+        var value: UInt64 = 0
+        _ = read(wakeFD, &value, 8)
+        let work: [@Sendable () -> Void] = pendingLock.withLock {
+            defer {
+                pending.removeAll(keepingCapacity: true)
+                wakePosted = false
+            }
+            return pending
+        }
+        for item in work { item() }
+    }
+
+    /// Expires every handler whose deadline has passed and finds the next one.
+    private func sweep() {
+        nextSweep = nil
+        let now = ContinuousClock.now
+        for (fd, entry) in entries {
+            guard let deadline = entry.handler.deadline else { continue }
+            if deadline <= now {
+                entry.handler.expire()
+                // Expiring may have closed it, or given it a later deadline.
+                if let still = entries[fd], still.generation == entry.generation {
+                    noteDeadline(still.handler.deadline)
+                }
+            } else {
+                noteDeadline(deadline)
+            }
+        }
+    }
+}
+#endif
