@@ -10,6 +10,8 @@ struct BenchOptions: Equatable {
         case explore
         /// `flowcheck specs/` as a process, as a user runs it; only when named.
         case command
+        /// serve's host beside 500 hostile connections (issue 24); only when named.
+        case hostile
 
         /// What runs when no part is named.
         static let defaults: Set<Part> = [.suite, .flows, .requests]
@@ -48,6 +50,7 @@ struct BenchOptions: Equatable {
     static let usage = """
         usage: flowcheck-bench [options]
                flowcheck-bench serve-soak [--tokens N] [--baseline-seconds S] [--soak-seconds S]
+               flowcheck-bench hostile
                flowcheck-bench driver-overhead [--driver COMMAND]...
 
         Run from the package root (`swift run -c release flowcheck-bench`). Prints one figure per line:
@@ -76,6 +79,10 @@ struct BenchOptions: Equatable {
           explore      (only when named: --only explore) flowcheck explore --seed 1 --runs 2000
                        over every model against the SDK core (issue 23's target: under 60 s);
                        exit 1 if it finds anything
+          hostile      (only when named) serve's host with 500 connections held open on Moltin's
+                       port (idle, slow head, slow body, slow reader, a quarter each) while a
+                       normal client asks 1000 times on new connections: the share answered 200
+                       within 1 s (issue 24: at least 99%); exit 1 if under
           driver-overhead
                        (only when named) every Moltin flow in DIR, one at a time, in process with
                        the SDK core and through each reference driver process (flowcheck
@@ -118,6 +125,7 @@ struct BenchOptions: Equatable {
             switch argument {
             case "-h", "--help": options.help = true
             case "serve-soak": only.insert(.serveSoak)
+            case "hostile": only.insert(.hostile)
             case "driver-overhead": only.insert(.driverOverhead)
             case "--driver":
                 guard let value = rest.popFirst(), !value.isEmpty else { throw .usage("--driver needs a command") }

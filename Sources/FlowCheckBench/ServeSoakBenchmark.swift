@@ -88,7 +88,7 @@ struct ServeSoakBenchmark {
             mixedRounds: tally.rounds, mixedTokens: tally.tokens)
     }
 
-    private struct Running {
+    struct Running {
         let host: FakeProviderHost
         let queue: LogQueue
         let port: Int
@@ -97,7 +97,7 @@ struct ServeSoakBenchmark {
     }
 
     /// `serve`'s host over the default fixtures, logging into a queue whose writer only counts.
-    private static func startHost(_ written: Locked<Int>) throws(BenchError) -> Running {
+    static func startHost(_ written: Locked<Int>) throws(BenchError) -> Running {
         let queue = LogQueue(write: { _ in written.withLock { $0 += 1 } })
         let fixtures: [(Provider, any ProviderFixture)]
         do {

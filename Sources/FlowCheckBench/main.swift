@@ -70,6 +70,11 @@ enum BenchEntry {
                 soak.lines.forEach(out)
                 holds = soak.throughputHolds && soak.memoryHolds
             }
+            if options.parts.contains(.hostile) {
+                let hostile = try HostileClientsBenchmark().run()
+                hostile.lines.forEach(out)
+                holds = holds && hostile.holds
+            }
             if options.parts.contains(.driverOverhead) {
                 let figures = try await DriverOverheadBenchmark(directory: options.specsDirectory, commands: options.driverCommands, runs: options.suiteRuns).run()
                 DriverOverheadBenchmark.lines(figures).forEach(out)
