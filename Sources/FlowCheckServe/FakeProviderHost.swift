@@ -76,7 +76,7 @@ public final class FakeProviderHost: Sendable {
     ///   - providers: the kits the fixtures belong to.
     ///   - now: the time the fakes read (the executable passes the wall clock).
     ///   - options: what each provider keeps and how many connections it serves at once.
-    ///   - log: receives one redacted line per exchange, on the connection's thread: it must
+    ///   - log: receives one redacted line per exchange, on the thread serving the connection (the event loop's on Linux): it must
     ///     not block (the executable hands it to a ``LogQueue``).
     public init(fixtures: [(Provider, any ProviderFixture)], providers: [any ProviderKit] = ProviderRegistry.kits, now: @escaping @Sendable () -> Date, options: Options = Options(), log: @escaping @Sendable (String) -> Void) {
         self.fixtures = fixtures

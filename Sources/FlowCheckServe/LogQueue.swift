@@ -1,7 +1,7 @@
 import Foundation
 
 /// Log lines handed to a writer on a thread of their own, through a bounded queue: a caller
-/// (a connection's thread in `flowcheck serve`) never waits for the writer. When the queue is
+/// (the thread serving a connection in `flowcheck serve`) never waits for the writer. When the queue is
 /// full, because the writer is blocked (nobody reads stdout) or slower than the traffic, the
 /// line is dropped and counted; the count is written, as one line, before the next line the
 /// writer gets to write.

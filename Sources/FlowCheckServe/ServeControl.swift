@@ -48,7 +48,7 @@ public final class ServeControl: Sendable {
         server.withLock { $0 = nil }
     }
 
-    /// One request, socket-free (the server calls it on a connection's thread).
+    /// One request, socket-free (the server calls it on the thread serving the connection).
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let route: ServeControlRoute
         switch ServeControlRoute.match(method: request.method, path: request.path) {

@@ -22,7 +22,7 @@ extension HTTPServer {
     /// Starts listening on an ephemeral loopback port, runs `body` with that port, then stops
     /// the server, whether `body` returned or threw.
     ///
-    /// `stop()` waits for the server's connection threads to end, a blocking wait; here it
+    /// `stop()` waits for the server's connections to be closed, a blocking wait; here it
     /// runs on a thread of its own (``offThePool(_:within:_:)``), never on the cooperative
     /// pool a test's `defer` would block.
     ///
@@ -42,7 +42,7 @@ extension HTTPServer {
         return try await withTeardown({ try await body(port) }, offThePool: { [self] in stop() })
     }
 
-    /// ``stop()`` on a thread of its own: it waits for every connection thread to end.
+    /// ``stop()`` on a thread of its own: it waits for every connection to be closed.
     public func stopOffThePool() async {
         _ = try? await offThePool("HTTPServer.stop") { [self] in stop() }
     }
@@ -69,7 +69,7 @@ extension FakeProviderServer {
         return try await withTeardown(body, offThePool: { [self] in stop() })
     }
 
-    /// ``stop()`` on a thread of its own: it waits for every connection thread to end.
+    /// ``stop()`` on a thread of its own: it waits for every connection to be closed.
     public func stopOffThePool() async {
         _ = try? await offThePool("FakeProviderServer.stop") { [self] in stop() }
     }

@@ -29,7 +29,7 @@ enum ResponseDelivery: Sendable {
 /// `respond(to:)` stays the socket-free path: it returns the planned response and never
 /// starts a stall, so calling it cannot leave anything waiting.
 protocol TransportAwareResponder: HTTPResponder {
-    /// The response for `request` and how to deliver it; called on the connection's thread.
+    /// The response for `request` and how to deliver it; called on the thread serving the connection (the event loop's on Linux).
     func plan(for request: HTTPRequest) -> ResponsePlan
     /// Told, before `response` is written, of a request the parser refused (400, 408, 413,
     /// 431, 501, 505); `request` holds what could be salvaged of it.

@@ -22,16 +22,16 @@ public final class FakeProviderServer: Sendable {
     /// - Parameters:
     ///   - limits: the listeners' bounds (``HTTPServerLimits``).
     ///   - recording: how much traffic is kept in ``exchanges`` (all of it by default).
-    ///   - observer: told of every exchange after it is recorded, on the connection's thread
+    ///   - observer: told of every exchange after it is recorded, on the thread serving the connection (the event loop's on Linux)
     ///     (e.g. to log it). Requests the parser refuses (400, 408, 413, 431, 501, 505) are
     ///     recorded too, with what could be read of them ("?" where nothing could).
-    ///   - stallObserver: told, on the connection's thread, once a request starts stalling
+    ///   - stallObserver: told, on the thread serving the connection (the event loop's on Linux), once a request starts stalling
     ///     under ``FaultKind/stall`` (after it is recorded), so a harness can move its virtual
     ///     clock past the client's timeout. Not called for socket-free `responder` calls,
     ///     which never stall.
     ///   - stallStarted: told with the same timing, with a ``StallHandle`` that says whether
     ///     the client is still waiting and can end the stall.
-    ///   - holdObserver: told, on the connection's thread, once a ``FaultKind/hold`` starts
+    ///   - holdObserver: told, on the thread serving the connection (the event loop's on Linux), once a ``FaultKind/hold`` starts
     ///     holding a request (before anything is recorded for it), with the request's hold
     ///     number (0 for the first, then 1, ...: ``releaseHold(number:)``).
     ///   - holdEndObserver: told, with its number, once the connection is done with a held
