@@ -242,6 +242,33 @@ struct HTTPServerTests {
         }
     }
 
+    /// A responder that stops its own server (serve's control API can): the server stops, the
+    /// request that asked is left unanswered, nothing stays open, and no thread waits for
+    /// itself (the event core runs the stop on its loop thread at once).
+    @Test(arguments: HTTPServer.Core.available) func aResponderMayStopItsOwnServer(core: HTTPServer.Core) async throws {
+        let box = Locked<HTTPServer?>(nil)
+        let server = HTTPServer(responder: ClosureResponder { request in
+            if request.path == "/stop" { box.withLock { $0 }?.stop() }
+            return .text(200, request.path)
+        }, limits: .hangBounded, core: core)
+        box.withLock { $0 = server }
+        defer { box.withLock { $0 = nil } }
+        try await server.serving { port in
+            let other = try await RawConnection.connect(port: port)
+            try await other.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await other.readResponse()?.bodyText == "/first")
+            let listening = OpenSockets.inodes(port: port, local: true)
+            let asking = try await RawConnection.connect(port: port)
+            try await asking.send("GET /stop HTTP/1.1\r\nHost: x\r\n\r\n")
+            let answer = try await asking.readToEnd()
+            #expect(answer == nil || answer == [], "no answer after the server stopped under it")
+            let leftover = try await other.readToEnd()
+            #expect(leftover == nil || leftover == [])
+            #expect(OpenSockets.stillOpen(listening).isEmpty)
+            #expect(throws: HTTPServerError.notRunning) { try server.acceptConnections() }
+        }
+    }
+
     @Test(arguments: HTTPServer.Core.available) func stopIsIdempotentAndFinal(core: HTTPServer.Core) async throws {
         try await withServer(core: core) { server, port in
             let open = try await RawConnection.connect(port: port)
