@@ -13,6 +13,9 @@ final class EventConnection: EventHandler, @unchecked Sendable {
     private enum AfterWrite {
         /// Keep-alive answer or `100 Continue`: read the next request (or the body).
         case read
+        /// A keep-alive answer: the next request (already begun, if pipelined) gets its full
+        /// deadlines from now, when the answer is through.
+        case nextRequest
         /// An answer that ends the connection; `quick`: the client promised to close, so
         /// with nothing left either way it need not be drained (see ``HTTPConnection``).
         case close(quick: Bool)
@@ -35,6 +38,7 @@ final class EventConnection: EventHandler, @unchecked Sendable {
 
     let fd: Int32
     let core: EventServerCore
+    let loop: EventLoop
     private var limits: HTTPServerLimits { core.limits }
     private let parser: HTTPRequestParser
     private var phase = Phase.reading
@@ -55,29 +59,36 @@ final class EventConnection: EventHandler, @unchecked Sendable {
 
     private static let maxDrainBytes = 4 * 1024 * 1024
 
-    init(fd: Int32, core: EventServerCore) {
+    /// `seconds` from now, at most a day (as the threaded core's waits): a finite timeout too
+    /// large for a `Duration` would trap.
+    static func fromNow(_ seconds: TimeInterval) -> ContinuousClock.Instant {
+        .now + .seconds(min(seconds, 86_400))
+    }
+
+    init(fd: Int32, core: EventServerCore, loop: EventLoop) {
         self.fd = fd
         self.core = core
+        self.loop = loop
         parser = HTTPRequestParser(limits: core.limits)
     }
 
     /// Registers with the loop and waits for the first request.
     func begin() {
         idleSince = .now
-        setDeadline(HTTPConnection.bound(limits.idleTimeout).map { .now + .seconds($0) })
-        core.loop.register(fd, self, events: EPOLLIN.rawValue)
+        setDeadline(HTTPConnection.bound(limits.idleTimeout).map(Self.fromNow))
+        loop.register(fd, self, events: EPOLLIN.rawValue)
     }
 
     private func setDeadline(_ instant: ContinuousClock.Instant?) {
         deadline = instant
-        core.loop.noteDeadline(instant)
+        loop.noteDeadline(instant)
     }
 
     /// Watches for `events`, telling the loop only when that changes.
     private func want(_ events: UInt32) {
         guard events != watching else { return }
         watching = events
-        core.loop.watch(fd, events: events)
+        loop.watch(fd, events: events)
     }
 
     private var isClosed: Bool {
@@ -136,12 +147,12 @@ final class EventConnection: EventHandler, @unchecked Sendable {
     // MARK: - Reading requests
 
     private func readRequest() {
-        let count = core.loop.scratch.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, 0) }
+        let count = loop.scratch.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, 0) }
         if count > 0 {
             idleSince = nil
             core.activity.tick()
             if buffer.isEmpty { requestStart = .now }
-            buffer.append(contentsOf: core.loop.scratch[0..<count])
+            buffer.append(contentsOf: loop.scratch[0..<count])
             process()
         } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
             close()
@@ -164,8 +175,6 @@ final class EventConnection: EventHandler, @unchecked Sendable {
                 // A responder may have stopped the server (and closed this connection).
                 guard !isClosed else { return }
                 deliver(plan, for: request, pipelined: pipelined)
-                // A pipelined request already begun gets its own full deadline from now.
-                requestStart = buffer.isEmpty ? nil : .now
             case .failure(let status, let reason, let rule):
                 reject(status: status, reason: reason, rule: rule)
                 return
@@ -181,7 +190,7 @@ final class EventConnection: EventHandler, @unchecked Sendable {
                 switch HTTPConnection.readWait(limits, requestStart: requestStart, headComplete: headComplete, headDone: headDone) {
                 case .upTo(let seconds):
                     // The silence is counted from the last read, the rest from `now`.
-                    setDeadline(seconds.map { .now + .seconds($0) })
+                    setDeadline(seconds.map(Self.fromNow))
                 case .expired:
                     reject(status: 408, reason: headComplete ? "Request body timed out" : "Request header timed out", rule: .httpTimeout)
                     return
@@ -204,14 +213,13 @@ final class EventConnection: EventHandler, @unchecked Sendable {
             // Idle from the answer on, as the threaded core: unless a next request is read.
             if keepAlive, !pipelined { idleSince = .now }
             let quick = HTTPConnection.promisedClose(request) && !pipelined
-            write(bytes, deadline: HTTPConnection.responseDeadline(limits), then: keepAlive ? .read : .close(quick: quick), isAnswer: true)
+            write(bytes, deadline: HTTPConnection.bound(limits.responseTimeout).map(Self.fromNow), then: keepAlive ? .nextRequest : .close(quick: quick), isAnswer: true)
         case .resetMidBody:
             var bytes = HTTPConnection.serialize(plan.response, keepAlive: false, omitBody: true)
             if !omitBody { bytes.append(contentsOf: plan.response.body.prefix(plan.response.body.count / 2)) }
             write(bytes, deadline: nil, then: .abort, isAnswer: false)
         case .stall(let gate):
-            let loop = core.loop
-            // The gate keeps this connection until it ends (close() ends it).
+                        // The gate keeps this connection until it ends (close() ends it).
             let held = gate.hold { [self] in
                 loop.execute { self.stallReleased(gate) }
             }
@@ -227,8 +235,7 @@ final class EventConnection: EventHandler, @unchecked Sendable {
             onClose = finished
             phase = .held(gate, answer: answer, omitBody: omitBody)
             setDeadline(nil)
-            let loop = core.loop
-            let holding = gate.hold { [self] in
+                        let holding = gate.hold { [self] in
                 loop.execute { self.holdReleased(gate) }
             }
             if holding {
@@ -264,7 +271,7 @@ final class EventConnection: EventHandler, @unchecked Sendable {
 
     /// Reads and drops what a stalled or held peer sends; true once it has closed or failed.
     private func discardUntilEnd() -> Bool {
-        let count = core.loop.scratch.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, 0) }
+        let count = loop.scratch.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, 0) }
         if count > 0 { return false }
         return count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
     }
@@ -285,7 +292,9 @@ final class EventConnection: EventHandler, @unchecked Sendable {
     /// Starts writing `bytes`; what follows runs once they are all written. A write that
     /// cannot finish by `deadline` (by `readTimeout` of silence when nil) drops the connection.
     private func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?, then: AfterWrite, isAnswer: Bool) {
-        let silence = HTTPConnection.bound(limits.readTimeout).map { ContinuousClock.now + .seconds($0) }
+        // A responder or an answer's maker may have stopped the server (closing this connection).
+        guard !isClosed else { return }
+        let silence = HTTPConnection.bound(limits.readTimeout).map(Self.fromNow)
         let bound = [deadline, silence].compactMap { $0 }.min()
         phase = .writing(bytes: bytes, offset: 0, deadline: deadline, then: then, isAnswer: isAnswer)
         setDeadline(bound)
@@ -306,7 +315,7 @@ final class EventConnection: EventHandler, @unchecked Sendable {
             if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 phase = .writing(bytes: bytes, offset: offset, deadline: deadline, then: then, isAnswer: isAnswer)
                 // Each silence of the reader is bounded too, within the whole answer's deadline.
-                let silence = HTTPConnection.bound(limits.readTimeout).map { ContinuousClock.now + .seconds($0) }
+                let silence = HTTPConnection.bound(limits.readTimeout).map(Self.fromNow)
                 setDeadline([deadline, silence].compactMap { $0 }.min())
                 want(EPOLLOUT.rawValue)
                 return
@@ -320,7 +329,9 @@ final class EventConnection: EventHandler, @unchecked Sendable {
 
     private func written(then: AfterWrite) {
         switch then {
-        case .read:
+        case .read, .nextRequest:
+            // A pipelined request already begun gets its own full deadline from now.
+            if case .nextRequest = then { requestStart = buffer.isEmpty ? nil : .now }
             phase = .reading
             // Whatever arrived meanwhile (a pipelined request, a body after `100 Continue`);
             // inside process() its own loop goes on.
@@ -348,14 +359,14 @@ final class EventConnection: EventHandler, @unchecked Sendable {
     private func closeGracefully() {
         Socket.shutdownWrite(fd)
         let limit = min(HTTPConnection.bound(limits.readTimeout) ?? limits.drainTimeout, limits.drainTimeout)
-        let until = ContinuousClock.now + .seconds(max(limit, 0))
+        let until = Self.fromNow(max(limit, 0))
         phase = .draining(until: until, drained: 0)
         setDeadline(until)
         want(EPOLLIN.rawValue)
     }
 
     private func drain(until: ContinuousClock.Instant, drained: Int) {
-        let count = core.loop.scratch.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, 0) }
+        let count = loop.scratch.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, raw.count, 0) }
         if count > 0 {
             let total = drained + count
             if total >= Self.maxDrainBytes || until <= .now {
@@ -385,8 +396,8 @@ final class EventConnection: EventHandler, @unchecked Sendable {
         phase = .closed
         deadline = nil
         idleSince = nil
-        core.loop.deregister(fd)
-        Glibc.close(fd)
+        loop.deregister(fd)
+        core.closeDescriptor(fd)
         core.connectionClosed(self)
         let finished = onClose
         onClose = nil

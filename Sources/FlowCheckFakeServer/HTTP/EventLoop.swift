@@ -14,16 +14,17 @@ protocol EventHandler: AnyObject {
     func expire()
 }
 
-/// One epoll loop on a thread of its own, shared by every ``EventServerCore`` of the process.
+/// One epoll loop on a thread of its own, serving one ``EventServerCore``: its listener and
+/// every connection. A server per loop keeps servers apart: a responder that takes long (or a
+/// flow's observer blocked on a driver's full pipe) holds up its own server, never another
+/// flow's or another provider's.
 ///
-/// Everything registered with it (listeners and connections) is touched only on its thread;
-/// other threads hand it work with ``execute(_:)`` (an eventfd wakes it). Deadlines are found
-/// by a sweep over the registered handlers, run only when the earliest known deadline is due,
-/// so a busy loop pays nothing per event for them.
+/// Everything registered with it is touched only on its thread; other threads hand it work
+/// with ``execute(_:)`` (an eventfd wakes it). Deadlines are found by a sweep over the
+/// registered handlers, run only when the earliest known deadline is due, so a busy loop pays
+/// nothing per event for them. ``shutdown()`` ends the thread and closes the loop's own
+/// descriptors; work handed over after that is dropped.
 final class EventLoop: @unchecked Sendable {
-    /// The process's loop, started on first use.
-    static let shared = EventLoop()
-
     private let epoll: Int32
     private let wakeFD: Int32
     private let pendingLock = NSLock()
@@ -31,6 +32,10 @@ final class EventLoop: @unchecked Sendable {
     private var pending: [@Sendable () -> Void] = []
     /// Guarded by `pendingLock`: a wake-up is already written and not yet read.
     private var wakePosted = false
+    /// Guarded by `pendingLock`: shut down; the descriptors are (being) closed.
+    private var closed = false
+    /// Left when the thread has returned and closed the loop's descriptors.
+    private let exited = DispatchGroup()
 
     // Loop thread only:
     private struct Entry {
@@ -41,22 +46,36 @@ final class EventLoop: @unchecked Sendable {
     private var generation: UInt32 = 0
     /// When the next sweep is due (nil: no handler has a deadline).
     private var nextSweep: ContinuousClock.Instant?
-    /// One receive buffer for every connection: only one reads at a time.
-    var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    private var running = true
+    /// One receive buffer for every connection of the loop: only one reads at a time.
+    var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
     private let threadID = Locked<pthread_t?>(nil)
 
-    private init() {
+    /// Opens the loop's descriptors and starts its thread.
+    /// - Throws: ``HTTPServerError/socketCreationFailed(errno:)`` when a descriptor or the
+    ///   thread cannot be had (out of descriptors or threads).
+    init() throws(HTTPServerError) {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw .socketCreationFailed(errno: errno) }
         wakeFD = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-        precondition(epoll >= 0 && wakeFD >= 0, "epoll_create1 or eventfd failed: errno \(errno)")
+        guard wakeFD >= 0 else {
+            let code = errno
+            Glibc.close(epoll)
+            throw .socketCreationFailed(errno: code)
+        }
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.u64 = UInt64(UInt32(bitPattern: wakeFD))
         epoll_ctl(epoll, EPOLL_CTL_ADD, wakeFD, &event)
-        let thread = Thread { [self] in run() }
-        thread.name = "FlowCheckFakeServer.EventLoop"
-        thread.start()
+        exited.enter()
+        // A waiting thread if there is one (a loop lives as long as its server, often a flow).
+        guard ConnectionThread.start({ [self] in run() }) else {
+            exited.leave()
+            Glibc.close(wakeFD)
+            Glibc.close(epoll)
+            throw .socketCreationFailed(errno: EAGAIN)
+        }
     }
 
     /// Whether the caller runs on the loop's thread.
@@ -66,16 +85,34 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `work` on the loop's thread, soon; in order with other work handed over.
-    func execute(_ work: @escaping @Sendable () -> Void) {
-        let post: Bool = pendingLock.withLock {
-            pending.append(work)
-            defer { wakePosted = true }
-            return !wakePosted
-        }
-        if post {
+    /// False (and `work` dropped) once the loop has ended.
+    @discardableResult
+    func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+        pendingLock.lock()
+        defer { pendingLock.unlock() }
+        guard !closed else { return false }
+        pending.append(work)
+        // Written under the lock: the loop closes `wakeFD` only after it has set `closed`.
+        if !wakePosted {
+            wakePosted = true
             var one: UInt64 = 1
             _ = write(wakeFD, &one, 8)
         }
+        return true
+    }
+
+    /// Ends the loop once the work handed over so far has run; its thread closes the loop's
+    /// descriptors and returns. Whatever is still registered is left to the caller (a server
+    /// closes its listener and connections first).
+    func shutdown() {
+        execute { [self] in running = false }
+    }
+
+    /// Waits (at most `seconds`) until the loop has run everything handed to it so far, or has
+    /// ended: a barrier for tests.
+    func settle(within seconds: Int) -> Bool {
+        if executeAndWait(within: seconds, {}) { return true }
+        return exited.wait(timeout: .now() + .seconds(seconds)) == .success
     }
 
     /// Runs `work` on the loop's thread and waits for it (at most `seconds`): at once when
@@ -87,10 +124,11 @@ final class EventLoop: @unchecked Sendable {
             return true
         }
         let done = DispatchSemaphore(value: 0)
-        execute {
+        let taken = execute {
             work()
             done.signal()
         }
+        guard taken else { return false }
         return done.wait(timeout: .now() + .seconds(seconds)) == .success
     }
 
@@ -132,8 +170,15 @@ final class EventLoop: @unchecked Sendable {
 
     private func run() {
         threadID.withLock { $0 = pthread_self() }
-        var events = [epoll_event](repeating: epoll_event(), count: 256)
-        while true {
+        defer {
+            pendingLock.withLock { closed = true }
+            Glibc.close(wakeFD)
+            Glibc.close(epoll)
+            threadID.withLock { $0 = nil }
+            exited.leave()
+        }
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while running {
             let timeout: Int32
             if let next = nextSweep {
                 let left = ContinuousClock.now.duration(to: next)

@@ -4,12 +4,16 @@ import Glibc
 import CFlowCheckEpoll
 
 /// The event-driven core of an ``HTTPServer`` (Linux): its listener and connections are
-/// handlers of the shared ``EventLoop``, so a connection costs a descriptor and its buffers,
-/// never a thread, whatever it does (idle, slow head, slow body, slow reader, stalled).
+/// handlers of an ``EventLoop`` of its own, so a connection costs a descriptor and its
+/// buffers, never a thread, whatever it does (idle, slow head, slow body, slow reader,
+/// stalled), and a responder that takes long holds up this server alone.
 ///
-/// The public calls may come from any thread: they hand their work to the loop and, where the
-/// caller must see it done (refuse, stop), wait for it (10 s at most, as the threaded core).
-/// Called on the loop's thread, from inside a responder, they act at once.
+/// The public calls may come from any thread. `stop()` and `refuseConnections()` shut the
+/// listener and every connection down at once from the caller's thread (as the threaded core
+/// does), then hand the closing to the loop and wait for it (10 s at most, when a responder
+/// holds the loop up). Called on the loop's thread, from inside a responder, they act at once.
+/// A descriptor is closed only on the loop's thread, under the lock that other threads take to
+/// shut it down, so no thread ever shuts down a reused descriptor number.
 final class EventServerCore: ServerCore, @unchecked Sendable {
     private enum Phase {
         case idle, listening, refusing, stopped
@@ -21,49 +25,61 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
         var address = BindAddress.loopback
         /// While refusing: a bound, non-listening socket on the port (see ``ThreadedServerCore``).
         var placeholder: Int32 = -1
-        var connectionCount = 0
+        /// The loop, from `start()` on.
+        var loop: EventLoop?
+        /// The listening descriptor, while the loop has it open.
+        var listener: Int32 = -1
+        /// Every open connection's descriptor.
+        var connections: Set<Int32> = []
     }
 
     let responder: any HTTPResponder
     let limits: HTTPServerLimits
-    let loop: EventLoop
     let activity = ActivityMeter()
     private let shared = Locked(Shared())
 
     // Loop thread only:
-    private var listener: EventListener?
+    private var listenerHandler: EventListener?
     private var connections: [Int32: EventConnection] = [:]
 
-    init(responder: any HTTPResponder, limits: HTTPServerLimits, loop: EventLoop) {
+    init(responder: any HTTPResponder, limits: HTTPServerLimits) {
         self.responder = responder
         self.limits = limits
-        self.loop = loop
     }
 
     var port: Int { shared.withLock { $0.port } }
-    var openConnections: Int { shared.withLock { $0.connectionCount } }
+    var openConnections: Int { shared.withLock { $0.connections.count } }
 
     func start(port: Int, address: BindAddress) throws(HTTPServerError) -> Int {
         try shared.withLock { (shared: inout Shared) throws(HTTPServerError) -> Int in
             guard shared.phase == .idle else { throw .alreadyStarted }
             let fd = try Socket.openListener(port: port, address: address)
+            let loop: EventLoop
+            do throws(HTTPServerError) {
+                loop = try EventLoop()
+            } catch {
+                close(fd)
+                throw error
+            }
+            shared.loop = loop
             shared.address = address
             shared.port = Socket.localPort(fd)
             shared.phase = .listening
-            listen(on: fd)
+            listen(on: fd, loop: loop, shared: &shared)
             return shared.port
         }
     }
 
     func refuseConnections() {
-        let wasListening = shared.withLock { shared in
-            guard shared.phase == .listening else { return false }
+        let loop: EventLoop? = shared.withLock { shared in
+            guard shared.phase == .listening else { return nil }
             shared.phase = .refusing
-            return true
+            Self.shutDownEverything(&shared, abortive: false)
+            return shared.loop
         }
-        guard wasListening else { return }
+        guard let loop else { return }
         loop.executeAndWait(within: Self.stopDeadlineSeconds) { [self] in
-            closeEverything(abortive: false)
+            closeEverything(on: loop, abortive: false)
         }
         shared.withLock { shared in
             guard shared.phase == .refusing, shared.placeholder < 0 else { return }
@@ -77,57 +93,88 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
             case .listening: return
             case .idle, .stopped: throw .notRunning
             case .refusing:
+                guard let loop = shared.loop else { throw .notRunning }
                 if shared.placeholder >= 0 {
                     close(shared.placeholder)
                     shared.placeholder = -1
                 }
                 let fd = try Socket.openListener(port: shared.port, address: shared.address)
                 shared.phase = .listening
-                listen(on: fd)
+                listen(on: fd, loop: loop, shared: &shared)
             }
         }
     }
 
     func stop() {
-        let wasStopped = shared.withLock { shared in
-            defer { shared.phase = .stopped }
+        let loop: EventLoop? = shared.withLock { shared in
+            guard shared.phase != .stopped else { return nil }
+            shared.phase = .stopped
             if shared.placeholder >= 0 {
                 close(shared.placeholder)
                 shared.placeholder = -1
             }
-            return shared.phase == .stopped
+            // Reset, not a polite close: see ThreadedServerCore.stop (TIME_WAIT per connection).
+            Self.shutDownEverything(&shared, abortive: true)
+            return shared.loop
         }
-        guard !wasStopped else { return }
-        // Reset, not a polite close: see ThreadedServerCore.stop (TIME_WAIT per connection).
+        guard let loop else { return }
         loop.executeAndWait(within: Self.stopDeadlineSeconds) { [self] in
-            closeEverything(abortive: true)
+            closeEverything(on: loop, abortive: true)
         }
+        loop.shutdown()
+    }
+
+    /// Waits until the loop has run what was handed to it (tests: a barrier).
+    func settle() {
+        _ = shared.withLock { $0.loop }?.settle(within: Self.stopDeadlineSeconds)
     }
 
     static let stopDeadlineSeconds = 10
 
-    /// Hands the listening `fd` to the loop (which closes it if the server stopped meanwhile).
-    private func listen(on fd: Int32) {
+    /// From any thread, under the lock: the listener stops taking connections and every
+    /// connection's peer sees its end now, even while a responder holds the loop up. The loop
+    /// closes the descriptors.
+    private static func shutDownEverything(_ shared: inout Shared, abortive: Bool) {
+        if shared.listener >= 0 { Socket.shutdownBoth(shared.listener) }
+        for fd in shared.connections {
+            if abortive { Socket.setAbortiveClose(fd) }
+            Socket.shutdownBoth(fd)
+        }
+    }
+
+    /// Hands the listening `fd` to the loop (which closes it if the server is no longer
+    /// listening by then); caller holds the lock.
+    private func listen(on fd: Int32, loop: EventLoop, shared: inout Shared) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        shared.listener = fd
         loop.execute { [self] in
-            let phase = shared.withLock { $0.phase }
-            guard phase == .listening, listener == nil else {
-                close(fd)
-                return
+            let listening = self.shared.withLock { shared in
+                guard shared.phase == .listening, shared.listener == fd else {
+                    if shared.listener == fd { shared.listener = -1 }
+                    close(fd)
+                    return false
+                }
+                return true
             }
-            let handler = EventListener(fd: fd, core: self)
-            listener = handler
+            guard listening else { return }
+            let handler = EventListener(fd: fd, core: self, loop: loop)
+            listenerHandler = handler
             loop.register(fd, handler, events: EPOLLIN.rawValue)
         }
     }
 
     // MARK: - On the loop's thread
 
-    private func closeEverything(abortive: Bool) {
-        if let listener {
-            loop.deregister(listener.fd)
-            close(listener.fd)
-            self.listener = nil
+    private func closeEverything(on loop: EventLoop, abortive: Bool) {
+        if let handler = listenerHandler {
+            loop.deregister(handler.fd)
+            listenerHandler = nil
+        }
+        shared.withLock { shared in
+            if shared.listener >= 0 {
+                close(shared.listener)
+                shared.listener = -1
+            }
         }
         for connection in Array(connections.values) {
             if abortive { Socket.setAbortiveClose(connection.fd) }
@@ -137,24 +184,42 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
 
     /// A new connection from the listener: served, or at the cap served after the
     /// longest-idle connection is closed, or answered 503 and closed when none is idle.
-    func admit(_ fd: Int32) {
+    /// Closed at once if the server stopped or began refusing since it was accepted.
+    func admit(_ fd: Int32, loop: EventLoop) {
+        let listening = shared.withLock { shared in
+            guard shared.phase == .listening else { return false }
+            shared.connections.insert(fd)
+            return true
+        }
+        guard listening else {
+            Socket.setAbortiveClose(fd)
+            close(fd)
+            return
+        }
         if limits.maxConnections > 0, connections.count >= limits.maxConnections, !evictLongestIdle() {
             ConnectionShedding.answer(fd)
-            close(fd)
+            closeDescriptor(fd)
             return
         }
         Socket.setNoDelay(fd)
         activity.tick()
-        let connection = EventConnection(fd: fd, core: self)
+        let connection = EventConnection(fd: fd, core: self, loop: loop)
         connections[fd] = connection
-        shared.withLock { $0.connectionCount = connections.count }
         connection.begin()
+    }
+
+    /// Closes a connection's descriptor under the lock that other threads take to shut
+    /// connections down, so none of them reaches the number once it is reused.
+    func closeDescriptor(_ fd: Int32) {
+        shared.withLock { shared in
+            shared.connections.remove(fd)
+            close(fd)
+        }
     }
 
     func connectionClosed(_ connection: EventConnection) {
         guard connections[connection.fd] === connection else { return }
         connections.removeValue(forKey: connection.fd)
-        shared.withLock { $0.connectionCount = connections.count }
     }
 
     private func evictLongestIdle() -> Bool {
@@ -174,19 +239,21 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
 final class EventListener: EventHandler {
     let fd: Int32
     let core: EventServerCore
+    let loop: EventLoop
     /// While out of descriptors: when to listen again.
     private(set) var deadline: ContinuousClock.Instant?
 
-    init(fd: Int32, core: EventServerCore) {
+    init(fd: Int32, core: EventServerCore, loop: EventLoop) {
         self.fd = fd
         self.core = core
+        self.loop = loop
     }
 
     func handle(events: UInt32) {
         for _ in 0..<64 {
             let client = accept4(fd, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
             if client >= 0 {
-                core.admit(client)
+                core.admit(client, loop: loop)
                 continue
             }
             switch errno {
@@ -195,9 +262,9 @@ final class EventListener: EventHandler {
             case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                 // Out of descriptors or memory: stop listening for a moment instead of
                 // spinning on the error.
-                core.loop.watch(fd, events: 0)
+                loop.watch(fd, events: 0)
                 deadline = .now + .milliseconds(10)
-                core.loop.noteDeadline(deadline)
+                loop.noteDeadline(deadline)
                 return
             default:
                 return
@@ -207,7 +274,7 @@ final class EventListener: EventHandler {
 
     func expire() {
         deadline = nil
-        core.loop.watch(fd, events: EPOLLIN.rawValue)
+        loop.watch(fd, events: EPOLLIN.rawValue)
     }
 }
 #endif

@@ -99,7 +99,7 @@ struct HTTPConnection {
     }
 
     static func responseDeadline(_ limits: HTTPServerLimits) -> ContinuousClock.Instant? {
-        bound(limits.responseTimeout).map { .now + .seconds($0) }
+        bound(limits.responseTimeout).map { .now + .seconds(min($0, 86_400)) }
     }
 
     /// A configured timeout, or nil if it is disabled (0 or less, or not finite).

@@ -3,14 +3,15 @@ import Foundation
 /// A real HTTP/1.1 listener on 127.0.0.1, so SDKs are exercised through their genuine
 /// networking stack rather than a mocked URL loader.
 ///
-/// On Linux it is served by ``EventServerCore``: every server of the process shares one epoll
-/// loop thread, which accepts, reads, parses, answers and writes for all their connections, so
-/// idle or slow connections cost a descriptor and some bytes, never a thread. Elsewhere (no
-/// kqueue core yet) by ``ThreadedServerCore``, a thread per connection. Both keep the same
-/// bounds (``HTTPServerLimits``), the same parser and the same deliberate misbehaviour.
+/// On Linux it is served by ``EventServerCore``: an epoll loop thread of the server's own
+/// accepts, reads, parses, answers and writes for all its connections, so idle or slow
+/// connections cost a descriptor and some bytes, never a thread. Elsewhere (no kqueue core
+/// yet) by ``ThreadedServerCore``, a thread per connection. Both keep the same bounds
+/// (``HTTPServerLimits``), the same parser and the same deliberate misbehaviour.
 ///
-/// A responder runs on the loop thread: it must not wait for another request to the same
-/// process's fakes (none of the providers' responders does).
+/// A responder runs on the loop thread: while it runs, this server answers nobody else (other
+/// servers, another flow's, are not held up). It must not wait for another request to the
+/// same server.
 ///
 /// Call `stop()` when done; dropping the last reference stops it too.
 public final class HTTPServer: Sendable {
@@ -48,7 +49,7 @@ public final class HTTPServer: Sendable {
         switch core {
         case .events:
             #if os(Linux)
-            self.core = EventServerCore(responder: responder, limits: limits, loop: .shared)
+            self.core = EventServerCore(responder: responder, limits: limits)
             #else
             self.core = ThreadedServerCore(responder: responder, limits: limits, startThread: ConnectionThread.start)
             #endif
@@ -95,6 +96,14 @@ public final class HTTPServer: Sendable {
     /// Closes the listener and every connection and waits (10 s at most) until they are closed.
     /// Idempotent; may be called from inside a responder.
     public func stop() { core.stop() }
+
+    /// Returns once the server has done everything it was handed so far (the event core's loop
+    /// has run it, or has ended); at once on the threaded core. A barrier for tests.
+    package func settle() {
+        #if os(Linux)
+        (core as? EventServerCore)?.settle()
+        #endif
+    }
 }
 
 /// What serves an ``HTTPServer``'s connections.

@@ -1,0 +1,147 @@
+import Foundation
+import FlowCheckTestLanes
+import Testing
+@testable import FlowCheckFakeServer
+import FlowCheckTestSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Review of the event core (edf63ef): behaviour a client can see that differs from the
+/// threaded core's. Each test runs on both cores; the threaded core is the reference.
+@Suite(.integration, .timeLimit(.minutes(20)))
+struct EventCoreReviewTests {
+    /// Echoes method and path; `/big` answers with 32 MB, more than loopback's socket buffers.
+    static let echo = ClosureResponder { request in
+        if request.path == "/big" {
+            return HTTPResponse(status: 200, body: Data(repeating: 0x61, count: 32 * 1024 * 1024))
+        }
+        return .text(200, "\(request.method) \(request.path)")
+    }
+
+    /// A pipelined request already begun gets "its own full deadline from now", now being when
+    /// the previous answer has been written (HTTPConnection.run). The event core starts that
+    /// deadline when it *begins* writing the answer (EventConnection.process, after deliver),
+    /// so a client that reads a large answer slowly has its next, pipelined request refused
+    /// 408 the moment the answer is through.
+    @Test(arguments: HTTPServer.Core.available) func aPipelinedHeadGetsItsFullDeadlineAfterASlowlyReadAnswer(core: HTTPServer.Core) async throws {
+        var limits = HTTPServerLimits.hangBounded
+        limits.requestHeaderTimeout = 2
+        let server = HTTPServer(responder: Self.echo, limits: limits, core: core)
+        try await server.serving { port in
+            let client = try await RawConnection.connect(port: port)
+            // The first request whole, the second begun.
+            try await client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\n")
+            // The scenario, not a synchronisation: a slow reader, which starts on its answer
+            // only after longer than the head deadline (well within read and response timeouts).
+            try await Task.sleep(for: .seconds(4))
+            let big = try #require(try await client.readResponse())
+            #expect(big.status == 200 && big.body.count == 32 * 1024 * 1024)
+            // The rest of the second request's head, at once after the first answer.
+            try await client.send("Host: x\r\n\r\n")
+            let next = try #require(try await client.readResponse())
+            #expect(next.status == 200, "the pipelined request is served, not refused \(next.status)")
+            #expect(next.bodyText == "GET /next")
+        }
+    }
+
+    /// A responder that takes long (a slow observer, a responder waiting on something of its
+    /// own) holds up only its own connection on the threaded core. On the event core every
+    /// server of the process shares the loop thread, so every other fake stops answering.
+    @Test(arguments: HTTPServer.Core.available) func aSlowResponderHoldsUpNoOtherServer(core: HTTPServer.Core) async throws {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let slow = ClosureResponder { _ in
+            entered.signal()
+            _ = release.wait(timeout: .now() + .seconds(Int(HangBound.seconds)))
+            return .text(200, "late")
+        }
+        let blocked = HTTPServer(responder: slow, limits: .hangBounded, core: core)
+        let other = HTTPServer(responder: Self.echo, limits: .hangBounded, core: core)
+        try await blocked.serving { blockedPort in
+            try await other.serving { otherPort in
+                let first = try await RawConnection.connect(port: blockedPort)
+                try await first.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+                // The slow responder is running.
+                let began = try await offThePool("slow responder entered") { entered.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success }
+                #expect(began)
+                defer { release.signal() }
+                // Patience far above an honest answer's time, far below the responder's.
+                let client = try await RawConnection.connect(port: otherPort, patience: .seconds(30))
+                try await client.send("GET /quick HTTP/1.1\r\nHost: x\r\n\r\n")
+                let answer = try await client.readResponse()
+                #expect(answer?.status == 200, "another server answers while one responder is slow")
+            }
+        }
+    }
+
+    /// `stop()` from another thread while one of the server's responders is slow: the threaded
+    /// core closes the listener at once (stop returns after its 10 s wait for the busy thread),
+    /// so connects are refused. The event core's stop() hands its work to the loop, which the
+    /// responder occupies; after 10 s it returns having closed nothing: the port still accepts.
+    @Test(arguments: HTTPServer.Core.available) func stopWhileAResponderIsSlowClosesTheListener(core: HTTPServer.Core) async throws {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let slow = ClosureResponder { _ in
+            entered.signal()
+            _ = release.wait(timeout: .now() + .seconds(Int(HangBound.seconds)))
+            return .text(200, "late")
+        }
+        let server = HTTPServer(responder: slow, limits: .hangBounded, core: core)
+        try await server.serving { port in
+            let first = try await RawConnection.connect(port: port)
+            try await first.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await offThePool("slow responder entered") { entered.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success })
+            defer { release.signal() }
+            await server.stopOffThePool()
+            #expect(try await RawConnection.connectError(port: port, patience: .seconds(30)) == ECONNREFUSED, "stop() returned: the port refuses")
+        }
+    }
+
+    /// `stop()` from inside a held request's answer (here from the provider's observer, which
+    /// the answer calls): the threaded core shuts the connection down and its thread fails the
+    /// write on its own descriptor. The event core closes the descriptor in stop() and then,
+    /// back in answerHeld, writes the answer to that descriptor number and closes it again:
+    /// whatever the number now names (here sockets opened meanwhile) is written to and closed.
+    @Test(.serialized, arguments: HTTPServer.Core.available) func stopInsideAHeldAnswerTouchesNoOtherDescriptor(core: HTTPServer.Core) async throws {
+        let serverBox = Locked<HTTPServer?>(nil)
+        let opened = Locked<[Int32]>([])
+        let held = DispatchSemaphore(value: 0)
+        let ended = DispatchSemaphore(value: 0)
+        let moltin = FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "id", secret: "secret")]))
+        let chain = ProviderResponder(
+            provider: moltin, now: { Date(timeIntervalSince1970: 1_700_000_000) },
+            observer: { exchange in
+                guard exchange.request.path == "/v1/products", opened.withLock({ $0.isEmpty }) else { return }
+                serverBox.withLock { $0 }?.stop()
+                // Descriptors opened now take the lowest free numbers: those stop() just freed.
+                var fds: [Int32] = []
+                for _ in 0..<16 { fds.append(socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)) }
+                opened.withLock { $0 = fds }
+            },
+            holdObserver: { _, _ in held.signal() },
+            holdEndObserver: { _ in ended.signal() })
+        chain.inject(Fault(.hold, path: "/v1/products", times: 1))
+        let server = HTTPServer(responder: chain, limits: .hangBounded, core: core)
+        serverBox.withLock { $0 = server }
+        defer { serverBox.withLock { $0 = nil } }
+        try await server.serving { port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET /v1/products HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await offThePool("held") { held.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success })
+            #expect(chain.releaseHold(0))
+            // The connection is done with (the threaded core tells after its failed write)...
+            #expect(try await offThePool("hold ended") { ended.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success })
+            _ = try await client.readUntilClosed()
+            // ...and on Linux the loop has finished the work that released the hold.
+            _ = try await offThePool("loop barrier") { server.settle() }
+            let fds = opened.withLock { $0 }
+            #expect(fds.count == 16)
+            let closedUnderUs = fds.filter { fcntl($0, F_GETFD) == -1 }
+            #expect(closedUnderUs.isEmpty, "descriptors the test opened were closed by the server (\(core)): \(closedUnderUs)")
+            for fd in fds where !closedUnderUs.contains(fd) { close(fd) }
+        }
+    }
+}
