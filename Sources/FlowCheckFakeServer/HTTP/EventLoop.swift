@@ -14,10 +14,12 @@ protocol EventHandler: AnyObject {
     func expire()
 }
 
-/// One epoll loop on a thread of its own, serving one ``EventServerCore``: its listener and
-/// every connection. A server per loop keeps servers apart: a responder that takes long (or a
-/// flow's observer blocked on a driver's full pipe) holds up its own server, never another
-/// flow's or another provider's.
+/// One epoll loop on a thread of its own, serving the listeners and connections of one
+/// ``EventServerCore`` (or, the ``shared`` loop, of every fake provider's). A loop of its own
+/// keeps a server apart: a responder that takes long holds up its own server only. The fake
+/// providers share one, for speed: their responders never wait, and what the runner is told
+/// from there that could (a stall's clock move, which reaches a driver's pipe) is passed to a
+/// thread of its own.
 ///
 /// Everything registered with it is touched only on its thread; other threads hand it work
 /// with ``execute(_:)`` (an eventfd wakes it). Deadlines are found by a sweep over the
@@ -25,6 +27,10 @@ protocol EventHandler: AnyObject {
 /// nothing per event for them. ``shutdown()`` ends the thread and closes the loop's own
 /// descriptors; work handed over after that is dropped.
 final class EventLoop: @unchecked Sendable {
+    /// The loop the fake providers of every flow share (``HTTPServer/Core/sharedEvents``),
+    /// started on first use and never shut down; nil if it could not start.
+    static let shared: EventLoop? = try? EventLoop()
+
     private let epoll: Int32
     private let wakeFD: Int32
     private let pendingLock = NSLock()

@@ -4,7 +4,7 @@ import Glibc
 import CFlowCheckEpoll
 
 /// The event-driven core of an ``HTTPServer`` (Linux): its listener and connections are
-/// handlers of an ``EventLoop`` of its own, so a connection costs a descriptor and its
+/// handlers of an ``EventLoop`` of its own (or the fakes' shared one), so a connection costs a descriptor and its
 /// buffers, never a thread, whatever it does (idle, slow head, slow body, slow reader,
 /// stalled), and a responder that takes long holds up this server alone.
 ///
@@ -42,9 +42,15 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
     private var listenerHandler: EventListener?
     private var connections: [Int32: EventConnection] = [:]
 
-    init(responder: any HTTPResponder, limits: HTTPServerLimits) {
+    /// The loop to use instead of one of its own (never shut down by this server).
+    private let sharedLoop: EventLoop?
+
+    /// - Parameter sharedLoop: a loop other servers use too; nil: one of its own, from
+    ///   `start()` to `stop()`.
+    init(responder: any HTTPResponder, limits: HTTPServerLimits, sharedLoop: EventLoop? = nil) {
         self.responder = responder
         self.limits = limits
+        self.sharedLoop = sharedLoop
     }
 
     var port: Int { shared.withLock { $0.port } }
@@ -55,11 +61,15 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
             guard shared.phase == .idle else { throw .alreadyStarted }
             let fd = try Socket.openListener(port: port, address: address)
             let loop: EventLoop
-            do throws(HTTPServerError) {
-                loop = try EventLoop()
-            } catch {
-                close(fd)
-                throw error
+            if let sharedLoop {
+                loop = sharedLoop
+            } else {
+                do throws(HTTPServerError) {
+                    loop = try EventLoop()
+                } catch {
+                    close(fd)
+                    throw error
+                }
             }
             shared.loop = loop
             shared.address = address
@@ -121,7 +131,7 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
         loop.executeAndWait(within: Self.stopDeadlineSeconds) { [self] in
             closeEverything(on: loop, abortive: true)
         }
-        loop.shutdown()
+        if sharedLoop == nil { loop.shutdown() }
     }
 
     /// Waits until the loop has run what was handed to it (tests: a barrier).

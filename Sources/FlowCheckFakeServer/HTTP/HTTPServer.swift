@@ -10,8 +10,8 @@ import Foundation
 /// (``HTTPServerLimits``), the same parser and the same deliberate misbehaviour.
 ///
 /// A responder runs on the loop thread: while it runs, this server answers nobody else (other
-/// servers, another flow's, are not held up). It must not wait for another request to the
-/// same server.
+/// servers are not held up, except those sharing the fakes' loop, ``Core/sharedEvents``). It
+/// must not wait for another request to the same server.
 ///
 /// Call `stop()` when done; dropping the last reference stops it too.
 public final class HTTPServer: Sendable {
@@ -19,9 +19,15 @@ public final class HTTPServer: Sendable {
 
     /// Which core serves the connections (tests run both where both exist).
     package enum Core: Sendable, CaseIterable {
-        case events, threads
+        /// An epoll loop of the server's own (Linux).
+        case events
+        /// The epoll loop every fake provider of the process shares (Linux): no loop to start
+        /// and end per flow. Its responders must never wait.
+        case sharedEvents
+        /// A thread per connection.
+        case threads
 
-        /// The platform's default: the event loop where there is one.
+        /// The platform's default: an event loop of the server's own where there is one.
         package static var platformDefault: Core {
             #if os(Linux)
             .events
@@ -33,7 +39,7 @@ public final class HTTPServer: Sendable {
         /// The cores this platform has.
         package static var available: [Core] {
             #if os(Linux)
-            [.events, .threads]
+            [.events, .sharedEvents, .threads]
             #else
             [.threads]
             #endif
@@ -47,9 +53,9 @@ public final class HTTPServer: Sendable {
     /// - Parameter core: `.events` falls back to threads where the platform has no loop.
     package init(responder: any HTTPResponder, limits: HTTPServerLimits = .init(), core: Core) {
         switch core {
-        case .events:
+        case .events, .sharedEvents:
             #if os(Linux)
-            self.core = EventServerCore(responder: responder, limits: limits)
+            self.core = EventServerCore(responder: responder, limits: limits, sharedLoop: core == .sharedEvents ? EventLoop.shared : nil)
             #else
             self.core = ThreadedServerCore(responder: responder, limits: limits, startThread: ConnectionThread.start)
             #endif

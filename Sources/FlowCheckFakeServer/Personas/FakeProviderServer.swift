@@ -19,6 +19,11 @@ public final class FakeProviderServer: Sendable {
     }
     private let control = Locked(Control())
 
+    /// On Linux every fake provider of the process is served by one shared event loop thread
+    /// (``HTTPServer/Core/sharedEvents``), which also calls the observers below: they must
+    /// return promptly (hand slow work, or anything that may wait, to a thread of your own), or
+    /// every fake waits with them.
+    ///
     /// - Parameters:
     ///   - limits: the listeners' bounds (``HTTPServerLimits``).
     ///   - recording: how much traffic is kept in ``exchanges`` (all of it by default).
@@ -51,7 +56,7 @@ public final class FakeProviderServer: Sendable {
         let chain = ProviderResponder(provider: provider, now: now, recording: recording, observer: observer, stallObserver: stallObserver, stallStarted: stallStarted, holdObserver: holdObserver, holdEndObserver: holdEndObserver)
         self.chain = chain
         self.servers = type(of: provider).origins.map { origin in
-            (origin, HTTPServer(responder: OriginResponder(origin: origin, chain: chain), limits: limits))
+            (origin, HTTPServer(responder: OriginResponder(origin: origin, chain: chain), limits: limits, core: .sharedEvents))
         }
         self.server = servers[0].server
     }

@@ -48,11 +48,17 @@ package final class FakeWorld: Sendable {
         overdueStalls = overdue
         let stallStarted: @Sendable (StallHandle) -> Void = { handle in
             guard let seconds = advance.withLock({ $0 }) else { return }
-            advanceClock?(seconds)
-            guard judgeStalls else { return }
-            StallJudge.watch(handle, priority: priority) { waited in
-                overdue.withLock { $0.append(OverdueStall(method: handle.request.method, path: handle.request.path, clockAdvance: seconds, waited: waited)) }
+            // Told on the fakes' shared loop thread, which must never wait: moving the clock
+            // writes to a driver's stdin, which a driver that stops reading fills. A thread of
+            // its own waits instead (else every flow's fakes would).
+            let move: @Sendable () -> Void = {
+                advanceClock?(seconds)
+                guard judgeStalls else { return }
+                StallJudge.watch(handle, priority: priority) { waited in
+                    overdue.withLock { $0.append(OverdueStall(method: handle.request.method, path: handle.request.path, clockAdvance: seconds, waited: waited)) }
+                }
             }
+            if !ConnectionThread.start(move) { move() }
         }
         persona = try kit.makeFake(for: fixture)
         server = FakeProviderServer(provider: front?(persona.provider) ?? persona.provider, now: now, limits: limits, recording: recording, observer: observer, stallStarted: stallStarted, holdObserver: { _, number in onHold?(number) }, holdEndObserver: onHoldEnd)
