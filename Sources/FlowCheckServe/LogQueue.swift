@@ -26,6 +26,11 @@ public final class LogQueue: @unchecked Sendable {
     private var napping = false
     /// How long the writer waits for more lines after writing; a line waits this long at most.
     static let nap: TimeInterval = 0.005
+    /// Wakes a napping writer early. Its wait is on the monotonic clock (a condition's is on
+    /// the wall clock, which a clock step could stretch to hours).
+    private let napWake = DispatchSemaphore(value: 0)
+    /// Set once a napping writer has been woken (one signal a nap).
+    private var napWoken = false
     private let capacity: Int
     private let maxLineLength: Int
     private let write: @Sendable ([String]) -> Void
@@ -61,7 +66,12 @@ public final class LogQueue: @unchecked Sendable {
             return
         }
         lines.append(cut)
-        if sleeping || napping && lines.count >= capacity / 4 { condition.signal() }
+        if sleeping {
+            condition.signal()
+        } else if napping, !napWoken, lines.count >= capacity / 4 {
+            napWoken = true
+            napWake.signal()
+        }
     }
 
     /// Lines dropped so far.
@@ -80,6 +90,10 @@ public final class LogQueue: @unchecked Sendable {
         defer { condition.unlock() }
         finished = true
         condition.broadcast()
+        if napping, !napWoken {
+            napWoken = true
+            napWake.signal()
+        }
         while !lines.isEmpty || writing || droppedSinceWritten > 0 {
             guard condition.wait(until: deadline) else { return false }
         }
@@ -99,8 +113,13 @@ public final class LogQueue: @unchecked Sendable {
             if wroteLast, !finished, lines.count < capacity / 4, droppedSinceWritten == 0 {
                 // Gather what comes in the next moment into one write.
                 napping = true
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.nap))
+                napWoken = false
+                condition.unlock()
+                _ = napWake.wait(timeout: .now() + Self.nap)
+                condition.lock()
                 napping = false
+                // A wake-up that came as the nap ran out is taken now, not by the next nap.
+                if napWoken { _ = napWake.wait(timeout: .now()) }
             }
             while lines.isEmpty && droppedSinceWritten == 0 && !finished {
                 // Woken from here by a first line, the writer writes it at once.

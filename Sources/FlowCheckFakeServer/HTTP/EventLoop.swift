@@ -111,7 +111,11 @@ final class EventLoop: @unchecked Sendable {
     /// descriptors and returns. Whatever is still registered is left to the caller (a server
     /// closes its listener and connections first).
     func shutdown() {
-        execute { [self] in running = false }
+        execute { [self] in
+            running = false
+            // From here `execute` refuses work; what it took before runs as the loop ends.
+            pendingLock.withLock { closed = true }
+        }
     }
 
     /// Waits (at most `seconds`) until the loop has run everything handed to it so far, or has
@@ -177,7 +181,13 @@ final class EventLoop: @unchecked Sendable {
     private func run() {
         threadID.withLock { $0 = pthread_self() }
         defer {
-            pendingLock.withLock { closed = true }
+            // Work taken before the loop closed runs, as `execute` promised.
+            let rest: [@Sendable () -> Void] = pendingLock.withLock {
+                closed = true
+                defer { pending.removeAll() }
+                return pending
+            }
+            for item in rest { item() }
             Glibc.close(wakeFD)
             Glibc.close(epoll)
             threadID.withLock { $0 = nil }

@@ -88,9 +88,12 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
             return shared.loop
         }
         guard let loop else { return }
-        loop.executeAndWait(within: Self.stopDeadlineSeconds) { [self] in
+        let closed = loop.executeAndWait(within: Self.stopDeadlineSeconds) { [self] in
             closeEverything(on: loop, abortive: false)
         }
+        // The port is held by a placeholder only once the listener is closed (a responder may
+        // hold the loop up past the wait; the listener is shut down meanwhile, refusing too).
+        guard closed else { return }
         shared.withLock { shared in
             guard shared.phase == .refusing, shared.placeholder < 0 else { return }
             shared.placeholder = (try? Socket.openPlaceholder(port: shared.port, address: shared.address)) ?? -1
@@ -175,15 +178,15 @@ final class EventServerCore: ServerCore, @unchecked Sendable {
 
     // MARK: - On the loop's thread
 
+    /// Closes the listener the loop holds (never a newer one that `acceptConnections()` has
+    /// opened meanwhile: its own queued `listen(on:)` decides for it) and every connection.
     private func closeEverything(on loop: EventLoop, abortive: Bool) {
         if let handler = listenerHandler {
             loop.deregister(handler.fd)
             listenerHandler = nil
-        }
-        shared.withLock { shared in
-            if shared.listener >= 0 {
-                close(shared.listener)
-                shared.listener = -1
+            shared.withLock { shared in
+                if shared.listener == handler.fd { shared.listener = -1 }
+                close(handler.fd)
             }
         }
         for connection in Array(connections.values) {
