@@ -26,14 +26,27 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// The first value for `name` (case-insensitive), or nil.
     public subscript(name: String) -> String? {
-        let key = name.lowercased()
-        return storage.first { $0.name.lowercased() == key }?.value
+        storage.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Every value for `name` in order (case-insensitive).
     public func values(for name: String) -> [String] {
-        let key = name.lowercased()
-        return storage.filter { $0.name.lowercased() == key }.map(\.value)
+        storage.filter { Self.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// Whether two field names are the same, case aside (`lowercased()` equality): ASCII names,
+    /// every name a parser lets through, are compared byte by byte without building lowercased
+    /// copies (a lookup lowercased every stored name, a tenth of serve's time for a request).
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.utf8, right = rhs.utf8
+        guard left.allSatisfy({ $0 < 0x80 }), right.allSatisfy({ $0 < 0x80 }) else {
+            // Unicode lowercasing can map a non-ASCII letter to an ASCII one (K, the Kelvin sign).
+            return lhs.lowercased() == rhs.lowercased()
+        }
+        guard left.count == right.count else { return false }
+        return zip(left, right).allSatisfy { a, b in
+            a == b || (a | 0x20) == (b | 0x20) && (0x61...0x7A).contains(a | 0x20)
+        }
     }
 
     /// Whether at least one field called `name` exists (case-insensitive).
@@ -48,12 +61,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// Replaces every field called `name` with one field, at the position of the first.
     public mutating func set(_ name: String, _ value: String) {
-        let key = name.lowercased()
-        if let first = storage.firstIndex(where: { $0.name.lowercased() == key }) {
+        if let first = storage.firstIndex(where: { Self.sameName($0.name, name) }) {
             storage[first] = (name: name, value: value)
             var index = storage.index(after: first)
             while index < storage.endIndex {
-                if storage[index].name.lowercased() == key {
+                if Self.sameName(storage[index].name, name) {
                     storage.remove(at: index)
                 } else {
                     index = storage.index(after: index)
@@ -66,8 +78,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// Removes every field called `name` (case-insensitive).
     public mutating func remove(_ name: String) {
-        let key = name.lowercased()
-        storage.removeAll { $0.name.lowercased() == key }
+        storage.removeAll { Self.sameName($0.name, name) }
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

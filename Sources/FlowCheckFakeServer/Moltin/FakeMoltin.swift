@@ -179,6 +179,15 @@ public final class FakeMoltin: FakeProvider {
     /// The token of `Bearer <token>`, or nil if absent, empty or of another form.
     static func bearerToken(_ header: String?) -> String? {
         guard let header = header.map(Self.trimmingWhitespaces), !header.isEmpty else { return nil }
+        // ASCII (every header a client sends us in practice): the same split on bytes, without
+        // Character segmentation, which was a tenth of serve's time for a products request.
+        if header.utf8.allSatisfy({ $0 < 0x80 }) {
+            let parts = Array(header.utf8).split(separator: 0x20)
+            guard parts.count == 2, parts[0].count == 6, zip(parts[0], "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+            // ASCII whitespace is HT, LF, VT, FF, CR and space (space is split on above).
+            guard !parts[1].contains(where: { (0x09...0x0D).contains($0) }) else { return nil }
+            return String(decoding: parts[1], as: UTF8.self)
+        }
         let parts = header.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = String(parts[1])
