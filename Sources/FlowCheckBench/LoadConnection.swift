@@ -22,6 +22,23 @@ final class LoadConnection: @unchecked Sendable {
     /// Connects to 127.0.0.1:`port` with Nagle off, as the server has it.
     /// - Throws: ``BenchError`` when the socket cannot be made or the connect fails.
     init(port: Int) throws(BenchError) {
+        let fd = try Self.connectedSocket(port: port)
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        // A server that stops answering must fail the run, not hang it.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        self.fd = fd
+        self.buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// A blocking TCP socket connected to 127.0.0.1:`port`.
+    /// - Throws: ``BenchError`` when the socket cannot be made or the connect fails.
+    static func connectedSocket(port: Int) throws(BenchError) -> Int32 {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -45,17 +62,7 @@ final class LoadConnection: @unchecked Sendable {
             close(fd)
             throw .harness("connect to 127.0.0.1:\(port) failed: errno \(code)")
         }
-        var on: Int32 = 1
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        // A server that stops answering must fail the run, not hang it.
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        self.fd = fd
-        self.buffer = [UInt8](repeating: 0, count: 64 * 1024)
-    }
-
-    deinit {
-        close(fd)
+        return fd
     }
 
     /// Sends `request` and reads one whole response.

@@ -21,6 +21,19 @@ struct EventCoreReviewTests {
         return .text(200, "\(request.method) \(request.path)")
     }
 
+    /// A responder that signals `entered` and then waits for `release` (bounded by the hang
+    /// bound) before it answers.
+    static func slowResponder() -> (responder: ClosureResponder, entered: DispatchSemaphore, release: DispatchSemaphore) {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let slow = ClosureResponder { _ in
+            entered.signal()
+            _ = release.wait(timeout: .now() + .seconds(Int(HangBound.seconds)))
+            return .text(200, "late")
+        }
+        return (slow, entered, release)
+    }
+
     /// A pipelined request already begun gets "its own full deadline from now", now being when
     /// the previous answer has been written (HTTPConnection.run). The event core starts that
     /// deadline when it *begins* writing the answer (EventConnection.process, after deliver),
@@ -55,13 +68,7 @@ struct EventCoreReviewTests {
     /// an event loop of its own. (The fakes' shared loop is held up by design: their
     /// responders never wait.)
     @Test(arguments: HTTPServer.Core.available.filter { $0 != .sharedEvents }) func aSlowResponderHoldsUpNoOtherServer(core: HTTPServer.Core) async throws {
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let slow = ClosureResponder { _ in
-            entered.signal()
-            _ = release.wait(timeout: .now() + .seconds(Int(HangBound.seconds)))
-            return .text(200, "late")
-        }
+        let (slow, entered, release) = Self.slowResponder()
         let blocked = HTTPServer(responder: slow, limits: .hangBounded, core: core)
         let other = HTTPServer(responder: Self.echo, limits: .hangBounded, core: core)
         try await blocked.serving { blockedPort in
@@ -86,13 +93,7 @@ struct EventCoreReviewTests {
     /// so connects are refused. The event core's stop() hands its work to the loop, which the
     /// responder occupies; after 10 s it returns having closed nothing: the port still accepts.
     @Test(arguments: HTTPServer.Core.available.filter { $0 != .sharedEvents }) func stopWhileAResponderIsSlowClosesTheListener(core: HTTPServer.Core) async throws {
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let slow = ClosureResponder { _ in
-            entered.signal()
-            _ = release.wait(timeout: .now() + .seconds(Int(HangBound.seconds)))
-            return .text(200, "late")
-        }
+        let (slow, entered, release) = Self.slowResponder()
         let server = HTTPServer(responder: slow, limits: .hangBounded, core: core)
         try await server.serving { port in
             let first = try await RawConnection.connect(port: port)
