@@ -62,6 +62,18 @@ struct HTTPServerTests {
         }
     }
 
+    /// A long pipeline, sent in one write: the event core answers a connection's requests some
+    /// at a time, letting other connections in between; every one is still answered, in order.
+    @Test(arguments: HTTPServer.Core.available) func answersALongPipelineWholeAndInOrder(core: HTTPServer.Core) async throws {
+        try await withServer(core: core) { server, port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send((0..<100).map { "GET /p\($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
+            for number in 0..<100 {
+                #expect(try await client.readResponse()?.bodyText == "GET /p\(number) ")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", true),
         ("GET /c HTTP/1.0\r\n\r\n", true),

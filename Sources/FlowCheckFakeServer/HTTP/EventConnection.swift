@@ -160,12 +160,27 @@ final class EventConnection: EventHandler, @unchecked Sendable {
     }
 
     /// Answers every complete request in the buffer, then waits for more.
+    /// Most requests answered for one connection in one turn of the loop: a client pipelining
+    /// thousands waits for the others' turn, not they for its whole pipeline.
+    private static let requestsPerTurn = 16
+
     private func process() {
         processing = true
         defer { processing = false }
+        var answered = 0
         while case .reading = phase {
             switch parser.parse(buffer) {
             case .request(let request, let consumed):
+                if answered == Self.requestsPerTurn {
+                    // The rest after what the loop has in hand; no deadline meanwhile (the next
+                    // turn sets it again).
+                    setDeadline(nil)
+                    loop.execute { [self] in
+                        if case .reading = phase, !processing { process() }
+                    }
+                    return
+                }
+                answered += 1
                 buffer.removeFirst(consumed)
                 continueSent = false
                 headDone = nil
