@@ -11,7 +11,7 @@ import CFlowCheckEpoll
 /// ``close()``, after the loop has stopped watching it.
 final class EventConnection: EventHandler, @unchecked Sendable {
     private enum AfterWrite {
-        /// Keep-alive answer or `100 Continue`: read the next request (or the body).
+        /// `100 Continue`: read on (the body).
         case read
         /// A keep-alive answer: the next request (already begun, if pipelined) gets its full
         /// deadlines from now, when the answer is through.
