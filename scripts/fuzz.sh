@@ -37,6 +37,7 @@ seconds=$((10#$seconds))
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
+includes=()
 case $target in
     spec)
         module=FlowCheckSpec
@@ -45,6 +46,8 @@ case $target in
         ;;
     http)
         module=FlowCheckFakeServer
+        # The fake server's event loop imports epoll through this header-only system module.
+        includes=(-I Sources/CFlowCheckEpoll)
         harness=scripts/fuzz/HTTPFuzz.swift
         max_len=32768 # twice the server's default 16 KiB head limit, so 431 paths are reachable
         ;;
@@ -84,7 +87,7 @@ if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" "$harness" "${BASH_SOURCE[
     # export ("Cannot export local symbol"); harmless, so kept out of the console.
     # -package-name: the modules declare `package` API (SwiftPM passes the package's name).
     if ! "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -g \
-        -package-name FlowCheck -module-name "$module" "${sources[@]}" "$harness" -o "$binary" >"$build_dir/build.log" 2>&1; then
+        -package-name FlowCheck -module-name "$module" "${includes[@]}" "${sources[@]}" "$harness" -o "$binary" >"$build_dir/build.log" 2>&1; then
         grep -v "Cannot export local symbol" "$build_dir/build.log" >&2 || true
         echo "fuzz.sh: build failed; full output in $build_dir/build.log" >&2
         exit 2
