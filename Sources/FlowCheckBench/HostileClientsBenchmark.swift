@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckServe
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -39,7 +40,8 @@ struct HostileClientsBenchmark {
     }
 
     func run() throws(BenchError) -> Figure {
-        _ = raiseDescriptorLimit()
+        // Two descriptors a hostile connection (ours and the server's), in one process.
+        _ = ConnectionCap.raisedDescriptorLimit()
         let written = Locked(0)
         let running = try ServeSoakBenchmark.startHost(written)
         defer { running.host.stop() }
@@ -98,19 +100,5 @@ struct HostileClientsBenchmark {
             max(0, send(fd, raw.baseAddress, raw.count, 0))
             #endif
         }
-    }
-
-    /// Two descriptors a hostile connection (ours and the server's), in one process.
-    private func raiseDescriptorLimit() -> Int {
-        var limits = rlimit()
-        #if canImport(Glibc)
-        let resource = Int32(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        guard getrlimit(resource, &limits) == 0 else { return 0 }
-        limits.rlim_cur = min(limits.rlim_max, 65_536)
-        _ = setrlimit(resource, &limits)
-        return Int(limits.rlim_cur)
     }
 }

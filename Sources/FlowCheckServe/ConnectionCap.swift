@@ -33,7 +33,7 @@ public enum ConnectionCap {
     }
 
     /// The soft `RLIMIT_NOFILE` after trying to raise it.
-    static func raisedDescriptorLimit() -> Int {
+    public static func raisedDescriptorLimit() -> Int {
         #if canImport(Glibc)
         let resource = Int32(RLIMIT_NOFILE.rawValue)
         #else

@@ -9,8 +9,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Review of the event core (edf63ef): behaviour a client can see that differs from the
-/// threaded core's. Each test runs on both cores; the threaded core is the reference.
+/// Where the event core once behaved differently from the threaded core, as two reviews of it
+/// found (each test failed on the event core before its fix). The threaded core is the
+/// reference; every test runs on each core its premise allows.
 @Suite(.integration, .timeLimit(.minutes(20)))
 struct EventCoreReviewTests {
     /// Echoes method and path; `/big` answers with 32 MB, more than loopback's socket buffers.
@@ -21,12 +22,13 @@ struct EventCoreReviewTests {
         return .text(200, "\(request.method) \(request.path)")
     }
 
-    /// A responder that signals `entered` and then waits for `release` (bounded by the hang
-    /// bound) before it answers.
+    /// A responder that, for `/slow`, signals `entered` and waits for `release` (bounded by the
+    /// hang bound) before it answers; any other path it answers at once with the path.
     static func slowResponder() -> (responder: ClosureResponder, entered: DispatchSemaphore, release: DispatchSemaphore) {
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let slow = ClosureResponder { _ in
+        let slow = ClosureResponder { request in
+            guard request.path == "/slow" else { return .text(200, request.path) }
             entered.signal()
             _ = release.wait(timeout: .now() + .seconds(Int(HangBound.seconds)))
             return .text(200, "late")
@@ -35,10 +37,9 @@ struct EventCoreReviewTests {
     }
 
     /// A pipelined request already begun gets "its own full deadline from now", now being when
-    /// the previous answer has been written (HTTPConnection.run). The event core starts that
-    /// deadline when it *begins* writing the answer (EventConnection.process, after deliver),
-    /// so a client that reads a large answer slowly has its next, pipelined request refused
-    /// 408 the moment the answer is through.
+    /// the previous answer has been written (HTTPConnection.run). The event core once started
+    /// that deadline when it *began* writing the answer, so a client that read a large answer
+    /// slowly had its next, pipelined request refused 408 the moment the answer was through.
     @Test(arguments: HTTPServer.Core.available) func aPipelinedHeadGetsItsFullDeadlineAfterASlowlyReadAnswer(core: HTTPServer.Core) async throws {
         var limits = HTTPServerLimits.hangBounded
         // Far above what the client still does once the server has written the answer (read
@@ -88,10 +89,10 @@ struct EventCoreReviewTests {
         }
     }
 
-    /// `stop()` from another thread while one of the server's responders is slow: the threaded
-    /// core closes the listener at once (stop returns after its 10 s wait for the busy thread),
-    /// so connects are refused. The event core's stop() hands its work to the loop, which the
-    /// responder occupies; after 10 s it returns having closed nothing: the port still accepts.
+    /// `stop()` from another thread while one of the server's responders is slow: the listener
+    /// is shut down at once (stop returns after its 10 s wait for the busy thread or loop), so
+    /// connects are refused. The event core once handed all of it to the busy loop and returned
+    /// after 10 s having closed nothing: the port still accepted.
     @Test(arguments: HTTPServer.Core.available.filter { $0 != .sharedEvents }) func stopWhileAResponderIsSlowClosesTheListener(core: HTTPServer.Core) async throws {
         let (slow, entered, release) = Self.slowResponder()
         let server = HTTPServer(responder: slow, limits: .hangBounded, core: core)
@@ -107,9 +108,9 @@ struct EventCoreReviewTests {
 
     /// `stop()` from inside a held request's answer (here from the provider's observer, which
     /// the answer calls): the threaded core shuts the connection down and its thread fails the
-    /// write on its own descriptor. The event core closes the descriptor in stop() and then,
-    /// back in answerHeld, writes the answer to that descriptor number and closes it again:
-    /// whatever the number now names (here sockets opened meanwhile) is written to and closed.
+    /// write on its own descriptor. The event core once closed the descriptor in stop() and
+    /// then, back in answerHeld, wrote the answer to that descriptor number and closed it again:
+    /// whatever the number named by then (here sockets opened meanwhile).
     @Test(.serialized, arguments: HTTPServer.Core.available) func stopInsideAHeldAnswerTouchesNoOtherDescriptor(core: HTTPServer.Core) async throws {
         let serverBox = Locked<HTTPServer?>(nil)
         let opened = Locked<[Int32]>([])
@@ -147,6 +148,49 @@ struct EventCoreReviewTests {
             let closedUnderUs = fds.filter { fcntl($0, F_GETFD) == -1 }
             #expect(closedUnderUs.isEmpty, "descriptors the test opened were closed by the server (\(core)): \(closedUnderUs)")
             for fd in fds where !closedUnderUs.contains(fd) { close(fd) }
+        }
+    }
+
+    /// `refuseConnections()` while a responder holds the server's loop: it shuts the listener
+    /// down, gives up after its 10 s wait and leaves its closing queued. The
+    /// `acceptConnections()` that follows (FakeProviderServer.clearFaults) opens a new
+    /// listener. The stale closing once closed that new listener (leaking the old), and the
+    /// new one's own `listen(on:)` closed it a second time: the server said it was listening
+    /// and refused every connect. It listens again now, as the threaded core does.
+    @Test(arguments: HTTPServer.Core.available.filter { $0 != .sharedEvents }) func acceptAfterARefuseThatWaitedOnABusyLoopListensAgain(core: HTTPServer.Core) async throws {
+        let (responder, entered, release) = Self.slowResponder()
+        let server = HTTPServer(responder: responder, limits: .hangBounded, core: core)
+        try await server.serving { port in
+            let first = try await RawConnection.connect(port: port)
+            try await first.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await offThePool("slow responder entered") { entered.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success })
+            // Returns after the event core's 10 s wait on the busy loop.
+            try await offThePool("refuse") { server.refuseConnections() }
+            try await offThePool("accept") { try server.acceptConnections() }
+            release.signal()
+            _ = try? await first.readUntilClosed()
+            // A barrier: the loop has run everything handed to it.
+            _ = try await offThePool("loop barrier") { server.settle() }
+            let refused = try await RawConnection.connectError(port: port)
+            #expect(refused == nil, "acceptConnections() returned: the port accepts again (\(core))")
+            guard refused == nil else { return }
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET /quick HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 200)
+        }
+    }
+
+    /// A timeout too large for a `Duration` but finite (so not "disabled") is served: both
+    /// cores wait at most a day. The event core once turned it into an instant at once, which
+    /// trapped on the loop thread and took the whole process down.
+    @Test(arguments: HTTPServer.Core.available) func aHugeFiniteIdleTimeoutIsServed(core: HTTPServer.Core) async throws {
+        var limits = HTTPServerLimits.hangBounded
+        limits.idleTimeout = 1e30
+        let server = HTTPServer(responder: Self.echo, limits: limits, core: core)
+        try await server.serving { port in
+            let client = try await RawConnection.connect(port: port)
+            try await client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 200)
         }
     }
 }

@@ -309,11 +309,16 @@ final class EventConnection: EventHandler, @unchecked Sendable {
     private func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?, then: AfterWrite, isAnswer: Bool) {
         // A responder or an answer's maker may have stopped the server (closing this connection).
         guard !isClosed else { return }
-        let silence = HTTPConnection.bound(limits.readTimeout).map(Self.fromNow)
-        let bound = [deadline, silence].compactMap { $0 }.min()
         phase = .writing(bytes: bytes, offset: 0, deadline: deadline, then: then, isAnswer: isAnswer)
-        setDeadline(bound)
+        setDeadline(writeDeadline(within: deadline))
         flush()
+    }
+
+    /// When a write waiting from now gives up: after `readTimeout` of the reader's silence,
+    /// and by `deadline` (the whole answer's) at the latest.
+    private func writeDeadline(within deadline: ContinuousClock.Instant?) -> ContinuousClock.Instant? {
+        let silence = HTTPConnection.bound(limits.readTimeout).map(Self.fromNow)
+        return [deadline, silence].compactMap { $0 }.min()
     }
 
     private func flush() {
@@ -329,9 +334,7 @@ final class EventConnection: EventHandler, @unchecked Sendable {
             if sent < 0 && errno == EINTR { continue }
             if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 phase = .writing(bytes: bytes, offset: offset, deadline: deadline, then: then, isAnswer: isAnswer)
-                // Each silence of the reader is bounded too, within the whole answer's deadline.
-                let silence = HTTPConnection.bound(limits.readTimeout).map(Self.fromNow)
-                setDeadline([deadline, silence].compactMap { $0 }.min())
+                setDeadline(writeDeadline(within: deadline))
                 want(EPOLLOUT.rawValue)
                 return
             }

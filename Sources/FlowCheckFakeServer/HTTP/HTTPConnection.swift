@@ -95,11 +95,7 @@ struct HTTPConnection {
 
     /// When a response begun now must be written by (``HTTPServerLimits/responseTimeout``).
     var responseDeadline: ContinuousClock.Instant? {
-        Self.responseDeadline(limits)
-    }
-
-    static func responseDeadline(_ limits: HTTPServerLimits) -> ContinuousClock.Instant? {
-        bound(limits.responseTimeout).map { .now + .seconds(min($0, 86_400)) }
+        Self.bound(limits.responseTimeout).map { .now + .seconds(min($0, 86_400)) }
     }
 
     /// A configured timeout, or nil if it is disabled (0 or less, or not finite).
