@@ -55,7 +55,7 @@ let package = Package(
         // Speed targets live here, never in timed assertions: `swift run -c release flowcheck-bench`.
         .executableTarget(
             name: "flowcheck-bench",
-            dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckProcessDriver", "FlowCheckExplore"],
+            dependencies: ["FlowCheckRunner", "FlowCheckServe", "FlowCheckCoreDriver", "FlowCheckSpec", "FlowCheckProviders", "FlowCheckFakeServer", "FlowCheckReports", "FlowCheckProcessDriver", "FlowCheckExplore", "FlowCheckSDK"],
             path: "Sources/FlowCheckBench"
         ),
         // A second driver, for an SDK that is not ours: what another team writes in their package.

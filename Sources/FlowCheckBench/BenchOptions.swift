@@ -12,6 +12,8 @@ struct BenchOptions: Equatable {
         case command
         /// serve's host beside 500 hostile connections (issue 24); only when named.
         case hostile
+        /// The generated flow's requests through the SDK's transport alone; only when named.
+        case transport
 
         /// What runs when no part is named.
         static let defaults: Set<Part> = [.suite, .flows, .requests]
@@ -83,6 +85,12 @@ struct BenchOptions: Equatable {
                        port (idle, slow head, slow body, slow reader, a quarter each) while a
                        normal client asks 1000 times on new connections: the share answered 200
                        within 1 s (issue 24: at least 99%); exit 1 if under
+          transport    (only when named: --only transport) the generated flow's two requests
+                       through the SDK's URLSessionTransport alone (a fresh one per flow, as the
+                       core driver makes), against one fake Moltin in process, as many at once
+                       as the runner runs; at each --flows count, and the marginal cost per flow
+                       between them: the floor under the flows figure, what no harness work can
+                       take off (`--only transport --flows 100,1000 --cpu`)
           driver-overhead
                        (only when named) every Moltin flow in DIR, one at a time, in process with
                        the SDK core and through each reference driver process (flowcheck
@@ -93,7 +101,7 @@ struct BenchOptions: Equatable {
                         when other processes share the machine
           --quick       smaller N (suite once, 100 and 1000 flows, 2000 requests) for CI smoke runs
           --specs DIR   the suite to time (default: specs)
-          --only PART   run only suite, flows, requests, command or explore (repeatable), e.g. under a profiler;
+          --only PART   run only suite, flows, requests, command, explore or transport (repeatable), e.g. under a profiler;
                         peak memory is always printed
           --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
           --requests N  request count instead

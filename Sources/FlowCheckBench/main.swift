@@ -54,6 +54,16 @@ enum BenchEntry {
                 }
                 FlowThroughputBenchmark.marginalLines(figures).forEach(out)
             }
+            if options.parts.contains(.transport) {
+                var figures: [FlowThroughputBenchmark.Figure] = []
+                for count in options.flowCounts {
+                    let floor = try await TransportFloorBenchmark(count: count, concurrency: options.jobs).run()
+                    out("transport alone (\(floor.count) flows): \(Format.whole(floor.perSecond)) flows/s")
+                    if options.cpu { out(floor.cpuLine.replacingOccurrences(of: "generated", with: "transport alone")) }
+                    figures.append(floor)
+                }
+                FlowThroughputBenchmark.marginalLines(figures).map { $0.replacingOccurrences(of: "generated", with: "transport alone") }.forEach(out)
+            }
             if options.parts.contains(.requests) {
                 let load = try HTTPLoadBenchmark(connections: options.connections, requests: options.requests, target: options.trivialResponder ? .trivialResponder : .fakeMoltin).run()
                 load.lines.forEach(out)
