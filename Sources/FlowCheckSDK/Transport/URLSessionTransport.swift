@@ -13,6 +13,9 @@ public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate = RedirectRefusingDelegate()
     private let invalidated = Locked(false)
+    /// Where tasks are created and resumed (see ``send(_:)``): a serial queue of its own, whose
+    /// threads are Dispatch's overcommitting ones, not the cooperative pool's.
+    private let starter = DispatchQueue(label: "flowcheck.sdk.urlsession-transport.start")
 
     /// Creates a transport with its own session.
     /// - Parameter timeout: Seconds before a request or resource load times out.
@@ -58,33 +61,40 @@ public final class URLSessionTransport: HTTPTransport {
         let pending = PendingTask()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
-                let started = pending.startUnlessCancelled { () -> URLSessionDataTask? in
-                    // A task created on an invalidated session raises an Objective-C exception on
-                    // Apple platforms, so refuse before asking the session.
-                    guard !invalidated.withLock({ $0 }) else { return nil }
-                    // The task's identifier, known once the task exists, read by its completion handler.
-                    let box = Locked<Int?>(nil)
-                    let delegate = self.delegate
-                    let task = session.dataTask(with: urlRequest) { data, response, error in
-                        // A refused authentication challenge ends the task as cancelled; its 401
-                        // is still the server's answer.
-                        if error != nil, response == nil, let id = box.withLock({ $0 }), let challenged = delegate.takeChallengedResponse(for: id) {
-                            continuation.resume(with: Self.result(data: Data(), response: challenged, error: nil))
-                            return
+                // Created and resumed on the transport's own queue, never on the caller's thread:
+                // FoundationNetworking's `dataTask(with:)` and `resume()` wait (`sync`) on the
+                // session's work queue, and a Swift task waiting there holds one of the
+                // cooperative pool's threads (one per core) while the queue finishes another
+                // request's callbacks; with every pool thread so held, the process idles.
+                starter.async { [self] in
+                    let started = pending.startUnlessCancelled { () -> URLSessionDataTask? in
+                        // A task created on an invalidated session raises an Objective-C exception on
+                        // Apple platforms, so refuse before asking the session.
+                        guard !invalidated.withLock({ $0 }) else { return nil }
+                        // The task's identifier, known once the task exists, read by its completion handler.
+                        let box = Locked<Int?>(nil)
+                        let delegate = self.delegate
+                        let task = session.dataTask(with: urlRequest) { data, response, error in
+                            // A refused authentication challenge ends the task as cancelled; its 401
+                            // is still the server's answer.
+                            if error != nil, response == nil, let id = box.withLock({ $0 }), let challenged = delegate.takeChallengedResponse(for: id) {
+                                continuation.resume(with: Self.result(data: Data(), response: challenged, error: nil))
+                                return
+                            }
+                            if let id = box.withLock({ $0 }) { _ = delegate.takeChallengedResponse(for: id) }
+                            continuation.resume(with: Self.result(data: data, response: response, error: error))
                         }
-                        if let id = box.withLock({ $0 }) { _ = delegate.takeChallengedResponse(for: id) }
-                        continuation.resume(with: Self.result(data: data, response: response, error: error))
+                        box.withLock { $0 = task.taskIdentifier }
+                        return task
                     }
-                    box.withLock { $0 = task.taskIdentifier }
-                    return task
-                }
-                switch started {
-                case .started:
-                    break
-                case .cancelled:
-                    continuation.resume(throwing: CancellationError())
-                case .refused:
-                    continuation.resume(throwing: OAuthError.transport("the transport was invalidated"))
+                    switch started {
+                    case .started:
+                        break
+                    case .cancelled:
+                        continuation.resume(throwing: CancellationError())
+                    case .refused:
+                        continuation.resume(throwing: OAuthError.transport("the transport was invalidated"))
+                    }
                 }
             }
         } onCancel: {
