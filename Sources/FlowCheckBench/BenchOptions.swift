@@ -30,7 +30,7 @@ struct BenchOptions: Equatable {
     var suiteRuns = 3
     /// Generated-flow counts, measured in this order; two of them show whether cost is linear.
     var flowCounts = [1_000, 10_000]
-    /// Flows at once for `flows/s` and the suite; nil for the runner's default (twice the cores, plus one).
+    /// Flows at once for `flows/s` and the suite; nil for the runner's default (four times the cores).
     var jobs: Int?
     /// `req/s` against the bare HTTP layer instead of the fake Moltin.
     var trivialResponder = false
@@ -105,7 +105,7 @@ struct BenchOptions: Equatable {
                         peak memory is always printed
           --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
           --requests N  request count instead
-          --jobs N      flows at once for flows/s and the suite (default: the runner's, 2 x cores + 1)
+          --jobs N      flows at once for flows/s and the suite (default: the runner's, 4 x cores)
           --trivial-responder
                         req/s against HTTPServer with a one-line responder instead of the fake
                         Moltin, to tell the HTTP layer's cost from the provider's

@@ -29,7 +29,7 @@ struct FlowThroughputBenchmark {
     }
 
     let count: Int
-    /// Flows at once; nil for the runner's default (twice the cores, plus one).
+    /// Flows at once; nil for the runner's default (four times the cores).
     var concurrency: Int?
 
     /// Streams the flows through the runner: each spec is made from text just before it runs

@@ -22,7 +22,7 @@ struct SuiteBenchmark {
     }
 
     let directory: String
-    /// Flows at once (`--jobs`); nil: the runner's default, twice the cores plus one.
+    /// Flows at once (`--jobs`); nil: the runner's default, four times the cores.
     var concurrency: Int? = nil
     /// Timed runs after the warm-up; the best one is reported.
     let runs: Int

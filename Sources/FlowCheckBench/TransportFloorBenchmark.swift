@@ -1,5 +1,6 @@
 import Foundation
 import FlowCheckFakeServer
+import FlowCheckRunner
 import FlowCheckSDK
 
 /// What the generated flow's two requests cost through the SDK's production transport alone:
@@ -10,7 +11,7 @@ import FlowCheckSDK
 /// however cheap the harness became, a flow would still cost this.
 struct TransportFloorBenchmark {
     let count: Int
-    /// Flows at once; nil for the runner's default (twice the cores, plus one).
+    /// Flows at once; nil for the runner's default (four times the cores).
     var concurrency: Int?
 
     /// The fixed virtual time the fake judges tokens by: nothing expires during the run.
@@ -28,7 +29,7 @@ struct TransportFloorBenchmark {
         }
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
-        let width = concurrency ?? (2 * ProcessInfo.processInfo.activeProcessorCount + 1)
+        let width = concurrency ?? FlowRunner.Options.defaultConcurrency
         let total = max(1, count)
         let cpuBefore = ProcessCPU.seconds()
         let (failure, seconds) = await Stopwatch.time {

@@ -69,8 +69,8 @@ extension CommandLineOptions {
         ),
         .init(
             ["--jobs"], value: "N", commands: [.run, .matrix],
-            help: "flows run at once (default: twice the number of cores, plus one; one more than the cores for a driver process; one for a Swift driver whose SDK keeps process-wide state)",
-            doc: "How many flows run at once, 1 to 256 (default: twice the number of cores, plus one, since a flow spends much of its time waiting on loopback I/O; one more than the number of cores for a driver process, each flow a process of its own; always one for a Swift driver that declares process-wide state).",
+            help: "flows run at once (default: four times the number of cores; one more than the cores for a driver process; one for a Swift driver whose SDK keeps process-wide state)",
+            doc: "How many flows run at once, 1 to 256 (default: four times the number of cores, since a flow spends much of its time waiting on loopback I/O; one more than the number of cores for a driver process, each flow a process of its own; always one for a Swift driver that declares process-wide state).",
             apply: { options, text throws(UsageError) in options.jobs = try count("--jobs", text, 1...256) }
         ),
         .init(

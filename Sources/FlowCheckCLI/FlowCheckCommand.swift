@@ -252,7 +252,7 @@ public struct FlowCheckCommand: Sendable {
         }
         var runnerOptions = FlowRunner.Options()
         runnerOptions.concurrency = options.jobs ?? Self.defaultJobs(for: driver)
-        // Said only when --jobs asked for more: the default (2 × cores + 1) is no one's request.
+        // Said only when --jobs asked for more: the default (4 × cores) is no one's request.
         if driver.sharesProcessState, let jobs = options.jobs, jobs > 1 {
             console.err("flowcheck: " + ControlCharacters.escaped("the driver \(driver.name) keeps process-wide state (sharesProcessState), so its flows run one at a time, not \(runnerOptions.concurrency) at once"))
         }

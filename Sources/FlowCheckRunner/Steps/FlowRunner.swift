@@ -9,13 +9,14 @@ public struct FlowRunner: Sendable {
         /// says, for a driver whose SDK keeps process-wide state (``FlowDriver/sharesProcessState``).
         public var concurrency: Int
 
-        /// Two flows per core and one more: a flow spends much of its time waiting on loopback
-        /// I/O and thread hand-offs (its SDK's transport, the fake's connection threads). With
-        /// one per core those waits left the cores idle a quarter of the time (the committed
-        /// suite: about 3.5 s at 2 flows on 2 cores, 2.9 s at 3); at cores + 1 a tenth still
-        /// (release, 2 cores, alternated runs of `flowcheck-bench --only suite --jobs N`:
-        /// 3.04 to 3.25 s at 3, 2.87 to 2.92 s at 5 in five runs of six, with less CPU).
-        public static var defaultConcurrency: Int { 2 * ProcessInfo.processInfo.activeProcessorCount + 1 }
+        /// Four flows per core: a flow spends much of its time waiting on loopback I/O and
+        /// thread hand-offs (its SDK's transport, the fakes' loop). With one per core those
+        /// waits left the cores idle a quarter of the time (the committed suite: about 3.5 s at
+        /// 2 flows on 2 cores, 2.9 s at 3). Twice the cores and one more was best while the SDK's
+        /// transport held the cooperative pool's threads; once it no longer did, 8 beat 5 on 2
+        /// cores (release, `flowcheck specs/` alternated ten times each: 2.78 s against 3.08 s,
+        /// with less CPU) and 12 or 16 gave nothing more.
+        public static var defaultConcurrency: Int { 4 * ProcessInfo.processInfo.activeProcessorCount }
         /// Real time a flow may take before it is reported as hung. The clock in flows is
         /// virtual, so a healthy flow never comes near it.
         public var timeLimit: Duration
