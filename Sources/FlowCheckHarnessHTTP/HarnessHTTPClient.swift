@@ -8,7 +8,9 @@ import FlowCheckFakeServer
 /// transport that follows redirects, say, must fail FLT-REDIRECT-LOOP, not also make the scripted
 /// browser follow the login redirect and turn every browser flow into a harness error.
 ///
-/// One connection per request (`Connection: close`), plain `http` only, POSIX sockets. It never
+/// One connection per request (`Connection: close`), plain `http` only, POSIX sockets: on
+/// Linux driven by the event loop the fakes share (``HarnessHTTPLoopExchange``), elsewhere on a
+/// thread of its own (``HarnessHTTPExchange``). It never
 /// follows a redirect: a 3xx comes back as it is, with its `Location`. Every connect, write and
 /// read waits at most until the request's deadline (real time, ``timeout`` from the start): a
 /// server that never answers is a thrown ``HarnessHTTPError/timedOut(awaiting:seconds:)`` naming
@@ -19,6 +21,35 @@ public struct HarnessHTTPClient: Sendable {
     public var timeout: Duration
     /// The largest response (head and body) accepted.
     public var maximumResponseBytes: Int
+    /// What drives a request's socket (tests run both where both exist).
+    package var engine = Engine.platformDefault
+
+    /// What drives a request's socket.
+    package enum Engine: Sendable, CustomStringConvertible {
+        /// The event loop the fakes share (Linux): no thread of its own, no hand-off.
+        case eventLoop
+        /// A thread of its own, waiting in `poll`.
+        case ownThread
+
+        package static var platformDefault: Engine {
+            #if os(Linux)
+            .eventLoop
+            #else
+            .ownThread
+            #endif
+        }
+
+        /// Those this platform has.
+        package static var available: [Engine] {
+            #if os(Linux)
+            [.eventLoop, .ownThread]
+            #else
+            [.ownThread]
+            #endif
+        }
+
+        package var description: String { self == .eventLoop ? "event loop" : "own thread" }
+    }
 
     public init(timeout: Duration = .seconds(10), maximumResponseBytes: Int = 16 << 20) {
         self.timeout = timeout
@@ -32,6 +63,18 @@ public struct HarnessHTTPClient: Sendable {
         let target = try HarnessHTTPTarget(request.url)
         let head = try HarnessHTTPWire.head(of: request, target: target)
         let bytes = head + request.body
+        #if os(Linux)
+        if engine == .eventLoop, let loop = EventLoop.shared {
+            let exchange = HarnessHTTPLoopExchange(
+                loop: loop, target: target, bytes: bytes, method: request.method, timeout: timeout,
+                limit: maximumResponseBytes, addresses: try HarnessHTTPLoopExchange.resolve(target))
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { exchange.start($0) }
+            } onCancel: {
+                exchange.cancel()
+            }
+        }
+        #endif
         let exchange = HarnessHTTPExchange()
         let timeout = timeout
         let limit = maximumResponseBytes

@@ -15,6 +15,9 @@ struct HarnessHTTPClientTests {
     /// the test's tasks, which a pool busy with other suites' flows can delay for seconds.
     static let client = HarnessHTTPClient(timeout: HangBound.standard)
 
+    /// That client, its sockets driven by `engine`.
+    static func client(_ engine: HarnessHTTPClient.Engine) -> HarnessHTTPClient { client.on(engine) }
+
     // MARK: - Request bytes
 
     @Test func writesTheRequestLineHeadersAndBodyAsGiven() async throws {
@@ -169,7 +172,7 @@ struct HarnessHTTPClientTests {
 
     // MARK: - Over a socket
 
-    @Test func readsAChunkedResponseThatArrivesInPieces() async throws {
+    @Test(arguments: HarnessHTTPClient.Engine.available) func readsAChunkedResponseThatArrivesInPieces(_ engine: HarnessHTTPClient.Engine) async throws {
         let listener = try RawListener()
         let served = listener.serve { peer in
             _ = try await peer.readRequest()
@@ -181,11 +184,11 @@ struct HarnessHTTPClientTests {
             _ = try await peer.readUntilClosed()
         }
         defer { served.cancel() }
-        let response = try await Self.client.send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/wiki")!))
+        let response = try await Self.client(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/wiki")!))
         #expect(response.text == "Wikipedia")
     }
 
-    @Test func readsABodyThatEndsWithTheConnection() async throws {
+    @Test(arguments: HarnessHTTPClient.Engine.available) func readsABodyThatEndsWithTheConnection(_ engine: HarnessHTTPClient.Engine) async throws {
         let listener = try RawListener()
         let served = listener.serve { peer in
             _ = try await peer.readRequest()
@@ -194,11 +197,11 @@ struct HarnessHTTPClientTests {
             try await peer.send("second")
         }
         defer { served.cancel() }
-        let response = try await Self.client.send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+        let response = try await Self.client(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
         #expect(response.text == "first second")
     }
 
-    @Test func neverFollowsARedirect() async throws {
+    @Test(arguments: HarnessHTTPClient.Engine.available) func neverFollowsARedirect(_ engine: HarnessHTTPClient.Engine) async throws {
         let listener = try RawListener()
         // Room for a second connection: the client must not make it.
         let served = listener.serve(2) { peer in
@@ -207,7 +210,7 @@ struct HarnessHTTPClientTests {
             return String(decoding: request ?? [], as: UTF8.self)
         }
         defer { served.cancel() }
-        let response = try await Self.client.send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/start")!))
+        let response = try await Self.client(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/start")!))
         #expect(response.status == 302)
         #expect(response[header: "Location"] == "/elsewhere")
         listener.close()
@@ -218,10 +221,10 @@ struct HarnessHTTPClientTests {
 
     /// The real fake, with its redirect-loop fault: one request, the 302 handed back; and a form
     /// the fake's own decoder accepts.
-    @Test func talksToTheRealFake() async throws {
+    @Test(arguments: HarnessHTTPClient.Engine.available) func talksToTheRealFake(_ engine: HarnessHTTPClient.Engine) async throws {
         let server = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [.init(id: "store-1", secret: "sk a&b=c+d~é")])), now: { Date() })
         try await server.serving {
-            let client = Self.client
+            let client = Self.client(engine)
             let form = HarnessFormEncoding.encode([("client_id", "store-1"), ("client_secret", "sk a&b=c+d~é"), ("grant_type", "client_credentials")])
             let token = try await client.send(HarnessHTTPRequest(
                 method: "POST", url: server.baseURL.appendingPathComponent("oauth/access_token"),
@@ -241,7 +244,7 @@ struct HarnessHTTPClientTests {
 
     // MARK: - Deadlines and cancellation
 
-    @Test func aServerThatNeverAnswersIsANamedErrorNotAHang() async throws {
+    @Test(arguments: HarnessHTTPClient.Engine.available) func aServerThatNeverAnswersIsANamedErrorNotAHang(_ engine: HarnessHTTPClient.Engine) async throws {
         let listener = try RawListener()
         let served = listener.serve { peer in
             _ = try await peer.readRequest()
@@ -251,11 +254,11 @@ struct HarnessHTTPClientTests {
         // The error itself says the 0.25 s deadline ended the wait (no timed assertion: a loaded
         // machine may start the thread late, which is not what this test is about).
         await #expect(throws: HarnessHTTPError.timedOut(awaiting: "the response's status line", seconds: 0.25)) {
-            try await HarnessHTTPClient(timeout: .milliseconds(250)).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+            try await HarnessHTTPClient(timeout: .milliseconds(250)).on(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
         }
     }
 
-    @Test func aStalledBodyIsANamedError() async throws {
+    @Test(arguments: HarnessHTTPClient.Engine.available) func aStalledBodyIsANamedError(_ engine: HarnessHTTPClient.Engine) async throws {
         // The head and part of the body go out as the connection is accepted, from the
         // accepting thread: the 3 s deadline must pass while the body is awaited, and a reply
         // written from the test's task could come later than that on a busy pool.
@@ -266,22 +269,22 @@ struct HarnessHTTPClientTests {
         }
         defer { served.cancel() }
         let error = await #expect(throws: HarnessHTTPError.self) {
-            try await HarnessHTTPClient(timeout: .seconds(3)).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+            try await HarnessHTTPClient(timeout: .seconds(3)).on(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
         }
         #expect(error == .timedOut(awaiting: "the response body (3 of 10 bytes received)", seconds: 3))
         #expect(error?.description == "no answer within 3 s while awaiting the response body (3 of 10 bytes received)")
     }
 
-    @Test func aClosedPortIsRefusedAtOnce() async throws {
+    @Test(arguments: HarnessHTTPClient.Engine.available) func aClosedPortIsRefusedAtOnce(_ engine: HarnessHTTPClient.Engine) async throws {
         let port = try RawListener.closedPort()
         let error = await #expect(throws: HarnessHTTPError.self) {
-            try await HarnessHTTPClient().send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+            try await HarnessHTTPClient().on(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
         }
         guard case .connectFailed(let address, _)? = error else { Issue.record("\(String(describing: error))"); return }
         #expect(address == "127.0.0.1:\(port)")
     }
 
-    @Test func cancellingTheCallerEndsTheWait() async throws {
+    @Test(arguments: HarnessHTTPClient.Engine.available) func cancellingTheCallerEndsTheWait(_ engine: HarnessHTTPClient.Engine) async throws {
         let arrived = OneShot<Void>()
         let listener = try RawListener()
         let served = listener.serve { peer in
@@ -292,7 +295,7 @@ struct HarnessHTTPClientTests {
         defer { served.cancel() }
         // A deadline far beyond the test: the error must be the cancellation, not the timeout.
         let task = Task {
-            try await HarnessHTTPClient(timeout: HangBound.standard * 2).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+            try await HarnessHTTPClient(timeout: HangBound.standard * 2).on(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
         }
         // Bounded: if the request never arrives, the test fails naming the wait.
         do {
@@ -304,6 +307,54 @@ struct HarnessHTTPClientTests {
         task.cancel()
         await #expect(throws: CancellationError.self) { try await boundedValue(of: task, waitingFor: "the cancelled send") }
     }
+
+    @Test(arguments: HarnessHTTPClient.Engine.available) func aCancelledCallerNeverConnects(_ engine: HarnessHTTPClient.Engine) async throws {
+        let listener = try RawListener()
+        // Room for one connection, which must never come.
+        let served = listener.serve(1) { peer in try await peer.readRequest() }
+        defer { served.cancel() }
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await HarnessHTTPClient(timeout: HangBound.standard).on(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/")!))
+        }
+        await #expect(throws: CancellationError.self) { try await boundedValue(of: task, waitingFor: "the send of a cancelled task") }
+        listener.close()
+        let requests = try await boundedValue(of: served, waitingFor: "the listener, closed")
+        #expect(requests.isEmpty)
+    }
+
+    #if os(Linux)
+    /// Each address of the host in turn, within one deadline (`localhost` as `::1`, refused,
+    /// then `127.0.0.1`): the loop's exchange, handed two addresses, the first refusing.
+    @Test func aRefusedAddressFallsBackToTheNext() async throws {
+        let listener = try RawListener()
+        let served = listener.serve { peer in
+            _ = try await peer.readRequest()
+            try await peer.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        }
+        defer { served.cancel() }
+        let closed = try RawListener.closedPort()
+        let target = try HarnessHTTPTarget(URL(string: "http://127.0.0.1:\(listener.port)/")!)
+        let refusing = try HarnessHTTPLoopExchange.resolve(HarnessHTTPTarget(URL(string: "http://127.0.0.1:\(closed)/")!))
+        let loop = try #require(EventLoop.shared)
+        let exchange = HarnessHTTPLoopExchange(
+            loop: loop, target: target, bytes: Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), method: "GET",
+            timeout: HangBound.standard, limit: 1 << 20, addresses: refusing + (try HarnessHTTPLoopExchange.resolve(target)))
+        // The exchange's own deadline (a hang detector) bounds the wait.
+        let response = try await withCheckedThrowingContinuation { exchange.start($0) }
+        #expect(response.text == "ok")
+
+        // Every address refused: the last refusal is the error.
+        let alone = HarnessHTTPLoopExchange(
+            loop: loop, target: target, bytes: [], method: "GET", timeout: HangBound.standard, limit: 1 << 20, addresses: refusing)
+        let error = await #expect(throws: HarnessHTTPError.self) {
+            try await withCheckedThrowingContinuation { alone.start($0) }
+        }
+        guard case .connectFailed(let address, let reason)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(address == target.authority)
+        #expect(reason.contains("refused"))
+    }
+    #endif
 
     // MARK: - Form encoding
 
@@ -328,5 +379,14 @@ struct HarnessHTTPClientTests {
 
     @Test func formFieldsKeepTheirOrder() {
         #expect(HarnessFormEncoding.encode([("b", "2 3"), ("a", ""), ("c d", "x&y=z")]) == "b=2+3&a=&c+d=x%26y%3Dz")
+    }
+}
+
+extension HarnessHTTPClient {
+    /// This client, its sockets driven by `engine`.
+    func on(_ engine: Engine) -> HarnessHTTPClient {
+        var client = self
+        client.engine = engine
+        return client
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 import CFlowCheckEpoll
 
 /// What the loop calls for a registered descriptor. Every method runs on the loop's thread.
-protocol EventHandler: AnyObject {
+package protocol EventHandler: AnyObject {
     /// The descriptor became ready (`events` is epoll's mask). The handler acts by trying the
     /// call it wants (recv, send, accept) and looking at what that says, never on the mask alone.
     func handle(events: UInt32)
@@ -12,6 +12,13 @@ protocol EventHandler: AnyObject {
     var deadline: ContinuousClock.Instant? { get }
     /// The deadline has passed.
     func expire()
+}
+
+extension EventLoop {
+    /// The events to ask ``register(_:_:events:)`` and ``watch(_:events:)`` for, so that a
+    /// handler outside this module needs no epoll header.
+    package static let readable = EPOLLIN.rawValue
+    package static let writable = EPOLLOUT.rawValue
 }
 
 /// One epoll loop on a thread of its own, serving the listeners and connections of one
@@ -26,10 +33,10 @@ protocol EventHandler: AnyObject {
 /// registered handlers, run only when the earliest known deadline is due, so a busy loop pays
 /// nothing per event for them. ``shutdown()`` ends the thread and closes the loop's own
 /// descriptors; work handed over after that is dropped.
-final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     /// The loop the fake providers of every flow share (``HTTPServer/Core/sharedEvents``),
     /// started on first use and never shut down; nil if it could not start.
-    static let shared: EventLoop? = try? EventLoop()
+    package static let shared: EventLoop? = try? EventLoop()
 
     private let epoll: Int32
     private let wakeFD: Int32
@@ -54,7 +61,7 @@ final class EventLoop: @unchecked Sendable {
     private var nextSweep: ContinuousClock.Instant?
     private var running = true
     /// One receive buffer for every connection of the loop: only one reads at a time.
-    var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+    package var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
     private let threadID = Locked<pthread_t?>(nil)
 
@@ -93,7 +100,7 @@ final class EventLoop: @unchecked Sendable {
     /// Runs `work` on the loop's thread, soon; in order with other work handed over.
     /// False (and `work` dropped) once the loop has ended.
     @discardableResult
-    func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+    package func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
         pendingLock.lock()
         defer { pendingLock.unlock() }
         guard !closed else { return false }
@@ -145,7 +152,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - On the loop's thread
 
     /// Watches `fd` for `events` (EPOLLIN, EPOLLOUT) on behalf of `handler`.
-    func register(_ fd: Int32, _ handler: any EventHandler, events: UInt32) {
+    package func register(_ fd: Int32, _ handler: any EventHandler, events: UInt32) {
         generation &+= 1
         entries[fd] = Entry(handler: handler, generation: generation)
         var event = epoll_event()
@@ -156,7 +163,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Changes what `fd` is watched for (0: nothing, for now).
-    func watch(_ fd: Int32, events: UInt32) {
+    package func watch(_ fd: Int32, events: UInt32) {
         guard let entry = entries[fd] else { return }
         var event = epoll_event()
         event.events = events
@@ -165,7 +172,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Stops watching `fd`; the caller closes it next.
-    func deregister(_ fd: Int32) {
+    package func deregister(_ fd: Int32) {
         guard entries.removeValue(forKey: fd) != nil else { return }
         var event = epoll_event()
         epoll_ctl(epoll, EPOLL_CTL_DEL, fd, &event)
