@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FlowCheckProviders
 import FlowCheckSpec
 
@@ -16,7 +21,26 @@ public struct FlowRunner: Sendable {
         /// transport held the cooperative pool's threads; once it no longer did, 8 beat 5 on 2
         /// cores (release, `flowcheck specs/` alternated ten times each: 2.78 s against 3.08 s,
         /// with less CPU) and 12 or 16 gave nothing more.
-        public static var defaultConcurrency: Int { 4 * ProcessInfo.processInfo.activeProcessorCount }
+        ///
+        /// Never more than the descriptors allow: a flow holds a few at once (its fakes'
+        /// listeners and connections, its SDK's connections, its store's files), and a run out
+        /// of them fails flows for reasons no SDK has. On a machine with many cores and the
+        /// common soft limit of 1,024, four per core ran out at 192 flows at once.
+        public static var defaultConcurrency: Int {
+            defaultConcurrency(cores: ProcessInfo.processInfo.activeProcessorCount, descriptors: DescriptorLimit.soft())
+        }
+
+        /// Four per core, within `descriptors` (``descriptorsPerFlow`` each, ``descriptorReserve``
+        /// kept for the rest) and the 256 `--jobs` takes; at least one.
+        static func defaultConcurrency(cores: Int, descriptors: Int) -> Int {
+            max(1, min(4 * max(1, cores), 256, (descriptors - descriptorReserve) / descriptorsPerFlow))
+        }
+
+        /// Descriptors counted per flow at once: about 6 on average in the committed suite,
+        /// more for a flow with several origins, held requests and a browser.
+        static let descriptorsPerFlow = 16
+        /// Descriptors kept for what is not a flow (reports, the console, a driver's pipes).
+        static let descriptorReserve = 64
         /// Real time a flow may take before it is reported as hung. The clock in flows is
         /// virtual, so a healthy flow never comes near it.
         public var timeLimit: Duration
@@ -118,5 +142,20 @@ public struct FlowRunner: Sendable {
 
     private func execution(of spec: FlowSpec) -> FlowExecution {
         FlowExecution(spec: spec, driver: driver, timeLimit: options.timeLimit, watchdog: options.watchdog, issuedSecretsObserver: options.issuedSecretsObserver, providers: options.providers, invariants: options.invariants, masking: options.masking)
+    }
+}
+
+/// The process's soft limit on open descriptors (`RLIMIT_NOFILE`), as it stands.
+enum DescriptorLimit {
+    static func soft() -> Int {
+        #if canImport(Glibc)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        var limits = rlimit()
+        // Unreadable: assume macOS's usual default, the smallest common one.
+        guard getrlimit(resource, &limits) == 0 else { return 256 }
+        return Int(min(limits.rlim_cur, rlim_t(Int32.max)))
     }
 }

@@ -48,7 +48,8 @@ final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable
 /// The data task of one `send`, and whether the caller cancelled before or after it started.
 ///
 /// Creating and resuming the task happen under the lock, so a cancellation either prevents the
-/// task (the caller gets `CancellationError` at once) or cancels the running one; never neither.
+/// task (the caller gets `CancellationError` when the transport's queue reaches its start) or
+/// cancels the running one; never neither. The transport calls both on its own queue.
 final class PendingTask: Sendable {
     enum Start {
         case started

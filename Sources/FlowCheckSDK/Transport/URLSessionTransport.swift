@@ -97,13 +97,16 @@ public final class URLSessionTransport: HTTPTransport {
                     }
                 }
             }
-        } onCancel: {
-            pending.cancel()
+        } onCancel: { [starter] in
+            // On the same queue, after the start if it was queued first: cancelling a task
+            // waits on the session's work queue too, and this runs on the cancelling thread.
+            starter.async { pending.cancel() }
         }
     }
 
     /// Lets running tasks finish, then releases the session; later sends fail with `.transport`.
-    /// The harness calls this when a flow ends. Calling it again has no effect.
+    /// The harness calls this when a flow ends. Calling it again has no effect. A send made
+    /// just before, from another thread, whose task had not been created yet fails too.
     public func invalidate() {
         let first = invalidated.withLock { wasInvalidated -> Bool in
             defer { wasInvalidated = true }
