@@ -97,22 +97,11 @@ final class HarnessHTTPExchange: Sendable {
     // MARK: - Connecting
 
     private func connect(_ target: HarnessHTTPTarget, waiter: Waiter) throws -> Int32 {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Self.streamType
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let resolved = getaddrinfo(target.host, String(target.port), &hints, &list)
-        guard resolved == 0, let first = list else {
-            throw HarnessHTTPError.unresolvable(host: target.host, reason: String(cString: gai_strerror(resolved)))
-        }
-        defer { freeaddrinfo(first) }
+        let addresses = try HarnessHTTPAddress.resolve(target)
         var failure = HarnessHTTPError.connectFailed(target.authority, reason: "no address")
-        var entry: UnsafeMutablePointer<addrinfo>? = first
         // Each address in turn (localhost may be ::1 first), all within the one deadline.
-        while let info = entry {
-            entry = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        for address in addresses {
+            let fd = socket(address.family, Self.streamType, 0)
             guard fd >= 0 else {
                 failure = .connectFailed(target.authority, reason: Self.reason(errno))
                 continue
@@ -120,7 +109,7 @@ final class HarnessHTTPExchange: Sendable {
             try adopt(fd)
             do {
                 try configure(fd)
-                if posixConnect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
+                if address.connect(fd) != 0 {
                     guard errno == EINPROGRESS || errno == EINTR else { throw HarnessHTTPError.connectFailed(target.authority, reason: Self.reason(errno)) }
                     try waiter.wait(fd, for: Int16(POLLOUT), awaiting: "the connection to \(target.authority)")
                     var error: Int32 = 0
@@ -245,7 +234,59 @@ final class HarnessHTTPExchange: Sendable {
     #endif
 }
 
-/// The C `connect`, named apart from ``HarnessHTTPExchange``'s own method.
-private func posixConnect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
-    connect(fd, address, length)
+/// One address a request's host resolves to: what `connect` needs, copied out of `getaddrinfo`'s
+/// list so that it outlives it (the loop's exchange tries the next one later, on its thread).
+struct HarnessHTTPAddress {
+    var family: Int32
+    var storage: sockaddr_storage
+    var length: socklen_t
+
+    /// Every address `target`'s host resolves to, in the resolver's order (a numeric host, the
+    /// harness's own, resolves without a lookup).
+    /// - Throws: ``HarnessHTTPError/unresolvable(host:reason:)``.
+    static func resolve(_ target: HarnessHTTPTarget) throws -> [HarnessHTTPAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(target.host, String(target.port), &hints, &list)
+        guard resolved == 0, let first = list else {
+            throw HarnessHTTPError.unresolvable(host: target.host, reason: String(cString: gai_strerror(resolved)))
+        }
+        defer { freeaddrinfo(first) }
+        var addresses: [HarnessHTTPAddress] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let info = entry {
+            entry = info.pointee.ai_next
+            var storage = sockaddr_storage()
+            let length = min(Int(info.pointee.ai_addrlen), MemoryLayout<sockaddr_storage>.size)
+            withUnsafeMutableBytes(of: &storage) { destination in
+                destination.copyMemory(from: UnsafeRawBufferPointer(start: info.pointee.ai_addr, count: length))
+            }
+            addresses.append(HarnessHTTPAddress(family: info.pointee.ai_family, storage: storage, length: socklen_t(length)))
+        }
+        return addresses
+    }
+
+    /// The C `connect` of `fd` to this address.
+    func connect(_ fd: Int32) -> Int32 {
+        var storage = storage
+        return withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { posixConnect(fd, $0, length) }
+        }
+    }
+}
+
+/// The C `connect`, named apart from the Swift methods of that name.
+private func posixConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.connect(fd, address, length)
+    #else
+    Darwin.connect(fd, address, length)
+    #endif
 }

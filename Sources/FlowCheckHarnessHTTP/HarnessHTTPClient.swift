@@ -67,7 +67,7 @@ public struct HarnessHTTPClient: Sendable {
         if engine == .eventLoop, let loop = EventLoop.shared {
             let exchange = HarnessHTTPLoopExchange(
                 loop: loop, target: target, bytes: bytes, method: request.method, timeout: timeout,
-                limit: maximumResponseBytes, addresses: try HarnessHTTPLoopExchange.resolve(target))
+                limit: maximumResponseBytes, addresses: try HarnessHTTPAddress.resolve(target))
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { exchange.start($0) }
             } onCancel: {

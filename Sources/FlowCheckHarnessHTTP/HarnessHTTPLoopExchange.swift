@@ -35,18 +35,11 @@ final class HarnessHTTPLoopExchange: EventHandler, @unchecked Sendable {
     // Loop thread only:
     private var phase = Phase.idle
     private var fd: Int32 = -1
-    private var addresses: [Address]
+    private var addresses: [HarnessHTTPAddress]
     private var failure: HarnessHTTPError
     private var parser: HarnessHTTPResponseParser
 
-    /// One resolved address of the host.
-    struct Address {
-        var family: Int32
-        var storage: sockaddr_storage
-        var length: socklen_t
-    }
-
-    init(loop: EventLoop, target: HarnessHTTPTarget, bytes: [UInt8], method: String, timeout: Duration, limit: Int, addresses: [Address]) {
+    init(loop: EventLoop, target: HarnessHTTPTarget, bytes: [UInt8], method: String, timeout: Duration, limit: Int, addresses: [HarnessHTTPAddress]) {
         self.loop = loop
         self.target = target
         self.bytes = bytes
@@ -55,34 +48,6 @@ final class HarnessHTTPLoopExchange: EventHandler, @unchecked Sendable {
         self.addresses = addresses
         failure = .connectFailed(target.authority, reason: "no address")
         parser = HarnessHTTPResponseParser(method: method, limit: limit)
-    }
-
-    /// Every address `target`'s host resolves to, in the resolver's order (numeric hosts, the
-    /// harness's own, resolve without a lookup).
-    /// - Throws: ``HarnessHTTPError/unresolvable(host:reason:)``.
-    static func resolve(_ target: HarnessHTTPTarget) throws -> [Address] {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let resolved = getaddrinfo(target.host, String(target.port), &hints, &list)
-        guard resolved == 0, let first = list else {
-            throw HarnessHTTPError.unresolvable(host: target.host, reason: String(cString: gai_strerror(resolved)))
-        }
-        defer { freeaddrinfo(first) }
-        var addresses: [Address] = []
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let info = entry {
-            entry = info.pointee.ai_next
-            var storage = sockaddr_storage()
-            let length = min(Int(info.pointee.ai_addrlen), MemoryLayout<sockaddr_storage>.size)
-            withUnsafeMutableBytes(of: &storage) { destination in
-                destination.copyMemory(from: UnsafeRawBufferPointer(start: info.pointee.ai_addr, count: length))
-            }
-            addresses.append(Address(family: info.pointee.ai_family, storage: storage, length: socklen_t(length)))
-        }
-        return addresses
     }
 
     /// Hands the exchange to the loop; `continuation` is resumed when it ends.
@@ -128,11 +93,7 @@ final class HarnessHTTPLoopExchange: EventHandler, @unchecked Sendable {
             return
         }
         fd = socketFD
-        var storage = address.storage
-        let connected = withUnsafePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socketFD, $0, address.length) }
-        }
-        if connected == 0 {
+        if address.connect(socketFD) == 0 {
             phase = .writing(sent: 0)
             loop.register(socketFD, self, events: EventLoop.writable)
             write()

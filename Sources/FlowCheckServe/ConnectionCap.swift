@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FlowCheckRunner
 
 /// How many connections each of serve's listeners takes at once, from the descriptors the
 /// process may open: every port shares them (the control port included), and some are kept for
@@ -34,19 +30,6 @@ public enum ConnectionCap {
 
     /// The soft `RLIMIT_NOFILE` after trying to raise it.
     public static func raisedDescriptorLimit() -> Int {
-        #if canImport(Glibc)
-        let resource = Int32(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        var limits = rlimit()
-        guard getrlimit(resource, &limits) == 0 else { return 256 }
-        let wanted = min(limits.rlim_max, 65_536)
-        if limits.rlim_cur < wanted {
-            var raised = limits
-            raised.rlim_cur = wanted
-            if setrlimit(resource, &raised) == 0 { limits = raised }
-        }
-        return Int(min(limits.rlim_cur, rlim_t(Int32.max)))
+        DescriptorLimit.raised()
     }
 }

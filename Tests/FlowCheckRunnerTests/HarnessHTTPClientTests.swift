@@ -335,11 +335,11 @@ struct HarnessHTTPClientTests {
         defer { served.cancel() }
         let closed = try RawListener.closedPort()
         let target = try HarnessHTTPTarget(URL(string: "http://127.0.0.1:\(listener.port)/")!)
-        let refusing = try HarnessHTTPLoopExchange.resolve(HarnessHTTPTarget(URL(string: "http://127.0.0.1:\(closed)/")!))
+        let refusing = try HarnessHTTPAddress.resolve(HarnessHTTPTarget(URL(string: "http://127.0.0.1:\(closed)/")!))
         let loop = try #require(EventLoop.shared)
         let exchange = HarnessHTTPLoopExchange(
             loop: loop, target: target, bytes: Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), method: "GET",
-            timeout: HangBound.standard, limit: 1 << 20, addresses: refusing + (try HarnessHTTPLoopExchange.resolve(target)))
+            timeout: HangBound.standard, limit: 1 << 20, addresses: refusing + (try HarnessHTTPAddress.resolve(target)))
         // The exchange's own deadline (a hang detector) bounds the wait.
         let response = try await withCheckedThrowingContinuation { exchange.start($0) }
         #expect(response.text == "ok")

@@ -65,8 +65,8 @@ struct URLSessionTransportRaceTests {
         }
     }
 
-    @Test("a send cancelled at any moment ends (response or CancellationError) and the transport keeps working")
-    func cancelAtAnyMoment() async throws {
+    /// A fake Moltin on loopback, its products URL and a transport of the SDK's, for `body`.
+    static func withProducts(_ body: (FakeProviderServer, URL, URLSessionTransport) async throws -> Void) async throws {
         let client = MoltinFixture.Client(id: "race-client", secret: "race-secret-1")
         let epoch = Date(timeIntervalSince1970: 1_767_225_600)
         let server = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [client])), now: { epoch })
@@ -75,18 +75,25 @@ struct URLSessionTransportRaceTests {
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/v1/products"))
         let transport = URLSessionTransport(timeout: HangBound.seconds)
         defer { transport.invalidate() }
-        for round in 0..<300 {
-            let task = Task { try await transport.send(TransportRequest(url: url, headers: [("Authorization", "Bearer nope")])) }
-            for _ in 0..<(round % 6) { await Task.yield() }
-            task.cancel()
-            let ending = try await Self.ending(task, "send \(round) cancelled")
-            switch ending {
-            case .status(401), .cancelled: break
-            default: Issue.record("round \(round): \(ending)")
+        try await body(server, url, transport)
+    }
+
+    @Test("a send cancelled at any moment ends (response or CancellationError) and the transport keeps working")
+    func cancelAtAnyMoment() async throws {
+        try await Self.withProducts { _, url, transport in
+            for round in 0..<300 {
+                let task = Task { try await transport.send(TransportRequest(url: url, headers: [("Authorization", "Bearer nope")])) }
+                for _ in 0..<(round % 6) { await Task.yield() }
+                task.cancel()
+                let ending = try await Self.ending(task, "send \(round) cancelled")
+                switch ending {
+                case .status(401), .cancelled: break
+                default: Issue.record("round \(round): \(ending)")
+                }
             }
+            let last = Task { try await transport.send(TransportRequest(url: url, headers: [("Authorization", "Bearer nope")])) }
+            #expect(try await Self.ending(last, "the send after the cancelled ones") == .status(401))
         }
-        let last = Task { try await transport.send(TransportRequest(url: url, headers: [("Authorization", "Bearer nope")])) }
-        #expect(try await Self.ending(last, "the send after the cancelled ones") == .status(401))
     }
 
     @Test("sixteen concurrent sends on one transport each answered 401 with a Basic challenge get their own 401")
@@ -116,23 +123,19 @@ struct URLSessionTransportRaceTests {
 
     @Test("a send cancelled behind a queue of starts still ends promptly, and never reaches the server")
     func cancelledBehindOthers() async throws {
-        let client = MoltinFixture.Client(id: "race-client", secret: "race-secret-1")
-        let epoch = Date(timeIntervalSince1970: 1_767_225_600)
-        let server = FakeProviderServer(provider: FakeMoltin(fixture: MoltinFixture(clients: [client])), now: { epoch })
-        try server.start()
-        defer { server.stop() }
-        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/v1/products"))
-        let transport = URLSessionTransport(timeout: HangBound.seconds)
-        defer { transport.invalidate() }
-        let tasks = (0..<64).map { index in
-            Task {
-                if index % 2 == 1 { withUnsafeCurrentTask { $0?.cancel() } }
-                return try await transport.send(TransportRequest(url: url, headers: [("Authorization", "Bearer nope")]))
+        try await Self.withProducts { server, url, transport in
+            let tasks = (0..<64).map { index in
+                Task {
+                    if index % 2 == 1 { withUnsafeCurrentTask { $0?.cancel() } }
+                    return try await transport.send(TransportRequest(url: url, headers: [("Authorization", "Bearer nope")]))
+                }
             }
-        }
-        for (index, task) in tasks.enumerated() {
-            let ending = try await Self.ending(task, "send \(index)")
-            #expect(ending == (index % 2 == 1 ? .cancelled : .status(401)), "send \(index): \(ending)")
+            for (index, task) in tasks.enumerated() {
+                let ending = try await Self.ending(task, "send \(index)")
+                #expect(ending == (index % 2 == 1 ? .cancelled : .status(401)), "send \(index): \(ending)")
+            }
+            // The cancelled half never made a request: only the others reached the fake.
+            #expect(server.exchanges.count == 32)
         }
     }
 }

@@ -145,9 +145,16 @@ public struct FlowRunner: Sendable {
     }
 }
 
-/// The process's soft limit on open descriptors (`RLIMIT_NOFILE`), as it stands.
-enum DescriptorLimit {
-    static func soft() -> Int {
+/// The process's soft limit on open descriptors (`RLIMIT_NOFILE`).
+package enum DescriptorLimit {
+    /// As it stands.
+    package static func soft() -> Int { read(raising: false) }
+
+    /// After raising it toward the hard limit (at most 65,536; macOS refuses more than its
+    /// per-process maximum, and then the limit stays as it was).
+    package static func raised() -> Int { read(raising: true) }
+
+    private static func read(raising: Bool) -> Int {
         #if canImport(Glibc)
         let resource = Int32(RLIMIT_NOFILE.rawValue)
         #else
@@ -156,6 +163,12 @@ enum DescriptorLimit {
         var limits = rlimit()
         // Unreadable: assume macOS's usual default, the smallest common one.
         guard getrlimit(resource, &limits) == 0 else { return 256 }
+        let wanted = min(limits.rlim_max, 65_536)
+        if raising, limits.rlim_cur < wanted {
+            var higher = limits
+            higher.rlim_cur = wanted
+            if setrlimit(resource, &higher) == 0 { limits = higher }
+        }
         return Int(min(limits.rlim_cur, rlim_t(Int32.max)))
     }
 }
