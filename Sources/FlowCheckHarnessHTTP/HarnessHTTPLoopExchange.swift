@@ -13,7 +13,8 @@ import FlowCheckFakeServer
 /// the host is tried in turn within it; ``cancel()`` ends the exchange at once with
 /// `CancellationError`. The continuation is resumed exactly once, from the loop's thread (or,
 /// before the loop has it, from the caller's).
-// @unchecked: `loopState` is touched on the loop's thread only; `handoff` is a lock.
+// @unchecked: the properties under "Loop thread only" are touched on the loop's thread (or, once
+// the loop has ended, by the one caller left); `handoff` is a lock.
 final class HarnessHTTPLoopExchange: EventHandler, @unchecked Sendable {
     private let loop: EventLoop
     private let target: HarnessHTTPTarget
