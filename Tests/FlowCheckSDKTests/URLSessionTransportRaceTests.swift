@@ -138,4 +138,34 @@ struct URLSessionTransportRaceTests {
             #expect(server.exchanges.count == 32)
         }
     }
+
+    /// Hundreds of transports, each with requests at once, so starts wait on busy work
+    /// queues: with a queue per transport they held every thread Dispatch would make (255),
+    /// the work queues they waited for never ran, and the process hung (a loaded `swift test`
+    /// did). The transports share one queue now; every send must end.
+    @Test("four hundred transports sending at once never run Dispatch out of threads")
+    func manyTransportsAtOnce() async throws {
+        try await Self.withProducts { server, url, _ in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<400 {
+                    group.addTask {
+                        let transport = URLSessionTransport(timeout: HangBound.seconds)
+                        defer { transport.invalidate() }
+                        return try await withThrowingTaskGroup(of: Int.self) { sends in
+                            for _ in 0..<4 {
+                                sends.addTask { try await transport.send(TransportRequest(url: url, headers: [("Authorization", "Bearer nope")])).status }
+                            }
+                            var statuses = 0
+                            for try await status in sends where status == 401 { statuses += 1 }
+                            return statuses
+                        }
+                    }
+                }
+                var answered = 0
+                for try await count in group { answered += count }
+                #expect(answered == 1_600)
+            }
+            #expect(server.exchanges.count == 1_600)
+        }
+    }
 }

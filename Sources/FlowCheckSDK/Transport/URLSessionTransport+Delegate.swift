@@ -49,7 +49,7 @@ final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable
 ///
 /// Creating and resuming the task happen under the lock, so a cancellation either prevents the
 /// task (the caller gets `CancellationError` when the transport's queue reaches its start) or
-/// cancels the running one; never neither. The transport calls both on its own queue.
+/// cancels the running one; never neither. The transport calls both on its (shared) queue.
 final class PendingTask: Sendable {
     enum Start {
         case started

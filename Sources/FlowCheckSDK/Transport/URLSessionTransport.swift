@@ -13,9 +13,14 @@ public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate = RedirectRefusingDelegate()
     private let invalidated = Locked(false)
-    /// Where tasks are created and resumed (see ``send(_:)``): a serial queue of its own, whose
-    /// threads are Dispatch's overcommitting ones, not the cooperative pool's.
-    private let starter = DispatchQueue(label: "flowcheck.sdk.urlsession-transport.start")
+    /// Where every transport creates, resumes and cancels its tasks (see ``send(_:)``): one
+    /// serial queue for the process, on Dispatch's overcommitting threads, not the cooperative
+    /// pool's. One, not one per transport: a start waits while its session's work queue is busy,
+    /// and a queue per transport let hundreds of starts wait at once, each holding a thread,
+    /// until Dispatch had none left to run the work queues they waited for (a loaded
+    /// `swift test` hung so, with 255 threads in `dataTask` and `resume`).
+    private static let starter = DispatchQueue(label: "flowcheck.sdk.urlsession-transport.start")
+    private var starter: DispatchQueue { Self.starter }
 
     /// Creates a transport with its own session.
     /// - Parameter timeout: Seconds before a request or resource load times out.
@@ -61,7 +66,7 @@ public final class URLSessionTransport: HTTPTransport {
         let pending = PendingTask()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
-                // Created and resumed on the transport's own queue, never on the caller's thread:
+                // Created and resumed on the transports' queue, never on the caller's thread:
                 // FoundationNetworking's `dataTask(with:)` and `resume()` wait (`sync`) on the
                 // session's work queue, and a Swift task waiting there holds one of the
                 // cooperative pool's threads (one per core) while the queue finishes another
