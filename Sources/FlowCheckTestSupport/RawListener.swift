@@ -202,7 +202,8 @@ public final class RawListener: Sendable {
     }
 
     /// A port on 127.0.0.1 that nobody listens on: bound, read, then closed. A connect to it is
-    /// refused at once.
+    /// refused at once, unless the machine has since handed the port to another socket (a
+    /// test's server, say): for more than one connect, hold a ``RefusingPort`` instead.
     /// - Throws: ``SocketError`` when no port could be bound.
     public static func closedPort() throws -> Int {
         let (fd, port) = try bound()
@@ -210,7 +211,7 @@ public final class RawListener: Sendable {
         return port
     }
 
-    private static func bound() throws -> (Int32, Int) {
+    static func bound() throws -> (Int32, Int) {
         let fd = try Glue.tcpSocket()
         var address = Glue.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
@@ -244,5 +245,23 @@ extension Glue {
         #else
         Darwin.accept(fd, nil, nil)
         #endif
+    }
+}
+
+/// A port on 127.0.0.1 that refuses every connect for as long as this lives: bound and not
+/// listening, so the machine gives the port to no other socket meanwhile. (A port merely closed
+/// can be handed to another test's server, whose flow then sees this test's requests: a race
+/// test sending 300 requests to a closed port once failed two flows of other suites so.)
+public final class RefusingPort: Sendable {
+    public let port: Int
+    private let fd: Int32
+
+    /// - Throws: ``SocketError`` when no port could be bound.
+    public init() throws {
+        (fd, port) = try RawListener.bound()
+    }
+
+    deinit {
+        _ = Glue.close(fd)
     }
 }

@@ -276,7 +276,9 @@ struct HarnessHTTPClientTests {
     }
 
     @Test(arguments: HarnessHTTPClient.Engine.available) func aClosedPortIsRefusedAtOnce(_ engine: HarnessHTTPClient.Engine) async throws {
-        let port = try RawListener.closedPort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let error = await #expect(throws: HarnessHTTPError.self) {
             try await HarnessHTTPClient().on(engine).send(HarnessHTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
         }
@@ -333,7 +335,9 @@ struct HarnessHTTPClientTests {
             try await peer.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
         }
         defer { served.cancel() }
-        let closed = try RawListener.closedPort()
+        let refusingPort = try RefusingPort()
+        defer { withExtendedLifetime(refusingPort) {} }
+        let closed = refusingPort.port
         let target = try HarnessHTTPTarget(URL(string: "http://127.0.0.1:\(listener.port)/")!)
         let refusing = try HarnessHTTPAddress.resolve(HarnessHTTPTarget(URL(string: "http://127.0.0.1:\(closed)/")!))
         let loop = try #require(EventLoop.shared)

@@ -44,8 +44,10 @@ struct URLSessionTransportRaceTests {
 
     @Test("invalidate racing a send from another task: the send ends, with .transport, never a crash or hang")
     func invalidateRacesSend() async throws {
-        let port = try LoopbackResponder.closedPort()
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)/x"))
+        // Held for the whole test: a port merely closed may go to another suite's server.
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/x"))
         for round in 0..<300 {
             let transport = URLSessionTransport(timeout: HangBound.seconds)
             let task = Task.detached { try await transport.send(TransportRequest(url: url)) }

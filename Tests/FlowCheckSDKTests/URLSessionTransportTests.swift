@@ -10,8 +10,9 @@ struct URLSessionTransportTests {
     func closedPort() async throws {
         let transport = URLSessionTransport(timeout: HangBound.seconds)
         defer { transport.invalidate() }
-        let port = try LoopbackResponder.closedPort()
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)/oauth/access_token?code=SECRET"))
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/oauth/access_token?code=SECRET"))
         let error = await #expect(throws: OAuthError.self) {
             try await transport.send(TransportRequest(method: "POST", url: url, body: Data("client_secret=x".utf8)))
         }

@@ -88,11 +88,6 @@ final class LoopbackResponder: Sendable {
         }
         return Served(served)
     }
-
-    /// A port on 127.0.0.1 that nobody listens on.
-    static func closedPort() throws -> Int {
-        try RawListener.closedPort()
-    }
 }
 
 /// The outcome of serving one connection, awaited with a bound.
