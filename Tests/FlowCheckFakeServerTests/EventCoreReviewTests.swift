@@ -36,6 +36,15 @@ struct EventCoreReviewTests {
         return (slow, entered, release)
     }
 
+    /// A connection to `port` whose `/slow` request the slow responder has entered (it holds
+    /// it until `release` is signalled).
+    static func slowRequest(port: Int, entered: DispatchSemaphore) async throws -> RawConnection {
+        let connection = try await RawConnection.connect(port: port)
+        try await connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await offThePool("slow responder entered") { entered.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success })
+        return connection
+    }
+
     /// A pipelined request already begun gets "its own full deadline from now", now being when
     /// the previous answer has been written (HTTPConnection.run). The event core once started
     /// that deadline when it *began* writing the answer, so a client that read a large answer
@@ -74,12 +83,12 @@ struct EventCoreReviewTests {
         let other = HTTPServer(responder: Self.echo, limits: .hangBounded, core: core)
         try await blocked.serving { blockedPort in
             try await other.serving { otherPort in
-                let first = try await RawConnection.connect(port: blockedPort)
-                try await first.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
                 // The slow responder is running.
-                let began = try await offThePool("slow responder entered") { entered.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success }
-                #expect(began)
-                defer { release.signal() }
+                let first = try await Self.slowRequest(port: blockedPort, entered: entered)
+                defer {
+                    release.signal()
+                    first.close()
+                }
                 // Patience far above an honest answer's time, far below the responder's.
                 let client = try await RawConnection.connect(port: otherPort, patience: .seconds(30))
                 try await client.send("GET /quick HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -97,10 +106,11 @@ struct EventCoreReviewTests {
         let (slow, entered, release) = Self.slowResponder()
         let server = HTTPServer(responder: slow, limits: .hangBounded, core: core)
         try await server.serving { port in
-            let first = try await RawConnection.connect(port: port)
-            try await first.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await offThePool("slow responder entered") { entered.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success })
-            defer { release.signal() }
+            let first = try await Self.slowRequest(port: port, entered: entered)
+            defer {
+                release.signal()
+                first.close()
+            }
             await server.stopOffThePool()
             #expect(try await RawConnection.connectError(port: port, patience: .seconds(30)) == ECONNREFUSED, "stop() returned: the port refuses")
         }
@@ -161,9 +171,7 @@ struct EventCoreReviewTests {
         let (responder, entered, release) = Self.slowResponder()
         let server = HTTPServer(responder: responder, limits: .hangBounded, core: core)
         try await server.serving { port in
-            let first = try await RawConnection.connect(port: port)
-            try await first.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(try await offThePool("slow responder entered") { entered.wait(timeout: .now() + .seconds(Int(HangBound.seconds))) == .success })
+            let first = try await Self.slowRequest(port: port, entered: entered)
             // Returns after the event core's 10 s wait on the busy loop.
             try await offThePool("refuse") { server.refuseConnections() }
             try await offThePool("accept") { try server.acceptConnections() }
