@@ -88,7 +88,10 @@ final class ThreadedServerCore: ServerCore {
             state.phase = .refusing
             return closeEverything(&state)
         }
-        acceptThread?.wait()
+        // Bounded as in stop(): the listener is shut down above, so the accept thread ends at
+        // once; a machine too busy to run it for 10 s gets the placeholder a little late rather
+        // than a caller (a flow's fault step) hung for good.
+        _ = acceptThread?.wait(timeout: .now() + Self.stopDeadline)
         // The port stays ours while unreachable: without this, a busy machine's next server
         // (another flow's) could be given it, and this flow's SDK would reach that one.
         state.withLock { state in
