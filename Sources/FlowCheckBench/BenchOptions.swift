@@ -59,7 +59,8 @@ struct BenchOptions: Equatable {
           suite        load DIR (default specs/), run every flow with the SDK core driver and render
                        both reports in memory; best of 3 runs after one warm-up; exit 1 unless every
                        flow passes
-          flows/s      N generated Moltin flows (auth + products with request checks), N = 1000 and
+          flows/s      N generated Moltin flows (auth, refresh, products: issue 24's three-request
+                       flow, with request checks), N = 1000 and
                        10000, to show whether the cost per flow stays flat; streamed through the
                        runner (each spec loaded from text as it starts, each result checked and
                        dropped), so peak memory shows what a flow costs, not what a caller keeps;
@@ -85,7 +86,7 @@ struct BenchOptions: Equatable {
                        port (idle, slow head, slow body, slow reader, a quarter each) while a
                        normal client asks 1000 times on new connections: the share answered 200
                        within 1 s (issue 24: at least 99%); exit 1 if under
-          transport    (only when named: --only transport) the generated flow's two requests
+          transport    (only when named: --only transport) the generated flow's three requests
                        through the SDK's URLSessionTransport alone (a fresh one per flow, as the
                        core driver makes), against one fake Moltin in process, as many at once
                        as the runner runs; at each --flows count, and the marginal cost per flow

@@ -3,9 +3,9 @@ import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSDK
 
-/// What the generated flow's two requests cost through the SDK's production transport alone:
+/// What the generated flow's three requests cost through the SDK's production transport alone:
 /// no spec, runner, judge, store or report. A fresh `URLSessionTransport` per flow (the core
-/// driver makes one per flow), the token request and the products request of
+/// driver makes one per flow), the token, refresh and products requests of
 /// ``GeneratedFlows``, against one fake Moltin in this process, as many flows at once as the
 /// runner runs. The marginal cost between two counts is the floor under the `flows` figure's:
 /// however cheap the harness became, a flow would still cost this.
@@ -61,21 +61,26 @@ struct TransportFloorBenchmark {
         defer { transport.invalidate() }
         do {
             let form = "grant_type=client_credentials&client_id=\(client.id)&client_secret=\(client.secret)"
-            let tokenAnswer = try await transport.send(TransportRequest(
-                method: "POST", url: URL(string: base + "/oauth/access_token")!,
-                headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data(form.utf8)
-            ))
-            guard tokenAnswer.status == 200,
-                  let object = try? JSONSerialization.jsonObject(with: tokenAnswer.body) as? [String: Any],
-                  let token = object["access_token"] as? String else {
-                return "the token request got \(tokenAnswer.status)"
-            }
+            guard let first = try await token(base: base, form: form) else { return "the token request failed" }
+            let refresh = "grant_type=refresh_token&client_id=\(client.id)&client_secret=\(client.secret)&refresh_token=\(first)"
+            guard let token = try await token(base: base, form: refresh) else { return "the refresh request failed" }
             let products = try await transport.send(TransportRequest(
                 url: URL(string: base + "/v1/products")!, headers: [("Authorization", "Bearer " + token)]
             ))
             return products.status == 200 ? nil : "the products request got \(products.status)"
         } catch {
             return "a request failed: \(error)"
+        }
+
+        /// The access token a 200 answer to `form` at the token endpoint carries, or nil.
+        func token(base: String, form: String) async throws -> String? {
+            let answer = try await transport.send(TransportRequest(
+                method: "POST", url: URL(string: base + "/oauth/access_token")!,
+                headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Data(form.utf8)
+            ))
+            guard answer.status == 200,
+                  let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any] else { return nil }
+            return object["access_token"] as? String
         }
     }
 }
