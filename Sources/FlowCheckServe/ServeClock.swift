@@ -7,15 +7,36 @@ import FlowCheckFakeServer
 /// from it: the personas take the time only as the `now` their server passes them.
 public final class ServeClock: Sendable {
     private let current: Locked<Date>
+    /// The latest time the clock reaches: a hundred years after its start. Each move is at most
+    /// ten years (the control API refuses more), but moves add up, and a clock a thousand years
+    /// ahead dates every token past what ISO 8601 dates and the personas' arithmetic hold.
+    public let horizon: Date
+
+    /// How far past its start the clock may go.
+    public static let span: TimeInterval = 100 * 365 * 86_400
 
     public init(start: Date) {
         current = Locked(start)
+        horizon = start.addingTimeInterval(Self.span)
     }
 
     public var now: Date { current.withLock { $0 } }
 
-    /// Moves the clock by `seconds` (the control API refuses to move it back).
-    public func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    /// Moves the clock forward by `seconds`, no further than ``horizon``; it never goes back.
+    /// - Returns: whether it moved all the way: false when `seconds` is not a positive number
+    ///   (the clock stays) or the move would pass the horizon (the clock stops there).
+    @discardableResult
+    public func advance(by seconds: TimeInterval) -> Bool {
+        guard seconds.isFinite, seconds > 0 else { return false }
+        return current.withLock { now in
+            let next = now.addingTimeInterval(seconds)
+            now = min(next, horizon)
+            return next <= horizon
+        }
+    }
+
+    /// Whether a move by `seconds` from now would stay within ``horizon``.
+    public func canAdvance(by seconds: TimeInterval) -> Bool {
+        seconds.isFinite && seconds > 0 && now.addingTimeInterval(seconds) <= horizon
     }
 }

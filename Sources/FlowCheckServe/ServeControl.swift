@@ -30,7 +30,8 @@ public final class ServeControl: Sendable {
     ///   port has (0: no cap).
     public func start(port: Int = 0, maxConnections: Int = 0) throws -> URL {
         // A request the parser refuses is answered in JSON too, as every other answer.
-        let server = HTTPServer(responder: ClosureResponder(rejection: { ServeControlAnswer.failure($0, $1) }) { [weak self] request in
+        let host = self.host
+        let server = HTTPServer(responder: ClosureResponder(rejection: { Self.scrubbed(ServeControlAnswer.failure($0, $1), by: host) }) { [weak self] request in
             self?.respond(to: request) ?? ServeControlAnswer.failure(503, "serve is stopping")
         }, limits: HTTPServerLimits(maxConnections: maxConnections))
         let bound = try server.start(port: port, address: .loopback)
@@ -49,7 +50,23 @@ public final class ServeControl: Sendable {
     }
 
     /// One request, socket-free (the server calls it on the thread serving the connection).
+    /// Every answer goes through the host's redactor: a reason quotes what was sent (an unknown
+    /// provider, kind or key, a fault's path, which `GET /faults` then lists to anyone), and a
+    /// token or secret sent there must not come back in clear.
     func respond(to request: HTTPRequest) -> HTTPResponse {
+        Self.scrubbed(unscrubbedAnswer(to: request), by: host)
+    }
+
+    /// `response` with every secret form the host knows masked in its body.
+    private static func scrubbed(_ response: HTTPResponse, by host: FakeProviderHost) -> HTTPResponse {
+        var response = response
+        let text = String(decoding: response.body, as: UTF8.self)
+        let scrubbed = host.redacted(text)
+        if scrubbed != text { response.body = Data(scrubbed.utf8) }
+        return response
+    }
+
+    private func unscrubbedAnswer(to request: HTTPRequest) -> HTTPResponse {
         let route: ServeControlRoute
         switch ServeControlRoute.match(method: request.method, path: request.path) {
         case .found(let found): route = found
@@ -83,6 +100,7 @@ public final class ServeControl: Sendable {
             let body = try ServeControlInput(request, keys: route.bodyKeys)
             let seconds = try body.duration("advance")
             guard seconds > 0 else { throw ServeControlError("advance must move the clock forward (it never goes back: tokens issued would be dated in the future)") }
+            guard clock.canAdvance(by: TimeInterval(seconds)) else { throw Self.pastHorizon(clock) }
             clock.advance(by: TimeInterval(seconds))
             return .json(200, clockDocument())
         case .readFaults:
@@ -106,6 +124,11 @@ public final class ServeControl: Sendable {
             let times = try body.optionalCount("times")
             let clockAdvance = try body.optionalDuration("clockAdvance")
             if clockAdvance != nil && kind != .stall { throw ServeControlError("clockAdvance goes with kind stall only") }
+            if let clockAdvance {
+                // As `POST /clock`: forward only, and within the clock's horizon.
+                guard clockAdvance > 0 else { throw ServeControlError("clockAdvance must move the clock forward (it never goes back: tokens issued would be dated in the future)") }
+                guard clock.canAdvance(by: TimeInterval(clockAdvance)) else { throw Self.pastHorizon(clock) }
+            }
             do {
                 try target.world.inject(FaultSpec(kind: kind.rawValue, path: path, times: times, clockAdvance: clockAdvance))
             } catch {
@@ -114,6 +137,7 @@ public final class ServeControl: Sendable {
             var fault: [String: Any] = ["kind": kind.rawValue]
             if let path { fault["path"] = path }
             if let times { fault["times"] = times }
+            if let clockAdvance { fault["clockAdvance"] = clockAdvance }
             return .json(200, ["provider": target.provider.rawValue, "injected": fault])
         case .clearFaults:
             let targets = try self.targets(provider: query["provider"])
@@ -160,6 +184,10 @@ public final class ServeControl: Sendable {
             }
             return .json(200, ["exchanges": exchanges])
         }
+    }
+
+    private static func pastHorizon(_ clock: ServeClock) -> ServeControlError {
+        ServeControlError("the clock goes no further than \(ISO8601DateFormatter().string(from: clock.horizon)), a hundred years after serve started, and this move would pass it; the clock did not move (restart serve for a fresh clock)")
     }
 
     private func clockDocument() -> [String: Any] {

@@ -12,6 +12,11 @@ final class ServeIndexProvider<Wrapped: FakeProvider>: FakeProvider {
     private let provider: String
     private let directory: ServeDirectory
     private let baseURLs = Locked<[String: String]>([:])
+    /// The last answer and the second of the clock it was built for: the document changes only
+    /// with the clock's second and the base URLs (which clear it), and building it (a date
+    /// formatter and a JSON document) cost twenty times a products answer, so a client
+    /// pipelining `GET /` could hold up every port on the loop.
+    private let cached = Locked<(second: Int, response: HTTPResponse)?>(nil)
 
     init(_ wrapped: Wrapped, provider: String, directory: ServeDirectory) {
         self.wrapped = wrapped
@@ -22,6 +27,7 @@ final class ServeIndexProvider<Wrapped: FakeProvider>: FakeProvider {
     /// Where each origin listens, once known.
     func setBaseURLs(_ urls: [String: URL]) {
         baseURLs.withLock { $0 = urls.mapValues(\.absoluteString) }
+        cached.withLock { $0 = nil }
     }
 
     var name: String { wrapped.name }
@@ -39,7 +45,11 @@ final class ServeIndexProvider<Wrapped: FakeProvider>: FakeProvider {
             response.headers.set("Allow", "GET")
             return response
         }
-        return .json(200, document(now: now))
+        let second = Int(now.timeIntervalSince1970.rounded(.down))
+        if let hit = cached.withLock({ $0 }), hit.second == second { return hit.response }
+        let response = HTTPResponse.json(200, document(now: now))
+        cached.withLock { $0 = (second, response) }
+        return response
     }
 
     private func document(now: Date) -> [String: Any] {

@@ -65,6 +65,9 @@ struct ServeDiscoveryTests {
             ("POST", "/clock", #"{"advance": "10000000h"}"#, 400, "advance must be a duration"),
             ("POST", "/clock", #"{"advance": -9223372036854775808}"#, 400, "advance must be a duration"),
             ("POST", "/faults", #"{"provider": "moltin", "kind": "stall", "clockAdvance": "90000d"}"#, 400, "clockAdvance must be a duration"),
+            // The stall's move is a clock move as POST /clock's is: forward only.
+            ("POST", "/faults", #"{"provider": "clever", "kind": "stall", "clockAdvance": -315360000, "times": 1}"#, 400, "clockAdvance must move the clock forward"),
+            ("POST", "/faults", #"{"provider": "clever", "kind": "stall", "clockAdvance": 0}"#, 400, "clockAdvance must move the clock forward"),
             ("GET", "/exchanges?provder=moltin", nil, 400, #"unknown query parameter "provder""#),
             ("GET", "/faults?provider=moltin&provider=clover", nil, 400, "query parameter provider is given twice"),
             ("DELETE", "/faults?everything=1", nil, 400, "unknown query parameter"),
@@ -89,6 +92,58 @@ struct ServeDiscoveryTests {
         #expect(raw.status == 400)
         #expect(raw.header("Content-Type")?.hasPrefix("application/json") == true, "\(raw.headers)")
         #expect((try JSONSerialization.jsonObject(with: Data(raw.body)) as? [String: Any])?["reason"] is String, "\(raw.bodyText)")
+        #expect(try await serve.stop() == 0)
+    }
+
+    /// Ten-year moves add up to no more than a hundred years: past that the clock is refused
+    /// (and does not move), so it never dates tokens in a year ISO 8601 cannot write.
+    @Test func theClockStopsAHundredYearsOn() async throws {
+        let serve = try await ServeSession.launch()
+        defer { serve.child.kill() }
+        let clock = serve.control.appendingPathComponent("clock")
+        let tenYears = Data(#"{"advance": 315360000}"#.utf8)
+        var statuses: [Int] = []
+        for _ in 0..<11 {
+            statuses.append(try await serve.send("POST", clock, body: tenYears, contentType: "application/json").status)
+        }
+        #expect(statuses == Array(repeating: 200, count: 10) + [400], "\(statuses)")
+        let before = String(decoding: try await serve.send("GET", clock).body, as: UTF8.self)
+        let refused = try await serve.send("POST", clock, body: tenYears, contentType: "application/json")
+        #expect(refused.status == 400 && String(decoding: refused.body, as: UTF8.self).contains("a hundred years"))
+        let stall = Data(#"{"provider": "clever", "kind": "stall", "clockAdvance": 315360000}"#.utf8)
+        #expect(try await serve.send("POST", serve.control.appendingPathComponent("faults"), body: stall, contentType: "application/json").status == 400)
+        #expect(String(decoding: try await serve.send("GET", clock).body, as: UTF8.self) == before, "a refused move leaves the clock")
+        #expect(try await serve.stop() == 0)
+    }
+
+    /// The control API's own answers quote what was sent (an unknown provider, kind, key or
+    /// path, and a fault's path, which `GET /faults` then lists): a token sent there comes back
+    /// masked, in every answer, as in the log and `GET /exchanges`.
+    @Test func controlAnswersNeverEchoATokenOrSecret() async throws {
+        let serve = try await ServeSession.launch()
+        defer { serve.child.kill() }
+        let token = try await Self.moltinToken(from: serve)
+        let faults = serve.control.appendingPathComponent("faults")
+        var answers: [String] = []
+        for body in [
+            #"{"provider": "\#(token)", "kind": "serverError"}"#,
+            #"{"provider": "moltin", "kind": "\#(token)"}"#,
+            #"{"provider": "moltin", "kind": "serverError", "\#(token)": 1}"#,
+            #"{"provider": "moltin", "kind": "serverError", "path": "/\#(token)"}"#,
+            #"{"provider": "moltin", "kind": "serverError", "path": "/serve-secret-1234"}"#,
+        ] {
+            answers.append(String(decoding: try await serve.send("POST", faults, body: Data(body.utf8), contentType: "application/json").body, as: UTF8.self))
+        }
+        for path in ["/faults", "/\(token)", "/faults?provider=\(token)", "/exchanges?since=\(token)"] {
+            let url = try #require(URL(string: serve.control.absoluteString + path))
+            answers.append(String(decoding: try await serve.send("GET", url).body, as: UTF8.self))
+        }
+        #expect(answers.allSatisfy { $0.hasPrefix("{") }, "every answer is JSON: \(answers)")
+        #expect(answers.allSatisfy { $0.contains("‹redacted›") }, "each quotes the token or secret, masked: \(answers)")
+        let piece = String(token.prefix(12))
+        for answer in answers {
+            #expect(!answer.contains(piece) && !answer.contains("serve-secret-1234"), "\(answer)")
+        }
         #expect(try await serve.stop() == 0)
     }
 
