@@ -19,9 +19,28 @@ public struct RecordingBounds: Sendable, Equatable {
     public static let unbounded = RecordingBounds()
 
     /// `body` cut to `maxBodyBytes`, copied so the record does not keep the whole buffer alive.
+    ///
+    /// A cut inside a word backs off to the word's start: the record is masked after it is
+    /// cut, and the first half of a token or secret cut in two is no longer a form any
+    /// redactor knows, so it would be shown. A word here is a run of what tokens, secrets and
+    /// their encodings are written in: letters, digits, `-._~%+/=` and `\` (a `\u` escape).
     func cut(_ body: Data) -> Data {
         guard let limit = maxBodyBytes, body.count > limit else { return body }
-        return Data(Array(body.prefix(limit)))
+        let bytes = Array(body)
+        var end = limit
+        if Self.inWord(bytes[limit]) {
+            while end > 0, Self.inWord(bytes[end - 1]) { end -= 1 }
+        }
+        return Data(bytes[..<end])
+    }
+
+    private static func inWord(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+            return true
+        default:
+            return "-._~%+/=\\".utf8.contains(byte)
+        }
     }
 
     /// `exchange` with both bodies cut.
