@@ -33,7 +33,15 @@ struct MintedSecretRedactionTests {
         ("base64, two bytes into a group", { "blob " + base64("ab:" + $0) }),
         ("base64 of a JSON document", { "payload=" + base64("{\"access_token\":\"\($0)\",\"x\":1}") }),
         ("unpadded base64url, each alignment", { "t=" + base64URLUnpadded("1" + $0) + " " + base64URLUnpadded("12" + $0) }),
+        // The token's bytes 17 to 65 or 73 cross the break after byte 57 (76 characters).
+        ("base64 of a JSON document wrapped at 76 columns (MIME)", { "blob\n" + wrapped(base64("{\"access_token\":\"\($0)\",\"x\":1}"), separator: "\n") }),
+        ("the same in a one-line rendering (escaped \\n)", { "blob " + wrapped(base64("{\"access_token\":\"\($0)\",\"x\":1}"), separator: "\\n") }),
     ]
+
+    static func wrapped(_ encoded: String, separator: String) -> String {
+        let characters = Array(encoded)
+        return stride(from: 0, to: characters.count, by: 76).map { String(characters[$0..<min($0 + 76, characters.count)]) }.joined(separator: separator)
+    }
 
     @Test(arguments: forms.map(\.what), [16, 20])
     func aMintedSecretIsMaskedInEveryForm(_ what: String, byteCount: Int) throws {

@@ -26,7 +26,22 @@ struct RedactorEncodedFormsTests {
         ("base64 of a JSON document holding it", "payload " + Data(#"{"a":"\#(secret)"}"#.utf8).base64EncodedString()),
         ("unpadded base64url of it", "t=" + Data(secret.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")),
         ("base64url of id:secret, unpadded", "x " + Data("id:\(secret)".utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")),
+        ("base64 wrapped at 76 columns with the secret across the break (MIME, Python's encodebytes)", wrapped(at: 76, separator: "\n")),
+        ("base64 wrapped at 64 columns with CRLF (PEM)", wrapped(at: 64, separator: "\r\n")),
+        ("wrapped base64 in a one-line rendering (escaped \\n, as a driver's stderr in a report)", wrapped(at: 76, separator: "\\n")),
     ]
+
+    /// Base64 of a document holding the secret, wrapped into lines of `width` so the secret's
+    /// encoding is cut by a line break.
+    static func wrapped(at width: Int, separator: String) -> String {
+        // Padding puts the secret's 16 bytes across the break: 8 on each line (the 21 bytes
+        // of JSON around the padding and before the secret, then the padding, end 8 bytes
+        // before the line's width * 3 / 4).
+        let padding = String(repeating: "u", count: width * 3 / 4 - 29)
+        let encoded = Array(Data(#"{"user":"\#(padding)","secret":"\#(secret)"}"#.utf8).base64EncodedString())
+        let lines = stride(from: 0, to: encoded.count, by: width).map { String(encoded[$0..<min($0 + width, encoded.count)]) }
+        return "blob:\n" + lines.joined(separator: separator) + separator
+    }
 
     @Test(arguments: texts.map(\.what))
     func theRedactorMasksItAndTheJudgeSeesItUnmasked(_ what: String) throws {
@@ -44,7 +59,7 @@ struct RedactorEncodedFormsTests {
         let redactor = Redactor(secrets: [Self.secret])
         #expect(redactor.scrub("before sk%2D7Hq2vX9pL4%3Dok after") == "before \(Redactor.mask) after")
         #expect(redactor.scrub(#"{"k":"sk-7Hq2vX9pL4\u003dok","n":1}"#) == #"{"k":"\#(Redactor.mask)","n":1}"#)
-        for text in ["100% sure", #"a \u00e9 b"#, "50%2 off", "YWJjZGVmZ2hpams= not ours"] {
+        for text in ["100% sure", #"a \u00e9 b"#, "50%2 off", "YWJjZGVmZ2hpams= not ours", "a line of base64 YWJjZGVmZ2hpamts\nbG1ub3BxcnN0dXZ3 not ours"] {
             #expect(redactor.scrub(text) == text)
         }
     }

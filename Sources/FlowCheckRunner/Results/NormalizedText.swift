@@ -1,21 +1,38 @@
 /// A text as a reader would decode it, with where each decoded byte came from: every `%XX`
 /// (of any byte, unreserved ones included, either case of hex), every `\uXXXX` (surrogate
-/// pairs joined) and the JSON escapes `\/`, `\\`, `\"` undone. One pass, linear in the text.
+/// pairs joined) and the JSON escapes `\/`, `\\`, `\"` undone, and base64 wrapped into lines
+/// joined again (MIME's 76 columns, PEM's 64: GNU `base64`, Python's `encodebytes` and Java's
+/// MIME encoder wrap so), so a secret encoded across a line break is found whole. One pass,
+/// linear in the text.
 struct NormalizedText {
     /// The decoded bytes.
     private(set) var bytes: [UInt8] = []
     /// For each decoded byte, the span of the original text it was decoded from.
     private var spans: [Range<Int>] = []
 
-    /// Nil when `original` holds nothing to decode (no `%XX`, no backslash escape).
+    /// A line of base64 this long or longer, then a line break, then more base64: one value
+    /// wrapped. Wrapping tools break at 64 or 76 characters; a shorter run before a break is
+    /// ordinary text, whose lines are left apart.
+    static let wrappedLine = 16
+
+    /// Nil when `original` holds nothing to decode (no `%XX`, no backslash escape, no wrapped base64).
     init?(_ original: [UInt8]) {
-        guard original.contains(UInt8(ascii: "%")) || original.contains(UInt8(ascii: "\\")) else { return nil }
+        guard original.contains(UInt8(ascii: "%")) || original.contains(UInt8(ascii: "\\")) || Self.mayWrapBase64(original) else { return nil }
         bytes.reserveCapacity(original.count)
         spans.reserveCapacity(original.count)
         var changed = false
         var index = 0
+        // Base64 characters decoded in a row so far.
+        var run = 0
         while index < original.count {
+            if run >= Self.wrappedLine, let length = Self.joinableBreak(original, at: index) {
+                // The break inside a wrapped value is dropped: the value reads as one line.
+                index += length
+                changed = true
+                continue
+            }
             let byte = original[index]
+            run = Self.isBase64(byte) ? run + 1 : 0
             if byte == UInt8(ascii: "%"), index + 2 < original.count, let high = Self.hex(original[index + 1]), let low = Self.hex(original[index + 2]) {
                 append(high << 4 | low, from: index..<(index + 3))
                 index += 3
@@ -42,6 +59,65 @@ struct NormalizedText {
             index += 1
         }
         guard changed else { return nil }
+    }
+
+    /// Whether some line break follows a run of ``wrappedLine`` base64 characters and joins it
+    /// to more (``joinableBreak(_:at:)``).
+    private static func mayWrapBase64(_ original: [UInt8]) -> Bool {
+        var run = 0
+        for (index, byte) in original.enumerated() {
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                if run >= wrappedLine, joinableBreak(original, at: index) != nil { return true }
+                run = 0
+            } else {
+                run = isBase64(byte) ? run + 1 : 0
+            }
+        }
+        return false
+    }
+
+    /// The length of the line breaks at `index` when they split a wrapped base64 value: the
+    /// next line is base64 up to its end (a line break, the end of the text, or a quote,
+    /// space, comma, semicolon or bracket after the value's last line). A header line
+    /// (`Content-Type:`) or an indented JSON line is not, so ordinary lines stay apart.
+    private static func joinableBreak(_ original: [UInt8], at index: Int) -> Int? {
+        guard let length = lineBreaks(original, at: index) else { return nil }
+        var end = index + length
+        let start = end
+        while end < original.count, isBase64(original[end]) { end += 1 }
+        guard end > start else { return nil }
+        if end == original.count { return length }
+        let next = original[end]
+        if next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r") || lineBreaks(original, at: end) != nil { return length }
+        return "\"' ,;)]}<&".utf8.contains(next) ? length : nil
+    }
+
+    /// How many bytes of line breaks start at `index`: CR and LF, and the escapes `\n` and `\r`
+    /// as a one-line rendering of a text (a driver's stderr in a report) shows them; nil if none.
+    private static func lineBreaks(_ original: [UInt8], at index: Int) -> Int? {
+        var end = index
+        while end < original.count {
+            let byte = original[end]
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                end += 1
+            } else if byte == UInt8(ascii: "\\"), end + 1 < original.count, original[end + 1] == UInt8(ascii: "n") || original[end + 1] == UInt8(ascii: "r") {
+                end += 2
+            } else {
+                break
+            }
+        }
+        return end > index ? end - index : nil
+    }
+
+    /// A character of base64 or base64url, padding included.
+    private static func isBase64(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
+            return true
+        default:
+            return false
+        }
     }
 
     private mutating func append(_ byte: UInt8, from span: Range<Int>) {

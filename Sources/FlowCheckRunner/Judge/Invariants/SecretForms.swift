@@ -111,12 +111,65 @@ struct SecretForms: Sendable {
             readings.append(percentDecoded(bytes, plusIsSpace: true))
             readings.append(percentDecoded(bytes, plusIsSpace: false))
         }
-        for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "," || $0 == "\"" }) where token.count >= 8 {
-            if let data = Data(base64Encoded: String(token)) ?? Data(base64Encoded: padded(token)) {
-                readings.append(Array(data))
+        var texts = [text]
+        if let joined = unwrapped(bytes) {
+            // Base64 wrapped into lines (MIME's 76 columns, PEM's 64) reads as one value.
+            readings.append(joined)
+            texts.append(String(decoding: joined, as: UTF8.self))
+        }
+        for text in texts {
+            for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "," || $0 == "\"" }) where token.count >= 8 {
+                if let data = Data(base64Encoded: String(token)) ?? Data(base64Encoded: padded(token)) {
+                    readings.append(Array(data))
+                }
             }
         }
         return readings
+    }
+
+    /// `bytes` with each line break (CR, LF, or their escapes `\n` and `\r` in a one-line
+    /// rendering) dropped where a line of 16 or more base64 characters goes on with a line
+    /// that is base64 to its end; nil when there is none.
+    static func unwrapped(_ bytes: [UInt8]) -> [UInt8]? {
+        func base64(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "+/=-_".utf8.contains(byte)
+        }
+        func breakLength(at index: Int) -> Int {
+            var end = index
+            while end < bytes.count {
+                if bytes[end] == UInt8(ascii: "\n") || bytes[end] == UInt8(ascii: "\r") {
+                    end += 1
+                } else if bytes[end] == UInt8(ascii: "\\"), end + 1 < bytes.count, bytes[end + 1] == UInt8(ascii: "n") || bytes[end + 1] == UInt8(ascii: "r") {
+                    end += 2
+                } else {
+                    break
+                }
+            }
+            return end - index
+        }
+        // Made at the first join (most texts have none): the bytes before it, then the rest.
+        var out: [UInt8]?
+        var run = 0
+        var index = 0
+        while index < bytes.count {
+            if run >= 16, case let length = breakLength(at: index), length > 0 {
+                // Joined only when the next line is base64 to its end: a header line or an
+                // indented JSON line stays apart.
+                var end = index + length
+                while end < bytes.count, base64(bytes[end]) { end += 1 }
+                if end > index + length,
+                   end == bytes.count || breakLength(at: end) > 0 || "\"' ,;)]}<&".utf8.contains(bytes[end]) {
+                    if out == nil { out = Array(bytes[..<index]) }
+                    index += length
+                    continue
+                }
+            }
+            run = base64(bytes[index]) ? run + 1 : 0
+            out?.append(bytes[index])
+            index += 1
+        }
+        return out
     }
 
     /// `bytes` with each `\uXXXX` written as the UTF-8 of its character (a surrogate pair
