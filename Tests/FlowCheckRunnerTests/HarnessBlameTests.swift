@@ -183,6 +183,35 @@ struct HarnessBlameTests {
         }
     }
 
+    /// A driver (or the SDK behind it) that writes a token cut in two, in its stderr and in
+    /// the message of the error it answers: no whole form of the token is there to mask, and
+    /// the halves are masked as pieces, in the failure, the driver's log and every report.
+    @Test func aTokenWrittenInHalvesShowsNoPiece() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-halves-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let issued = LockedLines()
+        var command = FlowCheckCommand()
+        command.issuedSecretsObserver = { secrets in for secret in secrets { issued.add(secret) } }
+        let printed = LockedLines()
+        let console = FlowCheckCommand.Console(out: { printed.add($0) }, err: { printed.add($0) }, progress: { printed.add($0) })
+        let code = await command.run([
+            "--driver", "\(Self.misbehaving) halves MLT-PRODUCTS", "--format", "json",
+            "--junit", folder.path + "/j.xml", "--markdown", folder.path + "/m.md",
+            "--filter", "^MLT-PRODUCTS$", SpecsEarnTheirPlaceTests.specsFolder,
+        ], console: console, environment: .init())
+        #expect(code == .failed, "\(printed.all)")
+        let written = [printed.all.joined(separator: "\n")] + (try ["j.xml", "m.md"].map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) })
+        // The halves were written and reported, masked.
+        #expect(written[1].contains("was rejected") && written[1].contains("first part"), "\(written[1].prefix(6000))")
+        let tokens = Set(issued.all)
+        #expect(tokens.contains { $0.count == 56 }, "an access token was issued: \(tokens)")
+        for text in written {
+            let leaked = Self.pieces(of: tokens, in: text)
+            #expect(leaked.isEmpty, "pieces \(leaked) of an issued secret in: \(text.prefix(4000))")
+        }
+    }
+
     /// Every 8-byte piece of a secret (UTF-8) that `text` holds. Pieces are packed in a UInt64
     /// and the text is read once with a sliding window: a scan of every report costs
     /// milliseconds, not the seconds of a `contains` per piece that would hold the test pool.

@@ -54,6 +54,21 @@ struct RedactorEncodedFormsTests {
         #expect(judge.firstOccurring(in: scrubbed) == nil, "\(what): what the mask left still shows the secret: \(scrubbed)")
     }
 
+    /// Text an SDK or a driver wrote may hold a secret cut in pieces: with fragments indexed,
+    /// every piece of 12 characters or more is masked over its whole length, a shorter one is
+    /// left (it could be anything), and a redactor without fragments masks whole forms only.
+    @Test func piecesOfASecretAreMaskedWhenFragmentsAreIndexed() {
+        let token = "4c12dadc481460dd309d3f7a9be2c5e01d6b8a7f29c4e3b1"
+        let redactor = Redactor(secrets: [token], fragments: true)
+        let halves = "first \(token.prefix(24)) then \(token.dropFirst(24)) end"
+        #expect(redactor.scrubbingFragments(halves) == "first \(Redactor.mask) then \(Redactor.mask) end")
+        #expect(redactor.scrubbingFragments("log: " + token.dropFirst(5).prefix(12) + ".") == "log: \(Redactor.mask).")
+        #expect(redactor.scrubbingFragments("short " + token.prefix(11)) == "short " + token.prefix(11))
+        #expect(redactor.scrubbingFragments("whole \(token)!") == "whole \(Redactor.mask)!")
+        #expect(Redactor(secrets: [token]).scrubbingFragments(halves) == halves, "no pieces unless asked for")
+        #expect(redactor.scrubbingFragments("nothing secret here at all") == "nothing secret here at all")
+    }
+
     /// The words around a secret are left as they are, and a text with no secret is untouched.
     @Test func onlyTheSecretsSpanIsMasked() {
         let redactor = Redactor(secrets: [Self.secret])

@@ -18,14 +18,28 @@ public struct Redactor: Sendable {
 
     private var index = SecretIndex()
     private var origins: [(String, String)] = []
+    /// Where each ``fragmentLength``-byte piece of a long secret occurs: the secret (in
+    /// ``fragmentSources``) and the offset, for ``scrubbingFragments(_:)``.
+    private var pieces: [FragmentKey: [(secret: Int, offset: Int)]] = [:]
+    private var fragmentSources: [[UInt8]] = []
+
+    /// The shortest piece of a secret ``scrubbingFragments(_:)`` masks: 12 characters, 48 bits
+    /// of a hex token, which ordinary text does not share with a random value.
+    public static let fragmentLength = 12
     /// Finds secrets no list names (``FlowCheckFakeServer/MintedSecret/spans(in:)``: what the
     /// fakes issued, known by its shape): spans of a text's UTF-8 bytes.
     private let recognise: (@Sendable ([UInt8]) -> [Range<Int>])?
 
     /// - Parameter recognise: also masks what it finds, in the text as it is and as a reader
     ///   would decode it, as the listed secrets are masked.
-    public init(secrets: [String] = [], recognising recognise: (@Sendable ([UInt8]) -> [Range<Int>])? = nil) {
+    /// Whether ``add(_:)`` indexes the pieces of secrets, for ``scrubbingFragments(_:)``.
+    private let indexesFragments: Bool
+
+    /// - Parameter fragments: index the pieces of each secret too, so ``scrubbingFragments(_:)``
+    ///   finds them (a redactor for text a driver wrote); off, it masks whole forms only.
+    public init(secrets: [String] = [], recognising recognise: (@Sendable ([UInt8]) -> [Range<Int>])? = nil, fragments: Bool = false) {
         self.recognise = recognise
+        indexesFragments = fragments
         add(secrets)
     }
 
@@ -36,6 +50,71 @@ public struct Redactor: Sendable {
             for form in Self.forms(of: secret) where form.count >= Self.minimumLength {
                 index.insert(form)
             }
+            // Pieces only of secrets longer than a piece: a shorter one is masked whole or not at all.
+            let bytes = Array(secret.utf8)
+            if indexesFragments, bytes.count > Self.fragmentLength {
+                let number = fragmentSources.count
+                fragmentSources.append(bytes)
+                for offset in 0...(bytes.count - Self.fragmentLength) {
+                    pieces[FragmentKey(bytes, offset), default: []].append((number, offset))
+                }
+            }
+        }
+    }
+
+    /// ``scrub(_:)``, and then every piece of a known secret of ``fragmentLength`` characters or
+    /// more masked too, as it is written (no encoding): for text a driver or an SDK wrote, where
+    /// a secret turns up cut (`token[:28]`, a token logged in two halves, a line wrapped mid-
+    /// token), which no whole form matches. Not for the harness's own transcripts, whose
+    /// fields are masked by structure: there a piece of a secret is only ever a whole one.
+    public func scrubbingFragments(_ text: String) -> String {
+        let scrubbed = scrub(text)
+        guard !pieces.isEmpty else { return scrubbed }
+        let bytes = Array(scrubbed.utf8)
+        guard bytes.count >= Self.fragmentLength else { return scrubbed }
+        var spans: [Range<Int>] = []
+        var start = 0
+        while start <= bytes.count - Self.fragmentLength {
+            var longest: Range<Int>?
+            for (secret, offset) in pieces[FragmentKey(bytes, start)] ?? [] {
+                let source = fragmentSources[secret]
+                guard source[offset..<(offset + Self.fragmentLength)].elementsEqual(bytes[start..<(start + Self.fragmentLength)]) else { continue }
+                var end = start + Self.fragmentLength
+                var at = offset + Self.fragmentLength
+                while end < bytes.count, at < source.count, bytes[end] == source[at] { end += 1; at += 1 }
+                if longest.map({ end > $0.upperBound }) ?? true { longest = start..<end }
+            }
+            if let longest {
+                spans.append(longest)
+                start = longest.upperBound
+            } else {
+                start += 1
+            }
+        }
+        guard !spans.isEmpty else { return scrubbed }
+        var out: [UInt8] = []
+        var copied = 0
+        for span in spans {
+            out.append(contentsOf: bytes[copied..<span.lowerBound])
+            out.append(contentsOf: Self.mask.utf8)
+            copied = span.upperBound
+        }
+        out.append(contentsOf: bytes[copied...])
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A ``fragmentLength``-byte piece of text, as a dictionary key.
+    private struct FragmentKey: Hashable, Sendable {
+        let low: UInt64
+        let high: UInt32
+
+        init(_ bytes: [UInt8], _ start: Int) {
+            var low: UInt64 = 0
+            for offset in 0..<8 { low = low << 8 | UInt64(bytes[start + offset]) }
+            var high: UInt32 = 0
+            for offset in 8..<12 { high = high << 8 | UInt32(bytes[start + offset]) }
+            self.low = low
+            self.high = high
         }
     }
 

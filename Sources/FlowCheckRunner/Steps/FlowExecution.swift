@@ -284,10 +284,15 @@ struct FlowExecution: Sendable {
     }
 
     private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, otherOrigins: [(String, String)] = [], elapsed: Duration, log: [String] = []) -> FlowResult {
-        var redactor = Redactor(secrets: masking ? spec.fixture.secrets + issuedSecrets + state.secrets : [])
+        // What the SDK or a driver wrote (an error's message in a failure, a driver's log) may
+        // hold a secret cut in pieces, which no whole form matches: there pieces are masked
+        // too. Indexing them costs, so only a flow with such text pays (a passing flow has none).
+        let freeText = masking && (!state.failures.isEmpty || state.error != nil || !log.isEmpty || !state.skips.isEmpty)
+        var redactor = Redactor(secrets: masking ? spec.fixture.secrets + issuedSecrets + state.secrets : [], fragments: freeText)
         let kit = providers.kit(for: spec.provider)
         if let origin { redactor.addOrigin(origin, as: "{\(spec.provider.rawValue)}") }
         for (name, other) in otherOrigins { redactor.addOrigin(other, as: "{\(spec.provider.rawValue)-\(name)}") }
+        let scrubFree: (String) -> String = freeText ? { [redactor] in redactor.scrubbingFragments($0) } : { [redactor] in redactor.scrub($0) }
         let steps = spec.steps.enumerated().map { index, step in
             StepResult(
                 number: step.number,
@@ -299,11 +304,11 @@ struct FlowExecution: Sendable {
             )
         }
         let failures = state.failures.map { failure in
-            CheckFailure(step: failure.step, line: failure.line, check: redactor.scrub(failure.check), expected: redactor.scrub(failure.expected), actual: redactor.scrub(failure.actual), values: failure.values?.scrubbed(redactor.scrub))
+            CheckFailure(step: failure.step, line: failure.line, check: redactor.scrub(failure.check), expected: redactor.scrub(failure.expected), actual: scrubFree(failure.actual), values: failure.values?.scrubbed(scrubFree))
         }
         let status: FlowResult.Status = state.error != nil ? .error : !failures.isEmpty ? .failed : state.skips.isEmpty ? .passed : .passedWithSkips
         let harnessError = state.error.map { error in
-            HarnessError(party: error.party, message: redactor.scrub(error.message), place: error.place, line: error.line ?? error.place.flatMap { place in spec.steps.first { $0.number == place.step }?.location.line })
+            HarnessError(party: error.party, message: scrubFree(error.message), place: error.place, line: error.line ?? error.place.flatMap { place in spec.steps.first { $0.number == place.step }?.location.line })
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return FlowResult(
@@ -312,10 +317,10 @@ struct FlowExecution: Sendable {
             decisions: spec.decisions.map(redactor.scrub), steps: steps, status: status, failures: failures,
             errorMessage: nil,
             // The driver's own log (an out-of-process driver's stderr) closes the transcript.
-            transcript: exchanges.map { redactor.scrub(Transcript.render($0, mask: redactor.scrub)) } + (log.isEmpty ? [] : [redactor.scrub("driver log (stderr):\n" + log.map { "  " + $0 }.joined(separator: "\n"))]),
+            transcript: exchanges.map { redactor.scrub(Transcript.render($0, mask: redactor.scrub)) } + (log.isEmpty ? [] : [scrubFree("driver log (stderr):\n" + log.map { "  " + $0 }.joined(separator: "\n"))]),
             duration: seconds,
             events: state.events.map { $0.scrubbed(redactor) }, providerTitle: kit?.title,
-            skips: state.skips.map { CheckSkip(step: $0.step, line: $0.line, check: redactor.scrub($0.check), reason: redactor.scrub($0.reason)) },
+            skips: state.skips.map { CheckSkip(step: $0.step, line: $0.line, check: redactor.scrub($0.check), reason: scrubFree($0.reason)) },
             optOuts: state.optOuts.map { InvariantOptOut(step: $0.step, line: $0.line, invariant: $0.invariant, why: redactor.scrub($0.why), used: $0.used) },
             invariantsNotChecked: state.invariantsNotChecked, harnessError: harnessError
         )
@@ -357,7 +362,7 @@ final class FlowMask: Sendable {
         self.fixture = fixture
         self.server = server
         self.progress = progress
-        state = Locked((Redactor(secrets: fixture), 0, 0))
+        state = Locked((Redactor(secrets: fixture, fragments: true), 0, 0))
     }
 
     func apply(_ text: String) -> String {
@@ -368,7 +373,8 @@ final class FlowMask: Sendable {
         return state.withLock { state in
             if issued.count > state.issued { state.redactor.add(Array(issued[state.issued...])); state.issued = issued.count }
             if captured.count > state.captured { state.redactor.add(Array(captured[state.captured...])); state.captured = captured.count }
-            return state.redactor.scrub(text)
+            // A driver's text may hold a secret cut in pieces (a token logged in halves).
+            return state.redactor.scrubbingFragments(text)
         }
     }
 }

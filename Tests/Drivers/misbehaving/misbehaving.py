@@ -22,6 +22,9 @@ It is moltin-python in every flow but FLOW-ID. In FLOW-ID, at the first call, it
   flood    at its first call, sends 200,000 browserOpen events before answering
   leak     at its first products call, writes to stdout a line that is not a message and holds
            the issued access token after OFFSET characters (the third argument) of filler
+  halves   at its first products call, writes the issued access token to stderr cut in two
+           halves, and answers the call with an error whose message holds the halves too
+           (a tired SDK's log: `token[:28]`, then the rest)
 In every flow:
   ignorestop  never exits on stop (nor on SIGTERM)
 Modes that act before any flow is known:
@@ -136,6 +139,14 @@ class Misbehaving(Driver):
                 with self.out_lock:
                     PROTOCOL_OUT.write("x" * OFFSET + token + " <- the access token, then more text after it\n")
                     PROTOCOL_OUT.flush()
+                return
+            if MODE == "halves" and message.get("action") == "products":
+                token = (self.store.load() or {}).get("accessToken", "")
+                half = len(token) // 2
+                sys.stderr.write("renewing: first part %s, second part %s\n" % (token[:half], token[half:]))
+                sys.stderr.flush()
+                self.send({"type": "error", "id": message["id"], "kind": "tokenRejected",
+                           "message": "token %s... (ends %s) was rejected" % (token[:half], token[half:])})
                 return
             if MODE == "longwait" and not self.acted:
                 self.acted = True
