@@ -15,6 +15,18 @@ extension FlowCheckCommand {
 
     /// The driver a `--driver` choice names: the command's own when none, an in-process one for
     /// `builtin:core` and `builtin:example`, else a driver process, probed for its `hello`.
+    /// ``resolve(_:traceDirectory:)``, or the signal that came first: a signal while a driver
+    /// is probed for its hello ends the wait at once (the probe is cancelled).
+    func resolveUnlessInterrupted(_ choice: CommandLineOptions.DriverChoice?, interrupt: InterruptSignal) async -> Resolution {
+        await withTaskGroup(of: Resolution.self) { group -> Resolution in
+            group.addTask { .resolved(await self.resolve(choice)) }
+            group.addTask { await interrupt.wait().map(Resolution.interrupted) ?? .cancelled }
+            let first = await group.next() ?? .cancelled
+            group.cancelAll()
+            return first
+        }
+    }
+
     func resolve(_ choice: CommandLineOptions.DriverChoice?, traceDirectory: String? = nil) async -> Result<any FlowDriver, DriverProblem> {
         guard let choice else { return .success(driver) }
         switch choice.command {
@@ -30,7 +42,7 @@ extension FlowCheckCommand {
     }
 
     /// How probing a driver ended: with it (or why not), or with a signal first.
-    private enum Resolution: Sendable {
+    enum Resolution: Sendable {
         case resolved(Result<any FlowDriver, DriverProblem>)
         case interrupted(Int32)
         case cancelled
@@ -57,14 +69,7 @@ extension FlowCheckCommand {
         for choice in options.drivers {
             let name = choice.name ?? choice.command
             let driver: any FlowDriver
-            // A signal while a driver is probed for its hello ends the wait at once.
-            let resolution = await withTaskGroup(of: Resolution.self) { group -> Resolution in
-                group.addTask { .resolved(await self.resolve(choice)) }
-                group.addTask { await environment.interrupt.wait().map(Resolution.interrupted) ?? .cancelled }
-                let first = await group.next() ?? .cancelled
-                group.cancelAll()
-                return first
-            }
+            let resolution = await resolveUnlessInterrupted(choice, interrupt: environment.interrupt)
             let resolved: Result<any FlowDriver, DriverProblem>
             switch resolution {
             case .resolved(let result): resolved = result

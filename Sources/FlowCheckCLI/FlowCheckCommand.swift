@@ -241,14 +241,26 @@ public struct FlowCheckCommand: Sendable {
         }
         for spec in invalid { console.err(ConsoleReport.invalid(spec)) }
 
+        // From here a signal stops the run cleanly, the driver's hello probe included (it can
+        // take a driver's whole hello deadline); before (while loading) it exits at once.
+        environment.interrupt.handle()
         let driver: any FlowDriver
-        switch await resolve(options.drivers.first) {
-        case .success(let chosen): driver = chosen
-        case .failure(let problem):
+        let driverName = options.drivers.first?.name ?? options.drivers.first?.command ?? "driver"
+        // A signal during the probe: no flow runs, and the reports say every one was not run.
+        var interruptedBeforeRun: Int32?
+        switch await resolveUnlessInterrupted(options.drivers.first, interrupt: environment.interrupt) {
+        case .resolved(.success(let chosen)): driver = chosen
+        case .resolved(.failure(let problem)):
             // Still a run: every selected flow is a harness error naming the cause, in every
             // report and the JSON document, so CI shows why nothing was checked (exit 3).
             console.err("flowcheck: " + ControlCharacters.escaped(problem.description))
-            driver = UnstartableDriver(name: options.drivers.first?.name ?? options.drivers.first?.command ?? "driver", problem: problem.description)
+            driver = UnstartableDriver(name: driverName, problem: problem.description)
+        case .interrupted(let signal):
+            interruptedBeforeRun = signal
+            driver = UnstartableDriver(name: driverName, problem: "interrupted by \(InterruptSignal.name(of: signal)) while the driver was started")
+        case .cancelled:
+            interruptedBeforeRun = SIGINT
+            driver = UnstartableDriver(name: driverName, problem: "cancelled while the driver was started")
         }
         var runnerOptions = FlowRunner.Options()
         runnerOptions.concurrency = options.jobs ?? Self.defaultJobs(for: driver)
@@ -262,12 +274,10 @@ public struct FlowCheckCommand: Sendable {
         let colour = environment.colour
         let progress = json ? nil : console.progress
         progress?("[0/\(total)] running")
-        // From here a signal stops the run cleanly; before (while loading) it exits at once.
-        environment.interrupt.handle()
         // Temporary report files a killed run left behind go before anything is written.
         for path in [options.junitPath, options.markdownPath] { ReportWriter.removeStaleTemporaryFiles(for: path) }
         let runner = FlowRunner(driver: driver, options: runnerOptions)
-        let (flows, signal) = await Self.runUntilInterrupted(runner, specs, interrupt: environment.interrupt) { flow in
+        let onFinish: @Sendable (FlowResult) -> Void = { flow in
             let finished = done.withLock { count in
                 count += 1
                 return count
@@ -280,6 +290,13 @@ public struct FlowCheckCommand: Sendable {
                 console.out(ConsoleReport.line(flow, colour: colour, baselined: RunResult.baselineReason(flow, baselined: baselined)))
             }
             if finished < total { progress?("[\(finished)/\(total)] running") }
+        }
+        let flows: [FlowResult]
+        let signal: Int32?
+        if let interruptedBeforeRun {
+            (flows, signal) = ([], interruptedBeforeRun)
+        } else {
+            (flows, signal) = await Self.runUntilInterrupted(runner, specs, interrupt: environment.interrupt, onFinish: onFinish)
         }
         progress?("")
         let interruption = signal.map { signal in

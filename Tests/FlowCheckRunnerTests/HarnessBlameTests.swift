@@ -212,6 +212,36 @@ struct HarnessBlameTests {
         }
     }
 
+    /// A signal while the driver is probed for its hello (a silent driver holds the probe for
+    /// its whole hello deadline) stops the run there as a signal mid-run does: every flow is
+    /// listed as not run, the reports are written, and the exit status is the signal's. It
+    /// used to come before the run's signal handling, so the process died with no report.
+    @Test func aSignalDuringTheDriversHelloStillWritesTheReports() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-hello-signal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let interrupt = InterruptSignal()
+        let printed = LockedLines()
+        let console = FlowCheckCommand.Console(out: { printed.add($0) }, err: { printed.add($0) }, progress: { _ in })
+        // Delivered whenever it lands, before or during the probe: the run is stopped either way.
+        let signal = Task {
+            try? await Task.sleep(for: .milliseconds(300))
+            interrupt.deliver(SIGTERM)
+        }
+        let code = await FlowCheckCommand().run([
+            "--driver", "\(Self.misbehaving) silent -",
+            "--junit", folder.path + "/j.xml", "--markdown", folder.path + "/m.md",
+            "--filter", "^MLT-(AUTH|PRODUCTS)$", "--no-derived", SpecsEarnTheirPlaceTests.specsFolder,
+        ], console: console, environment: .init(interrupt: interrupt))
+        _ = await signal.value
+        #expect(code == .terminated, "\(printed.all)")
+        let shown = printed.all.joined(separator: "\n")
+        #expect(shown.contains("interrupted by SIGTERM") && shown.contains("2 flows did not run"), "\(shown)")
+        let junit = try String(contentsOf: folder.appendingPathComponent("j.xml"), encoding: .utf8)
+        let markdown = try String(contentsOf: folder.appendingPathComponent("m.md"), encoding: .utf8)
+        #expect(junit.contains("MLT-AUTH") && markdown.contains("MLT-PRODUCTS"), "both flows are listed: \(markdown.prefix(2000))")
+    }
+
     /// Every 8-byte piece of a secret (UTF-8) that `text` holds. Pieces are packed in a UInt64
     /// and the text is read once with a sliding window: a scan of every report costs
     /// milliseconds, not the seconds of a `contains` per piece that would hold the test pool.
