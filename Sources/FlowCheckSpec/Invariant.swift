@@ -56,7 +56,7 @@ public enum Invariant: String, CaseIterable, Sendable, Comparable {
         case .keep: return "a transient failure (transport error, timeout, 5xx, 429, an answer that is not the provider's JSON) never deletes or replaces the stored token; only the provider's refusal of the token itself may"
         case .dismiss: return "every login that ends (success, error, denial, cancellation) has dismissed the browser it opened"
         case .store: return "a file-backed token store keeps owner-only files in an owner-only folder, replaces them atomically, and leaves no copy of a token behind"
-        case .random: return "every login's state and PKCE verifier differ from every other one of the run, share no long common prefix, and are not timestamps or counters"
+        case .random: return "every login's state and PKCE verifier carry 128 bits at least (counted by the alphabet they are written in), differ from every other one of the run, share no long common prefix, and are not timestamps or counters"
         case .retryAfter: return "within one call, a request answered 429 or 503 with Retry-After is not sent again (same method, origin and path) before the time the server named, by the flow's clock; waiting it out and retrying, or giving up, both conform"
         }
     }

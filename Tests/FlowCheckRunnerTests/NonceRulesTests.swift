@@ -1,0 +1,42 @@
+import Foundation
+import FlowCheckTestLanes
+import Testing
+@testable import FlowCheckRunner
+
+/// INV-RANDOM's entropy rule: a generated `state` or verifier carries 128 bits at least
+/// (RFC 6749 §10.10; flows.md CLE-LOGIN "at least 128 bits"), counted by the smallest
+/// alphabet it is written in. Values real clients make pass; ones that fall short fail,
+/// whatever alphabet they use.
+@Suite(.fast, .timeLimit(.minutes(20)))
+struct NonceRulesTests {
+    static let now = Date(timeIntervalSince1970: 1_767_225_600)
+
+    /// What conforming clients send: our core's 32 bytes in base64url, Python's
+    /// `token_urlsafe(16)`, `token_hex(16)`, a UUID, authlib's 30 letters and digits, a
+    /// 43-character PKCE verifier, 47 bytes in padded standard base64.
+    @Test(arguments: [
+        "q3Zk1v9xWm2TgH8rLp0sYc4NbE6uJfAdKiO7eRwQz5M",
+        "Xq7pL2mN9vB4cR1tY6wZ0g",
+        "9f86d081884c7d659a2feaa0c55ad015",
+        "3F2504E0-4F89-11D3-9A0C-0305E82C3301",
+        "Jq8sLm2Pv9Xc4Rt7Yb1Nw6Ke3Gh5Df",
+        "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+        "bG9uZ2VyIHN0YXRlIHdpdGggcGFkZGluZytzbGFzaC9lbmRzIGhlcmUgYW5kIHRoZXJl+/==",
+    ])
+    func conformingValuesPass(_ value: String) {
+        #expect(NonceRules.weakness(of: value, now: Self.now) == nil, "\(value)")
+    }
+
+    /// Under 128 bits in the alphabet they use: 16 hex digits (64 bits), 16 base64url
+    /// characters (96), 31 hex digits (124), 21 letters and digits (125).
+    @Test(arguments: [
+        ("a3f9c01b7e4d2a68", "hex"),
+        ("Xq7pL2mN9vB4cR-_", "base64"),
+        ("9f86d081884c7d659a2feaa0c55ad01", "hex"),
+        ("Jq8sLm2Pv9Xc4Rt7Yb1Nw", "letters and digits"),
+    ])
+    func shortOfTheirAlphabetFail(_ value: String, _ alphabet: String) {
+        let weakness = NonceRules.weakness(of: value, now: Self.now)
+        #expect(weakness?.contains("fewer than the 128") == true && weakness?.contains(alphabet) == true, "\(value): \(weakness ?? "nil")")
+    }
+}
