@@ -14,14 +14,17 @@ extension MoltinClient {
     ///
     /// A 429 or 503 whose `Retry-After` is within `configuration.retryAfterLimit` is waited out
     /// on the client's clock and the request sent once more (RFC 9110 §10.2.3); the second
-    /// answer is final.
-    func send(_ request: TransportRequest, secrets: [String]) async throws -> TransportResponse {
+    /// answer is final. Unless `stillFit`, asked after the wait, says no: a bearer token that
+    /// expired while the client waited is never sent (seed 003: a token is renewed before it
+    /// is used past its expiry), and the first answer stands.
+    func send(_ request: TransportRequest, secrets: [String], stillFit: () -> Bool = { true }) async throws -> TransportResponse {
         do {
             let response = try await transport.send(request)
             guard let delay = RetryAfter.delay(of: response, now: clock.now), delay <= configuration.retryAfterLimit else {
                 return response
             }
             try await clock.pause(until: clock.now.addingTimeInterval(delay))
+            guard stillFit() else { return response }
             return try await transport.send(request)
         } catch let error as OAuthError {
             throw OAuthError(code: error.code, message: Redaction.scrub(error.message, secrets: secrets), status: error.status)

@@ -39,7 +39,8 @@ extension MoltinClient {
     private func fetchProducts(with token: StoredToken?) async throws -> MoltinWire.ProductsOutcome {
         let request = try MoltinWire.productsRequest(baseURL: configuration.baseURL, accessToken: token?.accessToken)
         let secrets = secrets(credentials: credentials, tokens: [token].compactMap { $0 })
-        let response = try await send(request, secrets: secrets)
+        // After a Retry-After wait, the same token only if it has not expired meanwhile.
+        let response = try await send(request, secrets: secrets, stillFit: { [clock] in !(token?.isExpired(at: clock.now) ?? false) })
         return MoltinWire.productsOutcome(from: response, sentToken: token != nil, secrets: secrets)
     }
 
