@@ -47,7 +47,11 @@ public struct CoreSDKDriver: FlowDriver {
     ///     connect URL by.
     ///   - moltinCredentialStore: where the Moltin client keeps its credentials besides memory.
     ///   - moltinRetryAfterLimit: the longest `Retry-After` the Moltin client waits out, on the
-    ///     flow's clock, before one retry; 0 (the default) never waits.
+    ///     flow's clock, before one retry; 0 never waits. The default, 5 minutes, is above every
+    ///     `Retry-After` the fakes send (30 and 120 s), so `flowcheck specs/` and `explore` run
+    ///     the SDK's waiting and retrying code, which INV-RETRY-AFTER judges: with 0 that code
+    ///     never ran there, and a client that read the header as milliseconds passed every flow.
+    ///     (The SDK's own default stays 0: whether to wait is the app's decision; both conform.)
     public init(
         name: String = "FlowCheck SDK core", transport: @escaping TransportFactory = { $0 }, store: @escaping StoreFactory = { $0 },
         userAgent: @escaping UserAgentFactory = { $0 }, clock: @escaping ClockFactory = { $0 }, random: @escaping RandomFactory = { $0 },
@@ -55,7 +59,7 @@ public struct CoreSDKDriver: FlowDriver {
         requestTimeout: TimeInterval = 30, cloverBaseURLPolicy: BaseURLPolicy = .standard,
         braintreeURLPolicy: BaseURLPolicy = .standard,
         moltinCredentialStore: @escaping MoltinCredentialStoreFactory = { _ in nil },
-        moltinRetryAfterLimit: TimeInterval = 0
+        moltinRetryAfterLimit: TimeInterval = 300
     ) {
         self.moltinRetryAfterLimit = moltinRetryAfterLimit
         self.moltinCredentialStore = moltinCredentialStore

@@ -66,7 +66,8 @@ struct ExploreBrokenSDKTests {
         #expect(result.status == .failed)
         #expect(result.failures.first?.message == finding.message)
         // And our SDK core passes it: the finding is the defect, not the model.
-        #expect(await FlowRunner(driver: CoreSDKDriver()).run(spec).status == .passed)
+        let core = await FlowRunner(driver: CoreSDKDriver()).run(spec)
+        #expect(core.status == .passed, "our core fails the finding: \(core.failures.map(\.message)) \(core.harnessError?.message ?? "")\n\((try? String(contentsOfFile: spec.file, encoding: .utf8)) ?? spec.file)")
     }
 }
 

@@ -145,7 +145,26 @@ public struct MoltinModel: ProviderModel {
         var crashLeftover = false
         /// The reshapes armed (``AnswerReshapes``): they change no prediction.
         var reshapes: [AnswerReshapes.Reshape] = []
+        /// How far the flow's clock may be ahead of `now`: a call that met a fault with a
+        /// `Retry-After` may have waited it out on the flow's clock before its one retry, or
+        /// given up at once (RFC 9110 §10.2.3: both conform, MLT-RATELIMIT), so from then on
+        /// the model knows the clock only within this many seconds.
+        var slack = 0
+        /// `slack` when the stored token was issued: its expiry moved with the clock until then.
+        var tokenSlack = 0
+
+        /// Whether the clock is before `moment` wherever in its unsure span it stands, measured
+        /// against the stored token's expiry; nil when the SDK's waits may have put it either side.
+        func surely(before moment: Int) -> Bool? {
+            let unsure = slack - tokenSlack
+            if now + unsure < moment { return true }
+            if now >= moment { return false }
+            return nil
+        }
     }
+
+    /// The `Retry-After` a fault's answer carries, in seconds (the fakes': 429 30, 503 120).
+    static let retryAfter: [String: Int] = ["rateLimited": 30, "serviceUnavailable": 120]
 
     /// Every fault on every path it can be armed on: a refused grant on the token endpoint, a
     /// rejected token on the API, an unreachable host everywhere, the rest on each path.
@@ -305,7 +324,14 @@ public struct MoltinModel: ProviderModel {
     /// The step for `action` where `state` stands, with its predictions; nil (and `state`
     /// unchanged) when the model cannot predict it there.
     func step(_ action: Action, _ state: inout State) -> SpecJSON? {
+        // A call while a fault with a Retry-After is armed may wait it out, once for each of
+        // its requests (a renewal, then the call's own): the clock may move that far.
+        let waits = [state.tokenFault, state.productsFault].compactMap { $0.flatMap { Self.retryAfter[$0] } }.max().map { 2 * $0 } ?? 0
         guard let written = crashAware(action, &state) else { return nil }
+        switch action {
+        case .auth, .products, .refreshToken: state.slack += waits
+        default: break
+        }
         return state.crashLeftover ? StepBuilder.allowing(Self.leftoverAllowance, in: written) : written
     }
 
@@ -342,9 +368,10 @@ public struct MoltinModel: ProviderModel {
         let before = state
         // A live token's renewal (a rejected call's recovery) spends it or not as the SDK's
         // grant decides (refresh or client_credentials): what a relaunch would send is open.
-        if action == .products, case .known(_, let expires, true) = before.token, before.now < expires { return nil }
+        if action == .products, case .known(_, let expires, true) = before.token, before.surely(before: expires) != false { return nil }
         state = next
         state.token = before.token
+        state.tokenSlack = before.tokenSlack
         state.credentials = before.credentials
         state.crashArmed = false
         state.crashed = true
@@ -452,6 +479,7 @@ public struct MoltinModel: ProviderModel {
         }
         let name = state.newCapture()
         state.token = .known(name: name, expires: state.now + state.lifetime, alive: true)
+        state.tokenSlack = state.slack
         state.credentials = client
         return StepBuilder.app("auth", with: arguments, expect: [
             ("outcome", "ok"),
@@ -466,6 +494,7 @@ public struct MoltinModel: ProviderModel {
     private func renewed(from old: String, _ state: inout State) -> (String, SpecJSON) {
         let name = state.newCapture()
         state.token = .known(name: name, expires: state.now + state.lifetime, alive: true)
+        state.tokenSlack = state.slack
         return ("store", .object([("accessToken", StepBuilder.capture(name, notEquals: old))]))
     }
 
@@ -482,6 +511,9 @@ public struct MoltinModel: ProviderModel {
             ])
         case .known(let name, let expires, let alive):
             let unchanged = ("store", SpecJSON.object([("accessToken", .string("${\(name)}"))]))
+            // The SDK's own waits may have put the clock either side of a line that decides
+            // what Products sends: the model does not guess.
+            guard state.surely(before: expires) != nil, state.surely(before: expires - Self.maxMargin) != nil else { return nil }
             let needsRenewal = state.now >= expires
             // Renewing early or not is the SDK's choice in the window (see maxMargin).
             if !needsRenewal, state.now >= expires - Self.maxMargin, state.credentials != nil { return nil }
