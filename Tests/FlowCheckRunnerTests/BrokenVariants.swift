@@ -17,6 +17,32 @@ enum BrokenVariants {
         }
     }
 
+    /// Waits out a 429's or 503's `Retry-After` on the flow's clock and sends the very same
+    /// request again, whatever happened meanwhile: our core before it checked a bearer token's
+    /// expiry after the wait (MLT-RETRY-EXPIRY).
+    struct ResendAfterWaitTransport: HTTPTransport {
+        let base: any HTTPTransport
+        let clock: any TimeSource
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            let response = try await base.send(request)
+            guard [429, 503].contains(response.status), let delay = response.header("Retry-After").flatMap(Int.init), delay <= 300 else { return response }
+            try await clock.pause(until: clock.now.addingTimeInterval(TimeInterval(delay)))
+            return try await base.send(request)
+        }
+    }
+
+    /// The core with its own waits off and ``ResendAfterWaitTransport`` under it, made per flow
+    /// so the transport waits on that flow's clock.
+    struct ResendAfterWaitDriver: FlowDriver {
+        let name = "resends the same request after a Retry-After wait"
+
+        func makeSession(for context: DriverContext) async throws -> any FlowSession {
+            let clock = context.clock
+            return try await CoreSDKDriver(name: name, transport: { ResendAfterWaitTransport(base: $0, clock: clock) }, moltinRetryAfterLimit: 0).makeSession(for: context)
+        }
+    }
+
     /// A store with one operation that silently does nothing.
     struct LeakyStore: TokenStore {
         let base: any TokenStore

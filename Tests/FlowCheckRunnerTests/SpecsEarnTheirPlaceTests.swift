@@ -156,6 +156,8 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "the stored token deleted before the new one is written", driver: ExploreFoundBrokenVariants.deleteBeforeWrite, mustFail: ["MLT-STORE-CRASH-RENEW"]),
         Variant(name: "setupNone keeps the stored token", driver: ExploreFoundBrokenVariants.setupNoneKeepsStoredToken, mustFail: ["CLV-NONE-5"]),
         Variant(name: "a failed return keeps the connect", driver: ExploreFoundBrokenVariants.failedReturnKeepsConnect, mustFail: ["BT-DENIED"]),
+        // Found when explore ran with a core that waits out Retry-After
+        Variant(name: "the same request resent after a Retry-After wait, its token expired meanwhile", driver: BrokenVariants.ResendAfterWaitDriver(), mustFail: ["MLT-RETRY-EXPIRY"]),
     ]
 
     @Test(arguments: variants)
