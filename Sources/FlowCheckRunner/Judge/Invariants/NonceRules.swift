@@ -15,25 +15,22 @@ enum NonceRules {
     /// guessing it at most 2^-128; flows.md CLE-LOGIN: "a fresh random state (at least 128 bits)").
     static let requiredBits = 128.0
 
-    /// The smallest common alphabet holding every character of `value` (its `=` padding
-    /// aside), and its name: what each character can carry at most. A random value judged by
-    /// the smallest alphabet it fits is given the benefit of the doubt (22 base64url characters
-    /// with no `-` or `_` read as letters and digits still carry 131 bits), while 16 hex digits
-    /// (64 bits) or 16 base64url characters (96 bits) fall short whatever made them.
+    /// The alphabet `value` is written in (its `=` padding aside) and its name: what each
+    /// character can carry at most. Hex is told by its characters: a value of 16 or more
+    /// characters drawn from a wider alphabet is all hex with odds under 10^-10. Letters and
+    /// digits are not narrowed further (base64url without `-` or `_`, or in one case, is
+    /// common by chance: 16 random bytes as 22 base64url characters are all lower case and
+    /// digits one time in 150,000), so any of them counts as base64's 64 symbols. 16 hex
+    /// digits (64 bits) and 16 base64url characters (96 bits) fall short whatever made them.
     static func alphabet(of value: String) -> (symbols: Int, name: String) {
         let bytes = value.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
         let digit: (UInt8) -> Bool = { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        let lower: (UInt8) -> Bool = { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
-        let upper: (UInt8) -> Bool = { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        let letter: (UInt8) -> Bool = { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }
         if bytes.allSatisfy({ digit($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
             || bytes.allSatisfy({ digit($0) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) {
             return (16, "hex")
         }
-        if bytes.allSatisfy({ digit($0) || lower($0) }) || bytes.allSatisfy({ digit($0) || upper($0) }) {
-            return (36, "letters of one case and digits")
-        }
-        if bytes.allSatisfy({ digit($0) || lower($0) || upper($0) }) { return (62, "letters and digits") }
-        if bytes.allSatisfy({ digit($0) || lower($0) || upper($0) || "-_+/".utf8.contains($0) }) { return (64, "base64") }
+        if bytes.allSatisfy({ digit($0) || letter($0) || "-_+/".utf8.contains($0) }) { return (64, "letters, digits and base64's symbols") }
         return (95, "printable ASCII")
     }
 
