@@ -29,6 +29,8 @@ struct RedactorEncodedFormsTests {
         ("base64 wrapped at 76 columns with the secret across the break (MIME, Python's encodebytes)", wrapped(at: 76, separator: "\n")),
         ("base64 wrapped at 64 columns with CRLF (PEM)", wrapped(at: 64, separator: "\r\n")),
         ("wrapped base64 in a one-line rendering (escaped \\n, as a driver's stderr in a report)", wrapped(at: 76, separator: "\\n")),
+        ("wrapped base64, each line indented (YAML, a pretty log)", "blob:\n  " + wrapped(at: 76, separator: "\n  ").dropFirst("blob:\n".count)),
+        ("wrapped base64 as a JSON array of quoted lines", "[\"" + wrapped(at: 76, separator: "\",\n  \"").dropFirst("blob:\n".count).dropLast("\",\n  \"".count) + "\"]"),
     ]
 
     /// Base64 of a document holding the secret, wrapped into lines of `width` so the secret's

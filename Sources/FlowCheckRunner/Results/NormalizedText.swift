@@ -66,30 +66,38 @@ struct NormalizedText {
     private static func mayWrapBase64(_ original: [UInt8]) -> Bool {
         var run = 0
         for (index, byte) in original.enumerated() {
-            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-                if run >= wrappedLine, joinableBreak(original, at: index) != nil { return true }
-                run = 0
-            } else {
-                run = isBase64(byte) ? run + 1 : 0
+            if isBase64(byte) {
+                run += 1
+                continue
             }
+            if run >= wrappedLine, "\n\r\"',\\".utf8.contains(byte), joinableBreak(original, at: index) != nil { return true }
+            run = 0
         }
         return false
     }
 
-    /// The length of the line breaks at `index` when they split a wrapped base64 value: the
-    /// next line is base64 up to its end (a line break, the end of the text, or a quote,
-    /// space, comma, semicolon or bracket after the value's last line). A header line
-    /// (`Content-Type:`) or an indented JSON line is not, so ordinary lines stay apart.
+    /// The length of the joint at `index` when it splits a wrapped base64 value: line breaks,
+    /// with the indentation of the next line, and the quotes (and comma) of a value written as
+    /// a list of quoted lines (`"...",` then `  "..."`, as YAML, JSON arrays and pretty logs
+    /// do); the next line is base64 up to its end (a line break, the end of the text, or a
+    /// quote, space, comma, semicolon or bracket after the value's last line). A header line
+    /// (`Content-Type:`) or a JSON member (`"name": ...`) is not, so ordinary lines stay apart.
     private static func joinableBreak(_ original: [UInt8], at index: Int) -> Int? {
-        guard let length = lineBreaks(original, at: index) else { return nil }
-        var end = index + length
-        let start = end
+        let quote: (UInt8) -> Bool = { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") }
+        var at = index
+        if at < original.count, quote(original[at]) { at += 1 }
+        if at < original.count, original[at] == UInt8(ascii: ",") { at += 1 }
+        guard let length = lineBreaks(original, at: at) else { return nil }
+        at += length
+        while at < original.count, original[at] == UInt8(ascii: " ") || original[at] == UInt8(ascii: "\t") { at += 1 }
+        if at < original.count, quote(original[at]) { at += 1 }
+        var end = at
         while end < original.count, isBase64(original[end]) { end += 1 }
-        guard end > start else { return nil }
-        if end == original.count { return length }
+        guard end > at else { return nil }
+        if end == original.count { return at - index }
         let next = original[end]
-        if next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r") || lineBreaks(original, at: end) != nil { return length }
-        return "\"' ,;)]}<&".utf8.contains(next) ? length : nil
+        if next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r") || lineBreaks(original, at: end) != nil { return at - index }
+        return "\"' ,;)]}<&".utf8.contains(next) ? at - index : nil
     }
 
     /// How many bytes of line breaks start at `index`: CR and LF, and the escapes `\n` and `\r`

@@ -65,8 +65,8 @@ public struct Redactor: Sendable {
     /// ``scrub(_:)``, and then every piece of a known secret of ``fragmentLength`` characters or
     /// more masked too, as it is written (no encoding): for text a driver or an SDK wrote, where
     /// a secret turns up cut (`token[:28]`, a token logged in two halves, a line wrapped mid-
-    /// token), which no whole form matches. Not for the harness's own transcripts, whose
-    /// fields are masked by structure: there a piece of a secret is only ever a whole one.
+    /// token), which no whole form matches. Indexing pieces costs, so a redactor does it only
+    /// when asked (``init(secrets:recognising:fragments:)``).
     public func scrubbingFragments(_ text: String) -> String {
         let scrubbed = scrub(text)
         guard !pieces.isEmpty else { return scrubbed }

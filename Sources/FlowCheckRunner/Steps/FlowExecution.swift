@@ -284,9 +284,10 @@ struct FlowExecution: Sendable {
     }
 
     private func buildResult(state: Progress.State, exchanges: [RecordedExchange], issuedSecrets: [String], origin: String?, otherOrigins: [(String, String)] = [], elapsed: Duration, log: [String] = []) -> FlowResult {
-        // What the SDK or a driver wrote (an error's message in a failure, a driver's log) may
-        // hold a secret cut in pieces, which no whole form matches: there pieces are masked
-        // too. Indexing them costs, so only a flow with such text pays (a passing flow has none).
+        // What the SDK or a driver wrote (an error's message in a failure, a driver's log, the
+        // requests of a flow that did not pass) may hold a secret cut in pieces, which no whole
+        // form matches: there pieces are masked too. Indexing them costs, so only a flow with
+        // such text pays: one that failed, broke, skipped a check or has a driver log.
         let freeText = masking && (!state.failures.isEmpty || state.error != nil || !log.isEmpty || !state.skips.isEmpty)
         var redactor = Redactor(secrets: masking ? spec.fixture.secrets + issuedSecrets + state.secrets : [], fragments: freeText)
         let kit = providers.kit(for: spec.provider)
@@ -317,7 +318,11 @@ struct FlowExecution: Sendable {
             decisions: spec.decisions.map(redactor.scrub), steps: steps, status: status, failures: failures,
             errorMessage: nil,
             // The driver's own log (an out-of-process driver's stderr) closes the transcript.
-            transcript: exchanges.map { redactor.scrub(Transcript.render($0, mask: redactor.scrub)) } + (log.isEmpty ? [] : [scrubFree("driver log (stderr):\n" + log.map { "  " + $0 }.joined(separator: "\n"))]),
+            // What the SDK sent may hold pieces of a secret (a token cut into a query or a
+            // header of its own): in a flow that did not pass, the one a person reads, they are
+            // masked too. The driver's log is scrubbed as the lines it wrote, before they are
+            // indented, so a value it wrapped over lines reads as one.
+            transcript: exchanges.map { scrubFree(Transcript.render($0, mask: redactor.scrub)) } + (log.isEmpty ? [] : ["driver log (stderr):\n" + scrubFree(log.joined(separator: "\n")).split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")]),
             duration: seconds,
             events: state.events.map { $0.scrubbed(redactor) }, providerTitle: kit?.title,
             skips: state.skips.map { CheckSkip(step: $0.step, line: $0.line, check: redactor.scrub($0.check), reason: scrubFree($0.reason)) },

@@ -23,8 +23,9 @@ It is moltin-python in every flow but FLOW-ID. In FLOW-ID, at the first call, it
   leak     at its first products call, writes to stdout a line that is not a message and holds
            the issued access token after OFFSET characters (the third argument) of filler
   halves   at its first products call, writes the issued access token to stderr cut in two
-           halves, and answers the call with an error whose message holds the halves too
-           (a tired SDK's log: `token[:28]`, then the rest)
+           halves, sends a products request with 26 characters of it in the query, and answers
+           the call with an error whose message holds the halves too (a tired SDK's log:
+           `token[:28]`, then the rest)
 In every flow:
   ignorestop  never exits on stop (nor on SIGTERM)
 Modes that act before any flow is known:
@@ -145,6 +146,8 @@ class Misbehaving(Driver):
                 half = len(token) // 2
                 sys.stderr.write("renewing: first part %s, second part %s\n" % (token[:half], token[half:]))
                 sys.stderr.flush()
+                # And a debug request carrying a piece of it in its query: the transcript shows it.
+                self.client.transport.send("GET", self.base_url + "/v1/products?t=" + token[4:30], {"Accept": "application/json"})
                 self.send({"type": "error", "id": message["id"], "kind": "tokenRejected",
                            "message": "token %s... (ends %s) was rejected" % (token[:half], token[half:])})
                 return

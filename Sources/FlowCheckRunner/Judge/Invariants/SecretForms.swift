@@ -128,8 +128,9 @@ struct SecretForms: Sendable {
     }
 
     /// `bytes` with each line break (CR, LF, or their escapes `\n` and `\r` in a one-line
-    /// rendering) dropped where a line of 16 or more base64 characters goes on with a line
-    /// that is base64 to its end; nil when there is none.
+    /// rendering), with the next line's indentation and the quotes of a list of quoted lines,
+    /// dropped where a line of 16 or more base64 characters goes on with a line that is base64
+    /// to its end; nil when there is none.
     static func unwrapped(_ bytes: [UInt8]) -> [UInt8]? {
         func base64(_ byte: UInt8) -> Bool {
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
@@ -153,16 +154,27 @@ struct SecretForms: Sendable {
         var run = 0
         var index = 0
         while index < bytes.count {
-            if run >= 16, case let length = breakLength(at: index), length > 0 {
-                // Joined only when the next line is base64 to its end: a header line or an
-                // indented JSON line stays apart.
-                var end = index + length
-                while end < bytes.count, base64(bytes[end]) { end += 1 }
-                if end > index + length,
-                   end == bytes.count || breakLength(at: end) > 0 || "\"' ,;)]}<&".utf8.contains(bytes[end]) {
-                    if out == nil { out = Array(bytes[..<index]) }
-                    index += length
-                    continue
+            if run >= 16, !base64(bytes[index]) {
+                // The joint: a closing quote and comma, the line breaks, the next line's
+                // indentation and opening quote (a value written as a list of quoted lines).
+                // Joined only when the next line is base64 to its end: a header line or a JSON
+                // member stays apart.
+                var at = index
+                if at < bytes.count, bytes[at] == UInt8(ascii: "\"") || bytes[at] == UInt8(ascii: "'") { at += 1 }
+                if at < bytes.count, bytes[at] == UInt8(ascii: ",") { at += 1 }
+                let length = breakLength(at: at)
+                if length > 0 {
+                    at += length
+                    while at < bytes.count, bytes[at] == UInt8(ascii: " ") || bytes[at] == UInt8(ascii: "\t") { at += 1 }
+                    if at < bytes.count, bytes[at] == UInt8(ascii: "\"") || bytes[at] == UInt8(ascii: "'") { at += 1 }
+                    var end = at
+                    while end < bytes.count, base64(bytes[end]) { end += 1 }
+                    if end > at,
+                       end == bytes.count || breakLength(at: end) > 0 || "\"' ,;)]}<&".utf8.contains(bytes[end]) {
+                        if out == nil { out = Array(bytes[..<index]) }
+                        index = at
+                        continue
+                    }
                 }
             }
             run = base64(bytes[index]) ? run + 1 : 0
