@@ -39,4 +39,17 @@ public final class ServeClock: Sendable {
     public func canAdvance(by seconds: TimeInterval) -> Bool {
         seconds.isFinite && seconds > 0 && now.addingTimeInterval(seconds) <= horizon
     }
+
+    /// Moves the clock by `seconds` only if the whole move stays within ``horizon``, checked
+    /// and made under one lock (two moves at once cannot both pass the check and one of them
+    /// be cut short). - Returns: whether it moved.
+    public func advanceWithinHorizon(by seconds: TimeInterval) -> Bool {
+        guard seconds.isFinite, seconds > 0 else { return false }
+        return current.withLock { now in
+            let next = now.addingTimeInterval(seconds)
+            guard next <= horizon else { return false }
+            now = next
+            return true
+        }
+    }
 }
