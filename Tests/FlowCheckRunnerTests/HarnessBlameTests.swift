@@ -152,8 +152,7 @@ struct HarnessBlameTests {
     /// step summary or the JSON document.
     @Test(arguments: [30, 41, 50, 60, 66, 72, 76, 79])
     func aQuotedDriverLineNeverShowsAPieceOfAToken(_ offset: Int) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-leak-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.scratchFolder("flowcheck-leak-")
         defer { try? FileManager.default.removeItem(at: folder) }
         let issued = LockedLines()
         var command = FlowCheckCommand()
@@ -175,20 +174,14 @@ struct HarnessBlameTests {
             if offset + Redactor.mask.count <= SpecText.quoteLimit { #expect(shown.contains(Redactor.mask), "\(shown)") }
             written += [shown] + (try ["j-\(format).xml", "m-\(format).md", "summary-\(format).md"].map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) })
         }
-        let tokens = Set(issued.all)
-        #expect(tokens.contains { $0.count == 56 }, "an access token was issued: \(tokens)")
-        for text in written {
-            let leaked = Self.pieces(of: tokens, in: text)
-            #expect(leaked.isEmpty, "offset \(offset): pieces \(leaked) of an issued secret in: \(text.prefix(4000))")
-        }
+        Self.expectNoPiece(of: issued, in: written, "offset \(offset)")
     }
 
     /// A driver (or the SDK behind it) that writes a token cut in two, in its stderr and in
     /// the message of the error it answers: no whole form of the token is there to mask, and
     /// the halves are masked as pieces, in the failure, the driver's log and every report.
     @Test func aTokenWrittenInHalvesShowsNoPiece() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-halves-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.scratchFolder("flowcheck-halves-")
         defer { try? FileManager.default.removeItem(at: folder) }
         let issued = LockedLines()
         var command = FlowCheckCommand()
@@ -204,12 +197,7 @@ struct HarnessBlameTests {
         let written = [printed.all.joined(separator: "\n")] + (try ["j.xml", "m.md"].map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) })
         // The halves were written and reported, masked.
         #expect(written[1].contains("was rejected") && written[1].contains("first part"), "\(written[1].prefix(6000))")
-        let tokens = Set(issued.all)
-        #expect(tokens.contains { $0.count == 56 }, "an access token was issued: \(tokens)")
-        for text in written {
-            let leaked = Self.pieces(of: tokens, in: text)
-            #expect(leaked.isEmpty, "pieces \(leaked) of an issued secret in: \(text.prefix(4000))")
-        }
+        Self.expectNoPiece(of: issued, in: written, "halves")
     }
 
     /// A signal while the driver is probed for its hello (a silent driver holds the probe for
@@ -217,8 +205,7 @@ struct HarnessBlameTests {
     /// listed as not run, the reports are written, and the exit status is the signal's. It
     /// used to come before the run's signal handling, so the process died with no report.
     @Test func aSignalDuringTheDriversHelloStillWritesTheReports() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowcheck-hello-signal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.scratchFolder("flowcheck-hello-signal-")
         defer { try? FileManager.default.removeItem(at: folder) }
         let interrupt = InterruptSignal()
         let printed = LockedLines()
@@ -240,6 +227,23 @@ struct HarnessBlameTests {
         let junit = try String(contentsOf: folder.appendingPathComponent("j.xml"), encoding: .utf8)
         let markdown = try String(contentsOf: folder.appendingPathComponent("m.md"), encoding: .utf8)
         #expect(junit.contains("MLT-AUTH") && markdown.contains("MLT-PRODUCTS"), "both flows are listed: \(markdown.prefix(2000))")
+    }
+
+    /// A new folder for a test's reports (the caller removes it).
+    static func scratchFolder(_ prefix: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(prefix + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// An access token was issued, and no 8-byte piece of anything issued is in `written`.
+    static func expectNoPiece(of issued: LockedLines, in written: [String], _ label: String) {
+        let tokens = Set(issued.all)
+        #expect(tokens.contains { $0.count == 56 }, "an access token was issued: \(tokens)")
+        for text in written {
+            let leaked = pieces(of: tokens, in: text)
+            #expect(leaked.isEmpty, "\(label): pieces \(leaked) of an issued secret in: \(text.prefix(4000))")
+        }
     }
 
     /// Every 8-byte piece of a secret (UTF-8) that `text` holds. Pieces are packed in a UInt64
