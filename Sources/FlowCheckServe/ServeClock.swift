@@ -22,28 +22,12 @@ public final class ServeClock: Sendable {
 
     public var now: Date { current.withLock { $0 } }
 
-    /// Moves the clock forward by `seconds`, no further than ``horizon``; it never goes back.
-    /// - Returns: whether it moved all the way: false when `seconds` is not a positive number
-    ///   (the clock stays) or the move would pass the horizon (the clock stops there).
+    /// Moves the clock forward by `seconds` if the whole move stays within ``horizon``,
+    /// checked and made under one lock (two moves at once cannot both pass the check); it never
+    /// goes back. - Returns: whether it moved (a move that is not a positive number of seconds,
+    /// or would pass the horizon, leaves the clock where it was).
     @discardableResult
     public func advance(by seconds: TimeInterval) -> Bool {
-        guard seconds.isFinite, seconds > 0 else { return false }
-        return current.withLock { now in
-            let next = now.addingTimeInterval(seconds)
-            now = min(next, horizon)
-            return next <= horizon
-        }
-    }
-
-    /// Whether a move by `seconds` from now would stay within ``horizon``.
-    public func canAdvance(by seconds: TimeInterval) -> Bool {
-        seconds.isFinite && seconds > 0 && now.addingTimeInterval(seconds) <= horizon
-    }
-
-    /// Moves the clock by `seconds` only if the whole move stays within ``horizon``, checked
-    /// and made under one lock (two moves at once cannot both pass the check and one of them
-    /// be cut short). - Returns: whether it moved.
-    public func advanceWithinHorizon(by seconds: TimeInterval) -> Bool {
         guard seconds.isFinite, seconds > 0 else { return false }
         return current.withLock { now in
             let next = now.addingTimeInterval(seconds)
@@ -51,5 +35,11 @@ public final class ServeClock: Sendable {
             now = next
             return true
         }
+    }
+
+    /// Whether a move by `seconds` from now would stay within ``horizon`` (a stall's move, checked
+    /// when it is armed and made when the stall begins).
+    public func canAdvance(by seconds: TimeInterval) -> Bool {
+        seconds.isFinite && seconds > 0 && now.addingTimeInterval(seconds) <= horizon
     }
 }

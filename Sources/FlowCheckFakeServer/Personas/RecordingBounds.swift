@@ -26,12 +26,13 @@ public struct RecordingBounds: Sendable, Equatable {
     /// their encodings are written in: letters, digits, `-._~%+/=` and `\` (a `\u` escape).
     func cut(_ body: Data) -> Data {
         guard let limit = maxBodyBytes, body.count > limit else { return body }
-        let bytes = Array(body)
-        var end = limit
-        if Self.inWord(bytes[limit]) {
-            while end > 0, Self.inWord(bytes[end - 1]) { end -= 1 }
+        // Indexed in place: only what is kept is copied, not a body of megabytes.
+        let start = body.startIndex
+        var end = start + limit
+        if Self.inWord(body[end]) {
+            while end > start, Self.inWord(body[end - 1]) { end -= 1 }
         }
-        return Data(bytes[..<end])
+        return Data(body[start..<end])
     }
 
     private static func inWord(_ byte: UInt8) -> Bool {

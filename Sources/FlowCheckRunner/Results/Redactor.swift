@@ -30,13 +30,14 @@ public struct Redactor: Sendable {
     /// fakes issued, known by its shape): spans of a text's UTF-8 bytes.
     private let recognise: (@Sendable ([UInt8]) -> [Range<Int>])?
 
-    /// - Parameter recognise: also masks what it finds, in the text as it is and as a reader
-    ///   would decode it, as the listed secrets are masked.
     /// Whether ``add(_:)`` indexes the pieces of secrets, for ``scrubbingFragments(_:)``.
     private let indexesFragments: Bool
 
-    /// - Parameter fragments: index the pieces of each secret too, so ``scrubbingFragments(_:)``
-    ///   finds them (a redactor for text a driver wrote); off, it masks whole forms only.
+    /// - Parameters:
+    ///   - recognise: also masks what it finds, in the text as it is and as a reader would
+    ///     decode it, as the listed secrets are masked.
+    ///   - fragments: index the pieces of each secret too, so ``scrubbingFragments(_:)`` finds
+    ///     them (a redactor for text a driver wrote); off, it masks whole forms only.
     public init(secrets: [String] = [], recognising recognise: (@Sendable ([UInt8]) -> [Range<Int>])? = nil, fragments: Bool = false) {
         self.recognise = recognise
         indexesFragments = fragments
@@ -68,10 +69,19 @@ public struct Redactor: Sendable {
     /// token), which no whole form matches. Indexing pieces costs, so a redactor does it only
     /// when asked (``init(secrets:recognising:fragments:)``).
     public func scrubbingFragments(_ text: String) -> String {
-        let scrubbed = scrub(text)
-        guard !pieces.isEmpty else { return scrubbed }
-        let bytes = Array(scrubbed.utf8)
-        guard bytes.count >= Self.fragmentLength else { return scrubbed }
+        guard !pieces.isEmpty else { return scrub(text) }
+        // Pieces are one more recogniser of the index's pass, beside the shape-based one:
+        // found in the text as it is and as a reader decodes it, masked with the whole forms.
+        let recognise = self.recognise
+        return index.replacingForms(in: namingOrigins(text), with: Self.mask) { bytes in
+            (recognise?(bytes) ?? []) + fragmentSpans(in: bytes)
+        }
+    }
+
+    /// The spans of `bytes` that are a piece of ``fragmentLength`` or more bytes of an indexed
+    /// secret, each as long as it goes on matching that secret.
+    private func fragmentSpans(in bytes: [UInt8]) -> [Range<Int>] {
+        guard bytes.count >= Self.fragmentLength else { return [] }
         var spans: [Range<Int>] = []
         var start = 0
         while start <= bytes.count - Self.fragmentLength {
@@ -91,16 +101,7 @@ public struct Redactor: Sendable {
                 start += 1
             }
         }
-        guard !spans.isEmpty else { return scrubbed }
-        var out: [UInt8] = []
-        var copied = 0
-        for span in spans {
-            out.append(contentsOf: bytes[copied..<span.lowerBound])
-            out.append(contentsOf: Self.mask.utf8)
-            copied = span.upperBound
-        }
-        out.append(contentsOf: bytes[copied...])
-        return String(decoding: out, as: UTF8.self)
+        return spans
     }
 
     /// A ``fragmentLength``-byte piece of text, as a dictionary key.
@@ -129,12 +130,17 @@ public struct Redactor: Sendable {
 
     /// The text with every secret masked and every origin named.
     public func scrub(_ text: String) -> String {
+        // A secret that contains another is masked whole (the longer form wins).
+        index.replacingForms(in: namingOrigins(text), with: Self.mask, recognising: recognise)
+    }
+
+    /// `text` with every server origin replaced by its name.
+    private func namingOrigins(_ text: String) -> String {
         var result = text
         for (origin, name) in origins {
             result = Self.replacing(origin, with: name, in: result)
         }
-        // A secret that contains another is masked whole (the longer form wins).
-        return index.replacingForms(in: result, with: Self.mask, recognising: recognise)
+        return result
     }
 
     /// Whether `needle`'s UTF-8 bytes occur in `text`'s.

@@ -20,7 +20,6 @@ public final class URLSessionTransport: HTTPTransport {
     /// until Dispatch had none left to run the work queues they waited for (a loaded
     /// `swift test` hung so, with 255 threads in `dataTask` and `resume`).
     private static let starter = DispatchQueue(label: "flowcheck.sdk.urlsession-transport.start")
-    private var starter: DispatchQueue { Self.starter }
 
     /// Creates a transport with its own session.
     /// - Parameter timeout: Seconds before a request or resource load times out.
@@ -71,7 +70,7 @@ public final class URLSessionTransport: HTTPTransport {
                 // session's work queue, and a Swift task waiting there holds one of the
                 // cooperative pool's threads (one per core) while the queue finishes another
                 // request's callbacks; with every pool thread so held, the process idles.
-                starter.async { [self] in
+                Self.starter.async { [self] in
                     let started = pending.startUnlessCancelled { () -> URLSessionDataTask? in
                         // A task created on an invalidated session raises an Objective-C exception on
                         // Apple platforms, so refuse before asking the session.
@@ -102,10 +101,10 @@ public final class URLSessionTransport: HTTPTransport {
                     }
                 }
             }
-        } onCancel: { [starter] in
+        } onCancel: {
             // On the same queue, after the start if it was queued first: cancelling a task
             // waits on the session's work queue too, and this runs on the cancelling thread.
-            starter.async { pending.cancel() }
+            Self.starter.async { pending.cancel() }
         }
     }
 

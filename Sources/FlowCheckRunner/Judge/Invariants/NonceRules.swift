@@ -15,15 +15,15 @@ enum NonceRules {
     /// guessing it at most 2^-128; flows.md CLE-LOGIN: "a fresh random state (at least 128 bits)").
     static let requiredBits = 128.0
 
-    /// The alphabet `value` is written in (its `=` padding aside) and its name: what each
+    /// The alphabet `bytes` (a value with its `=` padding taken off) are written in, and its
+    /// name: what each
     /// character can carry at most. Hex is told by its characters: a value of 16 or more
     /// characters drawn from a wider alphabet is all hex with odds under 10^-10. Letters and
     /// digits are not narrowed further (base64url without `-` or `_`, or in one case, is
     /// common by chance: 16 random bytes as 22 base64url characters are all lower case and
     /// digits one time in 150,000), so any of them counts as base64's 64 symbols. 16 hex
     /// digits (64 bits) and 16 base64url characters (96 bits) fall short whatever made them.
-    static func alphabet(of value: String) -> (symbols: Int, name: String) {
-        let bytes = value.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
+    static func alphabet(of bytes: some Collection<UInt8>) -> (symbols: Int, name: String) {
         let digit: (UInt8) -> Bool = { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         let letter: (UInt8) -> Bool = { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) }
         if bytes.allSatisfy({ digit($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
@@ -39,8 +39,10 @@ enum NonceRules {
     static func weakness(of value: String, now: Date) -> String? {
         if value.utf8.count < minimumLength { return "\(value.utf8.count) characters, too short to be unguessable (at least \(minimumLength))" }
         if value.allSatisfy(\.isNumber) { return "only digits: a counter or a timestamp" }
-        let (symbols, alphabet) = alphabet(of: value)
-        let characters = value.utf8.reversed().drop { $0 == UInt8(ascii: "=") }.count
+        // `=` padding carries nothing.
+        let unpadded = value.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
+        let (symbols, alphabet) = alphabet(of: unpadded)
+        let characters = unpadded.count
         let bits = Double(characters) * log2(Double(symbols))
         if bits < requiredBits {
             return "\(characters) characters of \(alphabet) (\(symbols) symbols): at most \(Int(bits)) bits, fewer than the \(Int(requiredBits)) RFC 6749 §10.10 asks of a generated value"
