@@ -14,6 +14,9 @@ struct BenchOptions: Equatable {
         case hostile
         /// The generated flow's requests through the SDK's transport alone; only when named.
         case transport
+        /// The generated flow's three calls through the SDK alone (its transport and file
+        /// store, no harness); only when named.
+        case sdk
 
         /// What runs when no part is named.
         static let defaults: Set<Part> = [.suite, .flows, .requests]
@@ -92,6 +95,10 @@ struct BenchOptions: Equatable {
                        as the runner runs; at each --flows count, and the marginal cost per flow
                        between them: the floor under the flows figure, what no harness work can
                        take off (`--only transport --flows 100,1000 --cpu`)
+          sdk          (only when named: --only sdk) the same three steps as an app makes
+                       them: MoltinClient's auth, refreshToken and products, over a fresh
+                       URLSessionTransport and a FileTokenStore in a folder of the flow's own;
+                       the SDK's own JSON reading and token saves added to the transport floor
           driver-overhead
                        (only when named) every Moltin flow in DIR, one at a time, in process with
                        the SDK core and through each reference driver process (flowcheck
@@ -102,7 +109,7 @@ struct BenchOptions: Equatable {
                         when other processes share the machine
           --quick       smaller N (suite once, 100 and 1000 flows, 2000 requests) for CI smoke runs
           --specs DIR   the suite to time (default: specs)
-          --only PART   run only suite, flows, requests, command, explore or transport (repeatable), e.g. under a profiler;
+          --only PART   run only suite, flows, requests, command, explore, transport or sdk (repeatable), e.g. under a profiler;
                         peak memory is always printed
           --flows N     generated-flow counts instead, comma-separated (e.g. 200 under callgrind)
           --requests N  request count instead

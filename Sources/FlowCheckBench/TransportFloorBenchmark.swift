@@ -3,16 +3,28 @@ import FlowCheckFakeServer
 import FlowCheckRunner
 import FlowCheckSDK
 
-/// What the generated flow's three requests cost through the SDK's production transport alone:
-/// no spec, runner, judge, store or report. A fresh `URLSessionTransport` per flow (the core
-/// driver makes one per flow), the token, refresh and products requests of
-/// ``GeneratedFlows``, against one fake Moltin in this process, as many flows at once as the
-/// runner runs. The marginal cost between two counts is the floor under the `flows` figure's:
-/// however cheap the harness became, a flow would still cost this.
+/// What the generated flow's three requests cost without the harness: no spec, runner, judge or
+/// report. A fresh `URLSessionTransport` per flow (the core driver makes one per flow), the
+/// token, refresh and products requests of ``GeneratedFlows``, against one fake Moltin in this
+/// process, as many flows at once as the runner runs. The marginal cost between two counts is
+/// a floor under the `flows` figure's: however cheap the harness became, a flow would still
+/// cost this.
 struct TransportFloorBenchmark {
+    /// What sends the three requests.
+    enum Floor: Sendable {
+        /// `URLSessionTransport` alone: the requests, built by hand, and nothing of the SDK.
+        case transport
+        /// The SDK under test as an app calls it: `MoltinClient`'s `auth`, `refreshToken` and
+        /// `products` over that transport, with a `FileTokenStore` in a folder of the flow's
+        /// own, where the runner keeps a flow's (what the core driver gives a flow): the SDK's own JSON reading, token saves
+        /// and store reads, which no harness work can take off either.
+        case sdk
+    }
+
     let count: Int
     /// Flows at once; nil for the runner's default (four times the cores).
     var concurrency: Int?
+    var floor: Floor = .transport
 
     /// The fixed virtual time the fake judges tokens by: nothing expires during the run.
     private static let epoch = Date(timeIntervalSince1970: 1_767_225_600)
@@ -29,6 +41,7 @@ struct TransportFloorBenchmark {
         }
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
+        let floor = self.floor
         let width = concurrency ?? FlowRunner.Options.defaultConcurrency
         let total = max(1, count)
         let cpuBefore = ProcessCPU.seconds()
@@ -38,13 +51,13 @@ struct TransportFloorBenchmark {
                 var failure: String?
                 while started < min(width, total) {
                     started += 1
-                    group.addTask { await Self.flow(base: base, client: client) }
+                    group.addTask { await Self.flow(floor, base: base, client: client) }
                 }
                 while let result = await group.next() {
                     if failure == nil, let result { failure = result }
                     if started < total {
                         started += 1
-                        group.addTask { await Self.flow(base: base, client: client) }
+                        group.addTask { await Self.flow(floor, base: base, client: client) }
                     }
                 }
                 return failure
@@ -55,8 +68,41 @@ struct TransportFloorBenchmark {
         return FlowThroughputBenchmark.Figure(count: total, seconds: seconds, cpuSeconds: cpuSeconds)
     }
 
+    /// One flow's requests as `floor` sends them; what went wrong, or nil.
+    private static func flow(_ floor: Floor, base: String, client: MoltinFixture.Client) async -> String? {
+        switch floor {
+        case .transport: await transportFlow(base: base, client: client)
+        case .sdk: await sdkFlow(base: base, client: client)
+        }
+    }
+
+    /// The three calls through the SDK, with a store folder made and removed for the flow.
+    private static func sdkFlow(base: String, client: MoltinFixture.Client) async -> String? {
+        let transport = URLSessionTransport()
+        defer { transport.invalidate() }
+        let scratch = FlowStorage.root.appendingPathComponent("flowcheck-floor-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        do {
+            let store = try FileTokenStore(directory: scratch.appendingPathComponent("tokens"))
+            let configuration = try MoltinConfiguration(baseURL: URL(string: base)!)
+            let sdk = MoltinClient(configuration: configuration, transport: transport, store: store, clock: FixedTime(now: epoch))
+            _ = try await sdk.auth(clientId: client.id, clientSecret: client.secret)
+            _ = try await sdk.refreshToken()
+            let products = try await sdk.products()
+            return products.isEmpty ? "the products call returned none" : nil
+        } catch {
+            return "a call failed: \(error)"
+        }
+    }
+
+    /// The SDK's clock, stopped at the fake's time: nothing expires during the run.
+    private struct FixedTime: TimeSource {
+        let now: Date
+        func sleep(until deadline: Date) async throws {}
+    }
+
     /// One flow's requests on a transport of its own; what went wrong, or nil.
-    private static func flow(base: String, client: MoltinFixture.Client) async -> String? {
+    private static func transportFlow(base: String, client: MoltinFixture.Client) async -> String? {
         let transport = URLSessionTransport()
         defer { transport.invalidate() }
         do {

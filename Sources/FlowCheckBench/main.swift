@@ -54,15 +54,15 @@ enum BenchEntry {
                 }
                 FlowThroughputBenchmark.marginalLines(figures).forEach(out)
             }
-            if options.parts.contains(.transport) {
+            for (part, floor, name) in [(BenchOptions.Part.transport, TransportFloorBenchmark.Floor.transport, "transport alone"), (.sdk, .sdk, "SDK alone")] where options.parts.contains(part) {
                 var figures: [FlowThroughputBenchmark.Figure] = []
                 for count in options.flowCounts {
-                    let floor = try await TransportFloorBenchmark(count: count, concurrency: options.jobs).run()
-                    out("transport alone (\(floor.count) flows): \(Format.whole(floor.perSecond)) flows/s")
-                    if options.cpu { out(floor.cpuLine.replacingOccurrences(of: "generated", with: "transport alone")) }
-                    figures.append(floor)
+                    let figure = try await TransportFloorBenchmark(count: count, concurrency: options.jobs, floor: floor).run()
+                    out("\(name) (\(figure.count) flows): \(Format.whole(figure.perSecond)) flows/s")
+                    if options.cpu { out(figure.cpuLine.replacingOccurrences(of: "generated", with: name)) }
+                    figures.append(figure)
                 }
-                FlowThroughputBenchmark.marginalLines(figures).map { $0.replacingOccurrences(of: "generated", with: "transport alone") }.forEach(out)
+                FlowThroughputBenchmark.marginalLines(figures).map { $0.replacingOccurrences(of: "generated", with: name) }.forEach(out)
             }
             if options.parts.contains(.requests) {
                 let load = try HTTPLoadBenchmark(connections: options.connections, requests: options.requests, target: options.trivialResponder ? .trivialResponder : .fakeMoltin).run()

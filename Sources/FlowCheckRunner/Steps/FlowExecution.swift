@@ -249,7 +249,7 @@ struct FlowExecution: Sendable {
     }
 
     private static func makeStorageDirectory() throws -> URL {
-        let url = storageRoot.appendingPathComponent("flowcheck-\(UUID().uuidString)", isDirectory: true)
+        let url = FlowStorage.root.appendingPathComponent("flowcheck-\(UUID().uuidString)", isDirectory: true)
         // One mkdir: the root exists and the name is new (FileManager's intermediate-directory
         // walk stats every component, for every flow).
         if mkdir(url.path, 0o700) != 0 {
@@ -258,20 +258,6 @@ struct FlowExecution: Sendable {
         return url
     }
 
-    /// Where flows keep their token stores: the SDK's store fsyncs every write (as it must on a
-    /// device), and on a disk-backed /tmp those flushes, and the discards when the folder is
-    /// removed, were most of a flow's real time. Memory-backed /dev/shm (Linux) keeps the same
-    /// code path at no I/O cost; elsewhere, or without it, the temporary directory.
-    static let storageRoot: URL = {
-        #if os(Linux)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
-           access("/dev/shm", W_OK | X_OK) == 0 {
-            return URL(fileURLWithPath: "/dev/shm", isDirectory: true)
-        }
-        #endif
-        return FileManager.default.temporaryDirectory
-    }()
 
     /// A flow the driver cannot run: every step not run, the one reason as its skip.
     private func skippedResult(_ reason: String) -> FlowResult {
@@ -382,4 +368,22 @@ final class FlowMask: Sendable {
             return state.redactor.scrubbingFragments(text)
         }
     }
+}
+
+/// Where flows keep their token stores.
+package enum FlowStorage {
+    /// The folder each flow's own store folder is made in: the SDK's store fsyncs every write (as it must on a
+    /// device), and on a disk-backed /tmp those flushes, and the discards when the folder is
+    /// removed, were most of a flow's real time. Memory-backed /dev/shm (Linux) keeps the same
+    /// code path at no I/O cost; elsewhere, or without it, the temporary directory.
+    package static let root: URL = {
+        #if os(Linux)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
+           access("/dev/shm", W_OK | X_OK) == 0 {
+            return URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        }
+        #endif
+        return FileManager.default.temporaryDirectory
+    }()
 }
