@@ -121,7 +121,7 @@ public enum Vocabulary {
         "unreachable", "serverError", "nonJSONBody", "tokenNotValid",
         "connectionReset", "stall", "htmlServerError", "truncatedJSON", "redirectLoop",
         "rateLimited", "invalidGrant", "serviceUnavailable", "hold",
-        "unknownMembers", "withoutExpires", "errorsMember", "withoutChallenge", "withoutExpiry", "otherJSON",
+        "unknownMembers", "withoutExpires", "errorsMember", "withoutChallenge", "withoutExpiry", "otherJSON", "retryAfterDate",
     ]
 }
 

@@ -78,6 +78,11 @@ public enum FaultKind: String, Sendable, CaseIterable {
     /// expired-token answer by its body alone, so a client must know it from the body. A
     /// reshape.
     case withoutChallenge
+    /// The answer's `Retry-After` delay-seconds (a 429's or a 503's) written as the instant
+    /// they name, an IMF-fixdate by the fake's clock, rounded up to the whole second: RFC 9110
+    /// §10.2.3 lets a server send either form, so a conforming client waits just as long. A
+    /// reshape.
+    case retryAfterDate
 
     /// The body `connectionReset` announces: Moltin-shaped products, about 2 KB, so that
     /// half of it is a real partial read rather than a few bytes.
@@ -102,7 +107,7 @@ public enum FaultKind: String, Sendable, CaseIterable {
     /// top of whatever answers.
     public var isReshape: Bool {
         switch self {
-        case .unknownMembers, .withoutExpires, .errorsMember, .withoutChallenge, .withoutExpiry:
+        case .unknownMembers, .withoutExpires, .errorsMember, .withoutChallenge, .withoutExpiry, .retryAfterDate:
             return true
         case .unreachable, .serverError, .nonJSONBody, .tokenNotValid, .connectionReset, .stall, .htmlServerError,
              .truncatedJSON, .redirectLoop, .rateLimited, .invalidGrant, .serviceUnavailable, .hold, .otherJSON:
@@ -113,8 +118,16 @@ public enum FaultKind: String, Sendable, CaseIterable {
     /// `response` reshaped as this kind says; unchanged for a kind that is no reshape, and for
     /// an answer it finds nothing to change in (a body that is not a JSON object, no such
     /// member). The body is rewritten as compact JSON; `Content-Length` is the server's.
-    public func reshape(_ response: HTTPResponse) -> HTTPResponse {
+    /// - Parameter now: The fake's clock when it answers (what a date the reshape writes
+    ///   counts from).
+    public func reshape(_ response: HTTPResponse, at now: Date) -> HTTPResponse {
         switch self {
+        case .retryAfterDate:
+            guard let value = response.headers["Retry-After"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty,
+                  value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let seconds = Double(value) else { return response }
+            var reshaped = response
+            reshaped.headers.set("Retry-After", HTTPDate.imfFixdate(now.addingTimeInterval(seconds)))
+            return reshaped
         case .withoutChallenge:
             var reshaped = response
             reshaped.headers.remove("WWW-Authenticate")
@@ -203,7 +216,7 @@ public enum FaultKind: String, Sendable, CaseIterable {
             return nil
         case .otherJSON:
             return .json(200, ["status": false, "error": "FlowCheck: an answer of none of the provider's shapes"])
-        case .unknownMembers, .withoutExpires, .errorsMember, .withoutChallenge, .withoutExpiry:
+        case .unknownMembers, .withoutExpires, .errorsMember, .withoutChallenge, .withoutExpiry, .retryAfterDate:
             // No answer of its own: it reshapes another's.
             return nil
         }

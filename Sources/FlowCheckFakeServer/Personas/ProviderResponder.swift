@@ -40,10 +40,10 @@ final class ProviderResponder: TransportAwareResponder {
         }
 
         /// `answer` reshaped by every reshape matching `request`, each counted down as taken.
-        mutating func reshaped(_ answer: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+        mutating func reshaped(_ answer: HTTPResponse, for request: HTTPRequest, at time: Date) -> HTTPResponse {
             var answer = answer
             for index in reshapes.indices where reshapes[index].matches(request) {
-                answer = reshapes[index].kind.reshape(answer)
+                answer = reshapes[index].kind.reshape(answer, at: time)
                 if let times = reshapes[index].times { reshapes[index].times = times - 1 }
             }
             reshapes.removeAll { ($0.times ?? 1) <= 0 }
@@ -189,7 +189,7 @@ final class ProviderResponder: TransportAwareResponder {
             if overSocket, let (gate, number) = Self.takeHold(&state, for: request) { return .held(gate, number) }
             let fault = state.takeFault(for: request)
             // Only `unreachable` has no response, and it is never armed here.
-            let answer = state.reshaped(fault?.response(for: request) ?? provider.handle(request.answeringHEADAsGET, now: time), for: request)
+            let answer = state.reshaped(fault?.response(for: request) ?? provider.handle(request.answeringHEADAsGET, now: time), for: request, at: time)
             var plan = ResponsePlan(response: answer)
             if overSocket {
                 switch fault {
@@ -264,7 +264,7 @@ final class ProviderResponder: TransportAwareResponder {
     private func answerHeld(_ request: HTTPRequest, origin: String) -> HTTPResponse {
         let time = now()
         let (answer, exchange) = state.withLock { state -> (HTTPResponse, RecordedExchange) in
-            let answer = state.reshaped(provider.handle(request.answeringHEADAsGET, now: time), for: request)
+            let answer = state.reshaped(provider.handle(request.answeringHEADAsGET, now: time), for: request, at: time)
             return (answer, state.record(request, answer, fault: .hold, at: time, origin: origin))
         }
         observer?(exchange)

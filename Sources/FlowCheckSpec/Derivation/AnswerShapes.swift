@@ -6,7 +6,8 @@
 ///   first, the store is as it was (nothing the call could have learnt was written, nothing
 ///   deleted). The variant ends with the call.
 /// - **reshaped** as the provider's documents allow (a member the client does not know, one
-///   of two documented expiry fields, the error text under its other documented name): from
+///   of two documented expiry fields, the error text under its other documented name, a
+///   `Retry-After` as the date it names): from
 ///   the first call that gets such an answer to the end of the flow, the flow's own
 ///   expectations hold unchanged.
 enum AnswerShapes {
@@ -16,8 +17,8 @@ enum AnswerShapes {
         requirements: ["SEED-003-errors", "RFC6749-5.1"])
     static let same = DerivedRule(
         id: "DRV-ANSWER-SAME",
-        statement: "an answer in another shape its documents allow (a member the client does not know, RFC 6749 §5.1 and §5.2; Moltin's expiry by expires_in alone, or left out where its documented default of an hour holds; its error text under errors; an expired-token answer known by its documented body, without a challenge) behaves exactly as the original",
-        requirements: ["RFC6749-5.1", "RFC6749-5.2", "SEED-003-invalid-token"])
+        statement: "an answer in another shape its documents allow (a member the client does not know, RFC 6749 §5.1 and §5.2; Moltin's expiry by expires_in alone, or left out where its documented default of an hour holds; its error text under errors; an expired-token answer known by its documented body, without a challenge; a Retry-After as the HTTP-date it names instead of delay-seconds, RFC 9110 §10.2.3) behaves exactly as the original",
+        requirements: ["RFC6749-5.1", "RFC6749-5.2", "SEED-003-invalid-token", "RFC9110-10.2.3"])
 
     /// The garbling faults, each a fault kind the fake server answers with.
     static let garblings: [(fault: String, words: String)] = [
@@ -42,7 +43,7 @@ enum AnswerShapes {
                 guard let (method, path) = Interleavings.literal(request), let answer = answers.first(where: { $0.matches(path) }) else { continue }
                 let status = request.checks.lazy.compactMap { check -> Int? in if case .status(let status) = check { return status } else { return nil } }.first
                 for shape in answer.equivalent where reshapeStarts[answer.path + " " + shape.fault] == nil && shape.appliesTo(spec.fixture) {
-                    if let status, shape.statuses.contains(status) { reshapeStarts[answer.path + " " + shape.fault] = (index, path) }
+                    if let status, shape.statuses.contains(where: { $0.contains(status) }) { reshapeStarts[answer.path + " " + shape.fault] = (index, path) }
                 }
                 // Garbled where the call was to succeed with this answer, no fault of the
                 // flow's own stands in the way, and the call is not the session's end (which a

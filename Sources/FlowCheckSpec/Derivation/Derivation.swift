@@ -144,14 +144,14 @@ public struct DerivationProfile: Sendable {
         public var fault: String
         /// The statuses of the answers it is tried on (a flow's first request to the path that
         /// expects one of them is where it starts).
-        public var statuses: ClosedRange<Int>
+        public var statuses: [ClosedRange<Int>]
         /// Why a conforming client reads it as the original.
         public var why: String
         /// Whether it is tried on a flow with this fixture (a documented default lifetime holds
         /// only where the fixture's lifetime is that default).
         public var appliesTo: @Sendable (any ProviderFixture) -> Bool
 
-        public init(_ fault: String, statuses: ClosedRange<Int>, why: String, appliesTo: @escaping @Sendable (any ProviderFixture) -> Bool = { _ in true }) {
+        public init(_ fault: String, statuses: ClosedRange<Int>..., why: String, appliesTo: @escaping @Sendable (any ProviderFixture) -> Bool = { _ in true }) {
             self.fault = fault
             self.statuses = statuses
             self.why = why

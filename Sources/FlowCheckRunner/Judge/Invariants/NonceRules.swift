@@ -41,10 +41,13 @@ enum NonceRules {
         if value.allSatisfy(\.isNumber) { return "only digits: a counter or a timestamp" }
         // `=` padding carries nothing.
         let unpadded = value.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
+        if let (digits, bits, layout) = dashedHex(value), bits < requiredBits {
+            return "\(layout): \(digits) hex digits between dashes carry at most \(Int(bits)) bits, fewer than the \(Int(requiredBits)) RFC 6749 §10.10 asks of a generated value"
+        }
         let (symbols, alphabet) = alphabet(of: unpadded)
         let characters = unpadded.count
         let bits = Double(characters) * log2(Double(symbols))
-        if bits < requiredBits {
+        if bits < requiredBits, dashedHex(value) == nil {
             return "\(characters) characters of \(alphabet) (\(symbols) symbols): at most \(Int(bits)) bits, fewer than the \(Int(requiredBits)) RFC 6749 §10.10 asks of a generated value"
         }
         if Set(value).count < 6 { return "only \(Set(value).count) distinct characters" }
@@ -60,6 +63,28 @@ enum NonceRules {
             return "contains a date"
         }
         return nil
+    }
+
+    /// What a value of hex digits (one case) and dashes carries: the dashes nothing, each digit
+    /// 4 bits; in a version 4 UUID's layout (8-4-4-4-12 digits, `4` as the 13th, one of
+    /// `89ab` as the 17th; RFC 9562 §5.4), 122, since six of its bits are fixed. That is what
+    /// `UUID().uuidString` and its kind give, short of RFC 6749 §10.10's 128 whatever made
+    /// them. Nil for any other value, and for one without a dash (``alphabet(of:)`` counts
+    /// those). Random bits written in a UUID's layout look like a version 4 UUID one time in
+    /// 64, and are then counted as one: such a value cannot be told from a UUID by its text.
+    static func dashedHex(_ value: String) -> (digits: Int, bits: Double, layout: String)? {
+        let bytes = Array(value.utf8)
+        let dash = UInt8(ascii: "-")
+        guard bytes.contains(dash) else { return nil }
+        let digits = bytes.filter { $0 != dash }
+        let lower = digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        let upper = digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }
+        guard !digits.isEmpty, lower || upper else { return nil }
+        let groups = value.split(separator: "-", omittingEmptySubsequences: false).map(\.utf8.count)
+        if groups == [8, 4, 4, 4, 12], digits[12] == UInt8(ascii: "4"), "89abAB".utf8.contains(digits[16]) {
+            return (32, 122, "a version 4 UUID")
+        }
+        return (digits.count, Double(digits.count) * 4, "hex digits and dashes")
     }
 
     /// Whether `value` holds `NNNN-NN-NN` (ten bytes: four digits, a dash, two, a dash, two).
