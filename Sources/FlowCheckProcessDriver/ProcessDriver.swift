@@ -174,8 +174,14 @@ final class ProcessSession: FlowSession {
         guard let given = Self.realPath(storageDirectory.path) else {
             throw connection.failure("left no storageDirectory to measure (\(storageDirectory.path) is gone)")
         }
-        guard let named = Self.realPath(directory), named == given || named.hasPrefix(given + "/") else {
+        // A folder the store removed with its last item (a `deleteToken` that takes the whole
+        // folder) is an empty store, as long as it would lie inside the one given: measured
+        // as the nearest folder that exists, with the rest of the path written on.
+        guard let named = Self.realPath(directory) ?? Self.realPathOfMissing(directory), named == given || named.hasPrefix(given + "/") else {
             throw connection.failure("named its store folder \(connection.quoted(directory, limit: 200)), which is not the storageDirectory it was given (\(given)) nor a folder inside it")
+        }
+        if Self.realPath(named) == nil, !files.isEmpty {
+            throw connection.failure("named store files \(files.map { connection.quoted($0) }.joined(separator: ", ")) in \(connection.quoted(directory, limit: 200)), a folder that does not exist")
         }
         guard files.allSatisfy({ !$0.isEmpty && !$0.contains("/") && $0 != "." && $0 != ".." }) else {
             throw connection.failure("named store files \(files.map { connection.quoted($0) }.joined(separator: ", ")): each must be a file name in the folder")
@@ -190,6 +196,24 @@ final class ProcessSession: FlowSession {
         let answer = try await connection.ask(what: "question crashStore") { .crashStore(id: $0, point: point.rawValue) }
         guard case .crashStore(_, let armed, let reason) = answer else { throw connection.failure("answered crashStore with \(answer.typeName)", voids: true) }
         return armed ? .armed : .unsupported(reason ?? "the driver did not arm the crash")
+    }
+
+    /// Where `path` would lead, for a path whose last components do not exist: the kernel's
+    /// answer for the nearest ancestor that does, with the missing names after it. Nil when
+    /// no ancestor resolves, or a missing name is `.` or `..` (which would climb back out).
+    private static func realPathOfMissing(_ path: String) -> String? {
+        var missing: [Substring] = []
+        var ancestor = Substring(path)
+        while let slash = ancestor.lastIndex(of: "/") {
+            let name = ancestor[ancestor.index(after: slash)...]
+            guard name != ".", name != ".." else { return nil }
+            if !name.isEmpty { missing.insert(name, at: 0) }
+            ancestor = ancestor[..<slash]
+            if let resolved = realPath(ancestor.isEmpty ? "/" : String(ancestor)) {
+                return ([resolved == "/" ? "" : resolved] + missing.map(String.init)).joined(separator: "/")
+            }
+        }
+        return nil
     }
 
     /// The kernel's answer to where `path` leads, or nil when it leads nowhere.

@@ -67,6 +67,11 @@ struct StoreDirectoryFacts: Sendable, Equatable {
         let path = location.directory.path
         var info = stat()
         guard lstat(path, &info) == 0 else {
+            // A folder removed with the store's last item holds nothing to judge: an empty
+            // store, closed to everyone since it is not there.
+            if errno == ENOENT, location.files.isEmpty {
+                return StoreDirectoryFacts(directoryMode: 0o700, directoryIsDirectory: true, directoryOwnedByUser: true, entries: [], storeFiles: [])
+            }
             throw DriverError("storeFiles: the store directory the driver named cannot be inspected (errno \(errno))", party: .driver)
         }
         guard let names = Self.names(in: path)?.sorted() else {
