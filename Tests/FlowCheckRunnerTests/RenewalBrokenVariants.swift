@@ -60,16 +60,18 @@ enum RenewalBrokenVariants {
         name: "any failed token call read as invalid_grant", transport: { FailureIsRefusalTransport(base: $0) }
     )
 
-    /// Ends a session only on 401 and reads a 400 from the token endpoint as a server hiccup,
-    /// as an SDK does that keys "session over" on 401 alone: `invalid_grant` (RFC 6749 §5.2
-    /// answers it with 400) then keeps a dead session, and Moltin never falls back to its
-    /// client credentials.
+    /// Reads a refused grant from the token endpoint as a server hiccup: a 400 (RFC 6749 §5.2),
+    /// or Moltin's 401 to a refresh with a dead token, becomes a 503. The session then
+    /// stays though it is dead, and Moltin never falls back to its client credentials.
     struct BadRequestIsTransientTransport: HTTPTransport {
         let base: any HTTPTransport
 
         func send(_ request: TransportRequest) async throws -> TransportResponse {
             let response = try await base.send(request)
-            guard RenewalBrokenVariants.tokenPaths.contains(request.url.path), response.status == 400 else { return response }
+            // A refused grant: a 400 (RFC 6749 §5.2), or Moltin's 401 to a refresh.
+            let refresh = String(decoding: request.body ?? Data(), as: UTF8.self).contains("grant_type=refresh_token")
+            let refused = response.status == 400 || (response.status == 401 && refresh)
+            guard RenewalBrokenVariants.tokenPaths.contains(request.url.path), refused else { return response }
             return TransportResponse(status: 503, headers: response.headers, body: response.body)
         }
     }
