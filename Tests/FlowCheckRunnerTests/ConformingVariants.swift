@@ -154,7 +154,27 @@ enum ConformingVariants {
         Variant(name: "the authorize URL's scheme in capitals",
                 why: "RFC 3986 §3.1: schemes are case-insensitive (canonical form is lower case, but HTTP:// is the same URL)",
                 driver: CoreSDKDriver(name: "HTTP:// authorize URL", userAgent: { base in UppercaseSchemeUserAgent(base: base) })),
+        Variant(name: "a GET sent once more, at once, after a 5xx (with no Retry-After) or a dropped connection",
+                why: "RFC 9110 §9.2.2 and RFC 9112 §9.3.1: a client may repeat an idempotent request that failed, as URLSession does after a reset and retry policies do after a 5xx; a POST is never repeated",
+                driver: CoreSDKDriver(name: "a GET retried once", transport: { base in RetryingGETTransport(base: base) })),
     ]
+
+    /// Sends a GET once more when it failed with a 5xx that names no Retry-After (one that does
+    /// is the server asking for a wait: INV-RETRY-AFTER), or without an answer.
+    struct RetryingGETTransport: HTTPTransport {
+        let base: any HTTPTransport
+
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            guard request.method == "GET" else { return try await base.send(request) }
+            do {
+                let response = try await base.send(request)
+                guard response.status >= 500, response.header("Retry-After") == nil else { return response }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {}
+            return try await base.send(request)
+        }
+    }
 
     // MARK: - Body edits
 
