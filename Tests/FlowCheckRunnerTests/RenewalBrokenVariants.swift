@@ -110,13 +110,6 @@ enum RenewalBrokenVariants {
     /// with the wrong secret.
     static let failedAuthCredentialsKept: any FlowDriver = FailedAuthCredentialsDriver()
 
-    /// Persists the Moltin client credentials next to the token and restores them at launch
-    /// (a "stay logged in" convenience that stores the client secret on the device): after a
-    /// relaunch the client still renews an expired token on its own. The client is given the
-    /// token store as its credential store.
-    static let credentialsPersisted: any FlowDriver = CoreSDKDriver(
-        name: "client credentials persisted across a relaunch", moltinCredentialStore: { $0 }
-    )
 }
 
 /// The SDK core whose `auth` remembers the attempted credentials before the request succeeds.

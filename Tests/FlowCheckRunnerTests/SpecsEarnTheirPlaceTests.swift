@@ -121,7 +121,6 @@ struct SpecsEarnTheirPlaceTests {
         Variant(name: "refresh token expiry not stored", driver: RenewalBrokenVariants.refreshExpiryNotStored, mustFail: ["CLV-FULL-13"]),
         Variant(name: "updateToken stores before verifying", driver: RenewalBrokenVariants.updateTokenStoredBeforeCheck, mustFail: ["CLV-NONE-4"]),
         Variant(name: "credentials of a failed Auth remembered", driver: RenewalBrokenVariants.failedAuthCredentialsKept, mustFail: ["MLT-CREDS"]),
-        Variant(name: "client credentials persisted across a relaunch", driver: RenewalBrokenVariants.credentialsPersisted, mustFail: ["MLT-CREDS"]),
         // Issue 11, part i11b: fresh PKCE and state, redirect edges, dismissal, logout during a login
         Variant(name: "PKCE verifier reused across logins", driver: RedirectBrokenVariants.verifierReused, mustFail: ["CLV-FULL-15"]),
         Variant(name: "state kept from the previous login", driver: RedirectBrokenVariants.stateKept, mustFail: ["CLV-FULL-15"]),
