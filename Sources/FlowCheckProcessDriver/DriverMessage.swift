@@ -11,6 +11,9 @@ public struct DriverHello: Sendable, Equatable {
         case fileStore
         /// `crashStore` may be asked.
         case storeCrash
+        /// The SDK opens logins in the device's own browser, which no app can close: where the
+        /// provider's documents allow that (Clover, Clever), dismissal is not judged.
+        case externalBrowser
     }
 
     public var name: String

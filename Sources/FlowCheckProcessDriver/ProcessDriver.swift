@@ -163,6 +163,10 @@ final class ProcessSession: FlowSession {
         return fields
     }
 
+    func opensExternalBrowser() async -> Bool {
+        hello.capabilities.contains(.externalBrowser)
+    }
+
     func storeLocation() async throws -> StoreLocation? {
         guard hello.capabilities.contains(.fileStore) else { return nil }
         let answer = try await connection.ask(what: "question storeLocation") { .storeLocation(id: $0) }

@@ -28,6 +28,10 @@ public protocol ProviderDescription: Sendable {
     /// How the derived families judge its redirects and sessions. No default: a new provider
     /// says, or nothing compiles.
     var derivation: DerivationProfile { get }
+    /// Why its documents let an SDK open the login in the device's own browser, which no app
+    /// can close (so dismissal is not judged for a driver that says it does), or nil when they
+    /// have the SDK present a page and dismiss it, or open none. No default, as ``derivation``.
+    var externalBrowser: String? { get }
 }
 
 extension ProviderDescription {

@@ -157,6 +157,9 @@ enum ConformingVariants {
         Variant(name: "Moltin's client credentials kept as the app's constants across a relaunch",
                 why: "seed 003's tutorial holds kClientId and kClientSecret as app constants, so after a relaunch an expired token is renewed (seed 003: an auth or refresh request before any other request) instead of reported as not logged in; nothing in the seeds or RFC 8252 §8.5 forbids keeping them (a secret shipped in an app is no secret)",
                 driver: CoreSDKDriver(name: "credentials kept across a relaunch", moltinCredentialStore: { _ in InMemoryTokenStore() })),
+        Variant(name: "Clover and Clever logins in the device's own browser, never dismissed (externalBrowser)",
+                why: "seed 000: the Clover SDK 'will call out to an external browser'; seed 004: on iOS 11 Clever's login opens in Safari; an app cannot close either (RFC 8252 §6, an external user agent). Braintree's seed 002 presents and dismisses its page, so there the variant dismisses as the core does",
+                driver: ExternalBrowserDriver()),
         Variant(name: "a GET sent once more, at once, after a 5xx (with no Retry-After) or a dropped connection",
                 why: "RFC 9110 §9.2.2 and RFC 9112 §9.3.1: a client may repeat an idempotent request that failed, as URLSession does after a reset and retry policies do after a 5xx; a POST is never repeated",
                 driver: CoreSDKDriver(name: "a GET retried once", transport: { base in RetryingGETTransport(base: base) })),
@@ -225,6 +228,42 @@ enum ConformingVariants {
     }
 
     /// Opens `HTTP://` where the SDK wrote `http://`.
+    /// Opens as the core does and never dismisses: the device's own browser.
+    struct NeverDismissingUserAgent: ExternalUserAgent {
+        let base: any ExternalUserAgent
+
+        func open(_ url: URL) async throws { try await base.open(url) }
+        func dismiss() async {}
+    }
+
+    /// The core, with Clover's and Clever's logins in the device's own browser
+    /// (``NeverDismissingUserAgent``) and sessions that say so; Braintree's as the core's.
+    struct ExternalBrowserDriver: FlowDriver {
+        let name = "logins in the device's own browser"
+
+        func makeSession(for context: DriverContext) async throws -> any FlowSession {
+            guard context.provider != .braintree else { return try await CoreSDKDriver(name: name).makeSession(for: context) }
+            let inner = try await CoreSDKDriver(name: name, userAgent: { NeverDismissingUserAgent(base: $0) }).makeSession(for: context)
+            return ExternalBrowserSession(inner: inner)
+        }
+    }
+
+    /// Forwards everything to the core's session, and says it opens an external browser.
+    final class ExternalBrowserSession: FlowSession {
+        let inner: any FlowSession
+        init(inner: any FlowSession) { self.inner = inner }
+
+        func perform(_ call: AppCall) async throws -> CallOutcome { try await inner.perform(call) }
+        func storeContents() async throws -> [String: String] { try await inner.storeContents() }
+        func storeLocation() async throws -> StoreLocation? { try await inner.storeLocation() }
+        func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport { try await inner.armStoreCrash(point) }
+        func sentRequests() async -> [SentRequest]? { await inner.sentRequests() }
+        func finish() async -> DriverError? { await inner.finish() }
+        func log() async -> [String] { await inner.log() }
+        func close() async { await inner.close() }
+        func opensExternalBrowser() async -> Bool { true }
+    }
+
     struct UppercaseSchemeUserAgent: ExternalUserAgent {
         let base: any ExternalUserAgent
 

@@ -42,6 +42,7 @@ struct NewProviderTests {
         var actions: [Vocabulary.ActionSignature] { [.init(name: "hello", required: [], optional: [], summary: "asks for the greeting", results: ["greeting"])] }
         var storeFields: [String] { [] }
         var derivation: DerivationProfile { DerivationProfile(notApplicable: [.tamper: "the echo provider has no redirect", .interleave: "the echo provider keeps no session", .storeCrash: "the echo provider keeps no store"]) }
+        var externalBrowser: String? { nil }
         var serverOperations: [String] { ["revokeKeys"] }
         var defaultServeFixture: String { #"{"greeting": "hi", "apiKey": "echo-key-123"}"# }
         var fixtureSchema: SchemaNode { .closedObject([("greeting", .nonEmptyString), ("apiKey", .secret)], required: ["greeting", "apiKey"]) }

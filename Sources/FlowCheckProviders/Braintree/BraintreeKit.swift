@@ -26,6 +26,10 @@ public struct BraintreeKit: ProviderKit {
     ]
 
     /// The device holds no token in the Braintree flow: there is nothing to store.
+    /// Seed 002 presents the connect page in an SFSafariViewController and dismisses it in the
+    /// return callback: dismissal is judged whatever browser a driver says it uses.
+    public var externalBrowser: String? { nil }
+
     public var derivation: DerivationProfile {
         DerivationProfile(
             parameters: ["merchant_id": .required("seed 002: the return URL names the merchant that connected (SEED-002-trusted: 'with its expected parameters'); which merchant it is, the SDK has nothing to check against")],

@@ -26,6 +26,10 @@ public struct CleverKit: ProviderKit {
 
     public var storeFields: [String] { ["accessToken", "tokenType"] }
 
+    public var externalBrowser: String? {
+        "seed 004: \"If your app is running on iOS 11, you should open this URL using Safari\", which an app cannot close"
+    }
+
     public var derivation: DerivationProfile {
         DerivationProfile(
             parameters: ["state": .bindsLogin, "code": .credential],

@@ -43,6 +43,10 @@ public struct CloverKit: ProviderKit {
     /// 100,000 ran into the 30 s watchdog).
     public static let concurrentCallers = 1...64
 
+    public var externalBrowser: String? {
+        "seed 000: the SDK \"will call out to an external browser with the Clover login page\" (the device's default browser), which an app cannot close"
+    }
+
     public var derivation: DerivationProfile {
         DerivationProfile(
             parameters: [

@@ -26,6 +26,9 @@ public struct MoltinKit: ProviderKit {
         .init(name: "relaunch", required: [], optional: [], summary: "a relaunch: a new SDK instance over the same token store"),
     ]
 
+    /// No browser: seed 003's grants are client credentials and refresh tokens.
+    public var externalBrowser: String? { nil }
+
     public var derivation: DerivationProfile {
         DerivationProfile(
             notApplicable: [.tamper: "seed 003's grants are client credentials and refresh tokens: no redirect or callback URL ever reaches the SDK"],

@@ -110,6 +110,13 @@ public protocol FlowSession: AnyObject, Sendable {
     /// then reported as skipped with that reason, never as passed.
     func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport
 
+    /// Whether the SDK opens logins in the device's own browser (an external user agent, RFC
+    /// 8252 §6), which no app can close, rather than presenting a page it dismisses itself.
+    /// Where the provider's documents allow that (``ProviderDescription/externalBrowser``),
+    /// dismissal is then not judged: INV-DISMISS and `browser.dismissed` are reported as not
+    /// checked, with why. False (the default): the SDK presents the page and dismisses it.
+    func opensExternalBrowser() async -> Bool
+
     /// Every request the SDK handed to the network in this session so far, in order, as the
     /// driver saw it on the way out: those that reached a fake and those that never could (a
     /// host that does not resolve, a clear-text URL elsewhere). INV-ORIGIN judges where they
@@ -159,6 +166,9 @@ extension FlowSession {
 
     /// Not file-backed: `storeFiles` checks are skipped.
     public func storeLocation() async throws -> StoreLocation? { nil }
+
+    /// Presents the login page itself, and dismisses it.
+    public func opensExternalBrowser() async -> Bool { false }
 
     /// Cannot interrupt its store: `crashStore` steps and the rest of their flow are skipped.
     public func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport {

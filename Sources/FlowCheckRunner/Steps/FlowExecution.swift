@@ -68,16 +68,27 @@ struct FlowExecution: Sendable {
             let limit = timeLimit
             let kit = try providers.registeredKit(for: spec.provider)
             let persona = world!.server.provider
+            // An SDK that opens logins in the device's own browser cannot close it: where the
+            // provider's documents allow that browser, dismissal is not judged, and says why.
+            var judged = invariants
+            var dismissalNotJudged: String?
+            if let allowed = kit.externalBrowser, await session!.opensExternalBrowser() {
+                let reason = "the driver opens logins in the device's own browser (externalBrowser), which no app can close; \(allowed)"
+                dismissalNotJudged = reason
+                if judged.remove(.dismiss) != nil {
+                    progress.state.withLock { $0.invariantsNotChecked.append("\(Invariant.dismiss.rawValue): \(reason)") }
+                }
+            }
             let judge = InvariantJudge(provider: .init(
                 fixtureSecrets: spec.fixture.secrets, serverOnlySecrets: spec.fixture.serverOnlySecrets, actions: kit.actions,
                 origin: { persona.origin(serving: $0) }, origins: Set(world!.server.baseURLs.values.map(Self.origin)), accessTokenExpiry: { persona.accessTokenExpiry($0) }
-            ), enabled: invariants)
+            ), enabled: judged)
             // Progress is anything the flow does: a step begun, a byte the fake read or an
             // answer it wrote, a driver's line. Only a flow where none of them moves is hung.
             let server = world!.server
             let moved: @Sendable () -> Int = { progress.state.withLock { $0.current } &+ server.activity &+ activity.value &+ window.opened.count }
-            let ending = await Self.withTimeLimit(limit, watchdog: watchdog, progress: moved) { [spec, world, session] in
-                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
+            let ending = await Self.withTimeLimit(limit, watchdog: watchdog, progress: moved) { [spec, world, session, dismissalNotJudged] in
+                await Self.runSteps(spec: spec, world: world!, session: session!, clock: clock, browser: browser, background: background, progress: progress, judge: judge, dismissalNotJudged: dismissalNotJudged)
             } onTimeout: { [spec] why in
                 // Recorded before the steps are cancelled, so a late answer cannot overwrite it.
                 progress.state.withLock { state in
@@ -177,8 +188,8 @@ struct FlowExecution: Sendable {
         return (buildResult(state: state, exchanges: exchanges, issuedSecrets: issued, origin: origin, otherOrigins: otherOrigins, elapsed: elapsed, log: log), interrupted)
     }
 
-    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress, judge: InvariantJudge) async {
-        var steps = StepLoop(spec: spec, world: world, session: session, clock: clock, browser: browser, background: background, progress: progress, judge: judge)
+    private static func runSteps(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: Progress, judge: InvariantJudge, dismissalNotJudged: String?) async {
+        var steps = StepLoop(spec: spec, world: world, session: session, clock: clock, browser: browser, background: background, progress: progress, judge: judge, dismissalNotJudged: dismissalNotJudged)
         await steps.run()
     }
 

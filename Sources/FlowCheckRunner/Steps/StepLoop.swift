@@ -39,7 +39,12 @@ struct StepLoop {
     /// The invariants the steps those requests came in opted out of: they stay excused.
     var deferredAllowances: Set<Invariant> = []
 
-    init(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: FlowExecution.Progress, judge: InvariantJudge) {
+    /// Why the SDK's dismissal of the browser is not judged in this flow (it opens logins in
+    /// the device's own browser, and the provider's documents allow that), or nil.
+    let dismissalNotJudged: String?
+
+    init(spec: FlowSpec, world: FakeWorld, session: any FlowSession, clock: ManualClock, browser: ScriptedBrowser, background: BackgroundCalls, progress: FlowExecution.Progress, judge: InvariantJudge, dismissalNotJudged: String? = nil) {
+        self.dismissalNotJudged = dismissalNotJudged
         self.spec = spec
         self.world = world
         self.session = session
@@ -291,6 +296,7 @@ struct StepLoop {
     /// the invariants; the captured variables carry on to the next step.
     private mutating func check(_ step: Step, _ observed: Observed) async throws -> Verdict {
         var checker = ExpectationChecker(step: step, variables: variables)
+        checker.dismissalNotJudged = dismissalNotJudged
         checker.storeInodes = storeInodes
         checker.specFile = spec.file
         let readsStore = step.expect?.checks.contains(where: ExpectationChecker.readsStore) ?? false
