@@ -18,15 +18,19 @@ public struct Expectation: Sendable, Equatable {
     }
 
     /// The outcome this expectation demands, after defaults: an `error` check demands an
-    /// error (whatever `outcome` says: the loader refuses that contradiction), and without
-    /// either the call must succeed, so an unexpected error never passes silently.
+    /// error (the loader refuses it beside `"outcome": "ok"`), unless `outcome` is `any`: then
+    /// the call may end either way, and `error` says what a failure must be, `result` what a
+    /// success must give. Without either the call must succeed, so an unexpected error never
+    /// passes silently.
     public var effectiveOutcome: Outcome {
         var written: Outcome?
+        var error = false
         for check in checks {
-            if case .error = check { return .error }
+            if case .error = check { error = true }
             if case .outcome(let outcome) = check { written = outcome }
         }
-        return written ?? .ok
+        if written == .any { return .any }
+        return error ? .error : written ?? .ok
     }
 
     /// The error kind the `error` check names, if any (for messages about a call that succeeded).

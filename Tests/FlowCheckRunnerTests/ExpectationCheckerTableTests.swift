@@ -165,6 +165,15 @@ struct ExpectationCheckerTableTests {
             Case(target: .error(.message), name: "another message", expect: T.expect(.error([.message(T.eq("bad credentials"))])), observed: StepObservation(call: .error(kind: "tokenEndpoint", message: "oops")), failures: [
                 Failure("error.message", "equals \"bad credentials\"", "\"oops\""),
             ]),
+            // either way: `error` says what a failure must be, `result` what a success must give
+            Case(target: .check(.outcome), name: "any: a failure of the kind named", expect: T.expect(.outcome(.any), .error([.kind("notLoggedIn")]), .result([T.field("productCount", "1")])), observed: StepObservation(call: .error(kind: "notLoggedIn", message: "expired")), failures: []),
+            Case(target: .check(.outcome), name: "any: a failure of another kind", expect: T.expect(.outcome(.any), .error([.kind("notLoggedIn")]), .result([T.field("productCount", "1")])), observed: StepObservation(call: .error(kind: "transport", message: "down")), failures: [
+                Failure("error.kind", "\"notLoggedIn\"", "\"transport\" (down)"),
+            ]),
+            Case(target: .check(.outcome), name: "any: a success with the result named", expect: T.expect(.outcome(.any), .error([.kind("notLoggedIn")]), .result([T.field("productCount", "1")])), observed: result(["productCount": "1"]), failures: []),
+            Case(target: .check(.outcome), name: "any: a success with nothing in it", expect: T.expect(.outcome(.any), .error([.kind("notLoggedIn")]), .result([T.field("productCount", "1")])), observed: result(["productCount": "0"]), failures: [
+                Failure("result.productCount", "equals \"1\"", "\"0\""),
+            ]),
             // result
             Case(target: .check(.result), name: "a field holds", expect: T.expect(.result([T.field("productCount", "2")])), observed: result(["productCount": "2"]), failures: []),
             Case(target: .check(.result), name: "a field differs", expect: T.expect(.result([T.field("productCount", "2")])), observed: result(["productCount": "3"]), failures: [

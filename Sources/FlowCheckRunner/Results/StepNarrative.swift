@@ -81,10 +81,15 @@ enum StepNarrative {
                     lines.append("The call may succeed or fail.")
                 }
             case .error(let checks):
+                if expect?.effectiveOutcome == .any {
+                    lines.append("If it fails, it fails" + describe(checks) + ".")
+                    break
+                }
                 let sentence = "The call fails" + describe(checks) + "."
                 if let failsLine { lines[failsLine] = sentence } else { lines.append(sentence) }
             case .result(let fields):
-                for field in fields { lines.append("Result \(code(field.field)) \(describe(field)).") }
+                let either = expect?.effectiveOutcome == .any ? "If it succeeds: result" : "Result"
+                for field in fields { lines.append("\(either) \(code(field.field)) \(describe(field)).") }
             case .requests(let requests):
                 if requests.isEmpty {
                     lines.append("The server sees no request.")
