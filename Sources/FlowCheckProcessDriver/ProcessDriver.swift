@@ -175,7 +175,9 @@ final class ProcessSession: FlowSession {
         // (or inside it), every symlink resolved by the kernel (realpath(3); Foundation's
         // resolver gives up quietly on long chains), or a tidy decoy could stand in for the
         // real store. What is measured is the resolved path, not the one the driver wrote.
-        guard let given = Self.realPath(storageDirectory.path) else {
+        // The folder given may be gone too, when the store kept its files in it and removed it
+        // with the last one: then it is where it would be, and only an empty store may be in it.
+        guard let given = Self.realPath(storageDirectory.path) ?? Self.realPathOfMissing(storageDirectory.path) else {
             throw connection.failure("left no storageDirectory to measure (\(storageDirectory.path) is gone)")
         }
         // A folder the store removed with its last item (a `deleteToken` that takes the whole

@@ -104,6 +104,8 @@ struct ProcessDriverTests {
         "python3 \(drivers)/python/conforming_owner_read_only.py",
         // Waits out a Retry-After through the protocol's `wait` and asks once more (RFC 9110 §10.2.3).
         "python3 \(drivers)/python/conforming_retry_after.py",
+        // Delete Token removes the store's folder itself; the next save makes it again (MLT-DELETE).
+        "python3 \(drivers)/python/conforming_store_folder_removed.py",
         // Authorization: bearer <token> (RFC 9110 11.1).
         "node \(drivers)/node/conforming-bearer-lowercase.mjs",
         // Renewal at expiry, no margin (seed 003).
