@@ -59,4 +59,15 @@ struct NonceRulesTests {
         let weakness = NonceRules.weakness(of: value, now: Self.now)
         #expect(weakness?.contains(expected) == true && weakness?.contains("fewer than the 128") == true, "\(value): \(weakness ?? "nil")")
     }
+
+    /// One value in a version 4 UUID's layout may be 16 random bytes that happen to show its
+    /// fixed digits (one time in 64): it counts as its 32 hex digits until the flow has shown
+    /// three in a row, which random bytes do one time in 262,144 and a UUID-making client always.
+    @Test func aUUIDIsCountedAsOneOnlyInARunOfThree() {
+        let uuid = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInARow: 1) == nil)
+        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInARow: 2) == nil)
+        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInARow: 3)?.contains("a version 4 UUID") == true)
+        #expect(NonceRules.looksLikeVersion4UUID(uuid) && !NonceRules.looksLikeVersion4UUID("E621E1F8-C36C-195A-93FC-0C247A3E6E5F"))
+    }
 }

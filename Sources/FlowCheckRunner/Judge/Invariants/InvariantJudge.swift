@@ -419,7 +419,10 @@ struct InvariantJudge {
         }
         var found: [String] = []
         for (kind, value) in fresh {
-            if let weakness = NonceRules.weakness(of: value, now: observation.now) {
+            // How many of the flow's values of this kind, this one included, are in a version 4
+            // UUID's layout: only a run of them tells UUIDs from random bits (see NonceRules).
+            let uuids = (nonces.filter { $0.kind == kind }.map(\.value) + [value]).filter(NonceRules.looksLikeVersion4UUID).count
+            if let weakness = NonceRules.weakness(of: value, now: observation.now, version4UUIDsInARow: uuids) {
                 found.append("the \(kind) \"\(value)\" is \(weakness)")
             }
             for earlier in nonces where earlier.kind == kind {
