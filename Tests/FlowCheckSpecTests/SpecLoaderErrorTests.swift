@@ -112,10 +112,10 @@ struct SpecLoaderErrorTests {
             "t.json:2:9: error: id \"mlt auth\" is not a catalogue id at $.id\n  fix: use an id of capitals, digits and dashes, a prefix then names, e.g. \"MLT-AUTH\"",
         ]),
         Case(name: "unknown fault", json: spec(steps: #"[{"fault": {"kind": "serverErorr"}}]"#), expected: [
-            "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable, hold, unknownMembers, withoutExpires, errorsMember, withoutChallenge, withoutExpiry, otherJSON",
+            "t.json:7:32: error: unknown fault \"serverErorr\" at $.steps[0].fault.kind\n  fix: did you mean \"serverError\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable, hold, unknownMembers, withoutExpires, errorsMember, withoutChallenge, withoutExpiry, otherJSON, retryAfterDate",
         ]),
         Case(name: "misspelt rate-limit fault", json: spec(steps: #"[{"fault": {"kind": "rateLimit"}}]"#), expected: [
-            "t.json:7:32: error: unknown fault \"rateLimit\" at $.steps[0].fault.kind\n  fix: did you mean \"rateLimited\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable, hold, unknownMembers, withoutExpires, errorsMember, withoutChallenge, withoutExpiry, otherJSON",
+            "t.json:7:32: error: unknown fault \"rateLimit\" at $.steps[0].fault.kind\n  fix: did you mean \"rateLimited\"? faults: unreachable, serverError, nonJSONBody, tokenNotValid, connectionReset, stall, htmlServerError, truncatedJSON, redirectLoop, rateLimited, invalidGrant, serviceUnavailable, hold, unknownMembers, withoutExpires, errorsMember, withoutChallenge, withoutExpiry, otherJSON, retryAfterDate",
         ]),
         Case(name: "clockAdvance on an invalid_grant fault", json: spec(steps: #"[{"fault": {"kind": "invalidGrant", "clockAdvance": "31s"}}]"#), expected: [
             "t.json:7:48: error: \"clockAdvance\" belongs to a \"stall\" fault at $.steps[0].fault.clockAdvance\n  fix: remove it, or use \"kind\": \"stall\"",
