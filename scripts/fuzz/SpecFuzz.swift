@@ -27,6 +27,7 @@ struct FuzzProvider: ProviderDescription {
     var serverOperations: [String] { ["revokeTokens"] }
     // Every family applies, so a decoded spec reaches the deriver's every path.
     var derivation: DerivationProfile { DerivationProfile(parameters: ["state": .bindsLogin, "code": .credential, "name": .required("fuzz")], logoutAction: "auth") }
+    var externalBrowser: String? { nil }
     var fixtureSchema: SchemaNode { .closedObject([("clients", .array(of: .anyString))]) }
 
     func decodeFixture(_ node: JSONNode, at path: String, reader: SpecReader) -> (any ProviderFixture)? {
