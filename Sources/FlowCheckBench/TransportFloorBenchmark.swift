@@ -16,8 +16,8 @@ struct TransportFloorBenchmark {
         case transport
         /// The SDK under test as an app calls it: `MoltinClient`'s `auth`, `refreshToken` and
         /// `products` over that transport, with a `FileTokenStore` in a folder of the flow's
-        /// own, where the runner keeps a flow's (what the core driver gives a flow): the SDK's own JSON reading, token saves
-        /// and store reads, which no harness work can take off either.
+        /// own where the runner keeps flows' stores (as the core driver has it): the SDK's own
+        /// JSON reading, token saves and store reads, which no harness work can take off either.
         case sdk
     }
 

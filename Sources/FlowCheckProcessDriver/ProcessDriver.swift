@@ -183,10 +183,11 @@ final class ProcessSession: FlowSession {
         // A folder the store removed with its last item (a `deleteToken` that takes the whole
         // folder) is an empty store, as long as it would lie inside the one given: measured
         // as the nearest folder that exists, with the rest of the path written on.
-        guard let named = Self.realPath(directory) ?? Self.realPathOfMissing(directory), named == given || named.hasPrefix(given + "/") else {
+        let existing = Self.realPath(directory)
+        guard let named = existing ?? Self.realPathOfMissing(directory), named == given || named.hasPrefix(given + "/") else {
             throw connection.failure("named its store folder \(connection.quoted(directory, limit: 200)), which is not the storageDirectory it was given (\(given)) nor a folder inside it")
         }
-        if Self.realPath(named) == nil, !files.isEmpty {
+        if existing == nil, !files.isEmpty {
             throw connection.failure("named store files \(files.map { connection.quoted($0) }.joined(separator: ", ")) in \(connection.quoted(directory, limit: 200)), a folder that does not exist")
         }
         guard files.allSatisfy({ !$0.isEmpty && !$0.contains("/") && $0 != "." && $0 != ".." }) else {

@@ -65,9 +65,9 @@ struct NonceRulesTests {
     /// three in a row, which random bytes do one time in 262,144 and a UUID-making client always.
     @Test func aUUIDIsCountedAsOneOnlyInARunOfThree() {
         let uuid = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
-        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInARow: 1) == nil)
-        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInARow: 2) == nil)
-        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInARow: 3)?.contains("a version 4 UUID") == true)
+        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInFlow: 1) == nil)
+        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInFlow: 2) == nil)
+        #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInFlow: 3)?.contains("a version 4 UUID") == true)
         #expect(NonceRules.looksLikeVersion4UUID(uuid) && !NonceRules.looksLikeVersion4UUID("E621E1F8-C36C-195A-93FC-0C247A3E6E5F"))
     }
 }

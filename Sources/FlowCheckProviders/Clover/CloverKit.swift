@@ -62,7 +62,7 @@ public struct CloverKit: ProviderKit {
                 .init(path: FakeClover.tokenPath, equivalent: [.init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise")]),
                 .init(path: FakeClover.refreshPath, equivalent: [
                     .init("unknownMembers", statuses: 200...499, why: "RFC 6749 §5.1 and §5.2: the client ignores value names it does not recognise"),
-                    .init("retryAfterDate", statuses: 429...429, 503...503, why: "RFC 9110 §10.2.3: Retry-After is delay-seconds or an HTTP-date; the date names the same instant, so a client that waits, waits as long"),
+                    .retryAfterDate,
                 ]),
                 .init(path: FakeClover.merchantsPrefix),
             ])

@@ -39,12 +39,12 @@ public struct MoltinKit: ProviderKit {
                     .init("withoutExpires", statuses: 200...299, why: "seed 003 documents expires and expires_in; an RFC 6749 §5.1 answer gives expires_in alone, which says when the token expires as well"),
                     .init("withoutExpiry", statuses: 200...299, why: "RFC 6749 §5.1: a server that leaves expires_in out documents its default, and seed 003 does: tokens last an hour",
                           appliesTo: { ($0 as? MoltinFixture)?.tokenLifetime == 3600 }),
-                    .init("retryAfterDate", statuses: 429...429, 503...503, why: "RFC 9110 §10.2.3: Retry-After is delay-seconds or an HTTP-date; the date names the same instant, so a client that waits, waits as long"),
+                    .retryAfterDate,
                 ]),
                 .init(path: FakeMoltin.productsPath, equivalent: [
                     .init("errorsMember", statuses: 400...401, why: "seed 003's authErrorMessage reads the error text under error or errors"),
                     .init("withoutChallenge", statuses: 401...401, why: "seed 003 documents the expired-token answer by its body alone"),
-                    .init("retryAfterDate", statuses: 429...429, 503...503, why: "RFC 9110 §10.2.3: Retry-After is delay-seconds or an HTTP-date; the date names the same instant, so a client that waits, waits as long"),
+                    .retryAfterDate,
                 ]),
             ])
     }

@@ -83,12 +83,14 @@ struct ExpectationChecker {
     /// Runs every check of the step, the call's outcome first (it is checked after every SDK
     /// call, written or not).
     mutating func check(_ expectation: Expectation?, _ observed: StepObservation) {
+        // `"outcome": "any"`: `error` judges a failure, `result` a success, whichever came.
+        let eitherWay = expectation?.effectiveOutcome == .any
         for check in Expectation.checks(of: expectation, afterCall: observed.call != nil) {
             currentKind = check.kind
             switch check {
             case .outcome(let wanted): checkOutcome(wanted, errorKind: expectation?.expectedErrorKind, observed.call)
-            case .error(let checks): checkError(checks, observed.call, eitherWay: expectation?.effectiveOutcome == .any)
-            case .result(let fields): checkResult(fields, observed.call, eitherWay: expectation?.effectiveOutcome == .any)
+            case .error(let checks): checkError(checks, observed.call, eitherWay: eitherWay)
+            case .result(let fields): checkResult(fields, observed.call, eitherWay: eitherWay)
             case .requests(let expected): checkRequests(expected, observed.exchanges)
             case .browser(let checks): checkBrowser(checks, observed)
             case .neverSent(let values): checkNeverSent(values, exchanges: observed.exchanges, opened: observed.opened)

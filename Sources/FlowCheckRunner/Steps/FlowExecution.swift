@@ -383,10 +383,11 @@ final class FlowMask: Sendable {
 
 /// Where flows keep their token stores.
 package enum FlowStorage {
-    /// The folder each flow's own store folder is made in: the SDK's store fsyncs every write (as it must on a
-    /// device), and on a disk-backed /tmp those flushes, and the discards when the folder is
-    /// removed, were most of a flow's real time. Memory-backed /dev/shm (Linux) keeps the same
-    /// code path at no I/O cost; elsewhere, or without it, the temporary directory.
+    /// The folder each flow's own store folder is made in. The SDK's store fsyncs every write
+    /// (as it must on a device), and on a disk-backed /tmp those flushes, and the discards when
+    /// the folder is removed, were most of a flow's real time. Memory-backed /dev/shm (Linux)
+    /// keeps the same code path at no I/O cost; elsewhere, or without it, the temporary
+    /// directory.
     package static let root: URL = {
         #if os(Linux)
         var isDirectory: ObjCBool = false

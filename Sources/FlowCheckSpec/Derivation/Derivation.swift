@@ -151,6 +151,10 @@ public struct DerivationProfile: Sendable {
         /// only where the fixture's lifetime is that default).
         public var appliesTo: @Sendable (any ProviderFixture) -> Bool
 
+        /// A 429's or 503's `Retry-After` as the HTTP-date it names (the `retryAfterDate`
+        /// reshape): an answer shape of every provider whose answers carry one.
+        public static let retryAfterDate = EquivalentShape("retryAfterDate", statuses: 429...429, 503...503, why: "RFC 9110 §10.2.3: Retry-After is delay-seconds or an HTTP-date; the date names the same instant, so a client that waits, waits as long")
+
         public init(_ fault: String, statuses: ClosedRange<Int>..., why: String, appliesTo: @escaping @Sendable (any ProviderFixture) -> Bool = { _ in true }) {
             self.fault = fault
             self.statuses = statuses

@@ -422,7 +422,7 @@ struct InvariantJudge {
             // How many of the flow's values of this kind, this one included, are in a version 4
             // UUID's layout: only a run of them tells UUIDs from random bits (see NonceRules).
             let uuids = (nonces.filter { $0.kind == kind }.map(\.value) + [value]).filter(NonceRules.looksLikeVersion4UUID).count
-            if let weakness = NonceRules.weakness(of: value, now: observation.now, version4UUIDsInARow: uuids) {
+            if let weakness = NonceRules.weakness(of: value, now: observation.now, version4UUIDsInFlow: uuids) {
                 found.append("the \(kind) \"\(value)\" is \(weakness)")
             }
             for earlier in nonces where earlier.kind == kind {
