@@ -130,7 +130,7 @@ final class DriverConnection: Sendable {
 
     /// Sends the message `make` builds with a fresh id, and waits for the answer with that id.
     /// - Parameter isCall: an app call: the driver's browser events belong to calls in flight.
-    func ask(what: String, isCall: Bool = false, _ make: (Int) -> RunnerMessage) async throws -> DriverMessage {
+    func ask(what: String, isCall: Bool = false, written: (@Sendable () -> Void)? = nil, _ make: (Int) -> RunnerMessage) async throws -> DriverMessage {
         let limit = deadlines.answer
         let result: Result<DriverMessage, DriverError> = await withCheckedContinuation { continuation in
             let once = Once(continuation)
@@ -153,6 +153,7 @@ final class DriverConnection: Sendable {
                 if late { onOwnThread("flowcheck driver deadline") { self.breakDown("did not answer \(what) (id \(id)) within \(Self.written(limit))") } }
             }
             write(make(id))
+            written?()
         }
         return try result.get()
     }

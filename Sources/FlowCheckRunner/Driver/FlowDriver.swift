@@ -90,6 +90,14 @@ public protocol FlowSession: AnyObject, Sendable {
     /// action it does not support): the flow is then a harness error, not a failure.
     func perform(_ call: AppCall) async throws -> CallOutcome
 
+    /// Performs an app action the flow leaves running in the background (an `async` step), as
+    /// ``perform(_:)`` does, calling `underway` once the call is on its way to the SDK: from
+    /// then on whatever the harness asks next reaches the SDK after it. The default calls
+    /// `underway` at once, right for an SDK in this process; a session whose calls travel (a
+    /// driver process's stdin) calls it once the call is written, so a question asked next
+    /// (a `store` check) cannot overtake it.
+    func performInBackground(_ call: AppCall, underway: @escaping @Sendable () -> Void) async throws -> CallOutcome
+
     /// The SDK's stored token as named fields (`accessToken`, `refreshToken`, `expiresAt`,
     /// `tokenType`); empty when nothing is stored.
     func storeContents() async throws -> [String: String]
@@ -155,6 +163,12 @@ public struct SentRequest: Sendable {
 }
 
 extension FlowSession {
+    /// Under way as soon as it is called.
+    public func performInBackground(_ call: AppCall, underway: @escaping @Sendable () -> Void) async throws -> CallOutcome {
+        underway()
+        return try await perform(call)
+    }
+
     /// No log of its own.
     public func log() async -> [String] { [] }
 

@@ -58,17 +58,18 @@ final class BackgroundCalls: Sendable {
 
     /// Starts `perform` in the background under `label`, and returns once it is under way:
     /// when `waitForHold` (a `hold` fault is armed), once the call has ended or the server
-    /// holds a request it did not hold before; otherwise once the call has started.
-    func start(_ label: String, firstExchange: Int, waitForHold: Bool, _ perform: @escaping @Sendable () async throws -> CallOutcome) async {
+    /// holds a request it did not hold before; otherwise once the call has ended or `perform`
+    /// has called the closure it is given (the call is on its way to the SDK, so nothing the
+    /// flow asks next can reach the SDK before it).
+    func start(_ label: String, firstExchange: Int, waitForHold: Bool, _ perform: @escaping @Sendable (_ underway: @escaping @Sendable () -> Void) async throws -> CallOutcome) async {
         // Registered before the task exists, so the task always finds its entry.
         let heldBefore = state.withLock { state -> Int in
             state.calls[label] = Call(firstExchange: firstExchange)
             return state.held.count
         }
         let task = Task { [self] in
-            poke { $0.calls[label]?.started = true }
             let result: Result<CallOutcome, any Error>
-            do { result = .success(try await perform()) } catch { result = .failure(error) }
+            do { result = .success(try await perform { self.poke { $0.calls[label]?.started = true } }) } catch { result = .failure(error) }
             poke { $0.calls[label]?.outcome = result }
         }
         state.withLock { $0.calls[label]?.task = task }

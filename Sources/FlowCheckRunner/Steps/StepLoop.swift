@@ -143,7 +143,7 @@ struct StepLoop {
             if let label = step.background {
                 // Left running; the step's checks see what happened until it was under way.
                 let session = self.session
-                await background.start(label, firstExchange: world.server.exchanges.count, waitForHold: world.server.holdArmed) { try await session.perform(call) }
+                await background.start(label, firstExchange: world.server.exchanges.count, waitForHold: world.server.holdArmed) { underway in try await session.performInBackground(call, underway: underway) }
             } else {
                 action.outcome = try await session.perform(call)
             }
