@@ -530,6 +530,12 @@ class Driver:
         }
 
     def run(self):
+        # A call's thread keeps the interpreter until it blocks (its first request, a wait) or
+        # for 1 s, not just 5 ms: a call started in the background then decides what to send
+        # before another thread (an earlier call whose held renewal was just answered) runs on,
+        # however loaded the machine. The runner already writes a later question only after
+        # the call; this closes what is left of that window inside the driver.
+        sys.setswitchinterval(1)
         self.send(self.hello())
         for raw in sys.stdin:
             raw = raw.strip()
