@@ -1,13 +1,15 @@
 import Foundation
 import Testing
 import FlowCheckFakeServer
+import FlowCheckTestLanes
 @testable import FlowCheckRunner
 
 /// An `async` step goes on only once its call is on its way to the SDK: a driver process reads
 /// its stdin in order, so a question the next step asks (MLT-SHARED-RENEWAL's `store` check)
 /// must be written after the call, or the held renewal it guards could be answered before the
 /// driver has even read the call, and a client that renews twice would pass.
-@Suite struct BackgroundCallsTests {
+@Suite(.fast, .timeLimit(.minutes(20)))
+struct BackgroundCallsTests {
     @Test func anAsyncStepGoesOnOnlyOnceItsCallIsUnderWay() async throws {
         let calls = BackgroundCalls()
         let gate = Locked<CheckedContinuation<Void, Never>?>(nil)
