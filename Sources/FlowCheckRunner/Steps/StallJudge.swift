@@ -30,13 +30,13 @@ package struct OverdueStall: Sendable, Equatable {
 /// excused too (up to ``starvedLimit`` times), as the flow watchdog excuses it.
 package enum StallJudge {
     /// Time an idle machine gives a client to give up once the flow's clock is past its
-    /// deadline. Stretched on a busy machine, up to `grace * maxStretch` (10 s): the judge
-    /// must still speak well before a 30 s wall-clock timeout (the one FLT-STALL's clock move
-    /// stands for, and our own transport's backstop) ends the request and passes the step.
+    /// deadline. Stretched on a busy machine, up to `grace * maxStretch` (6 s): the judge must
+    /// still speak before a short wall-clock timeout ends the request and passes the step
+    /// (authlib's driver sets requests' timeout to 10 s; FLT-STALL's clock move stands for 30).
     package static let grace: TimeInterval = 2
     /// The most the grace is stretched by a crowded machine: our SDK core took 3.6 s to end a
     /// stalled request under 16 busy loops on two cores (a stretch near 12).
-    package static let maxStretch: Double = 5
+    package static let maxStretch: Double = 3
     /// How many graces a starved harness (the probe did not run) may add.
     package static let starvedLimit = 4
 
