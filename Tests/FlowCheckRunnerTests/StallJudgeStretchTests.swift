@@ -3,6 +3,7 @@ import Testing
 import FlowCheckFakeServer
 import FlowCheckTestLanes
 @testable import FlowCheckRunner
+import FlowCheckProcessDriver
 
 /// The stall judge stretches its grace by how crowded the processors are: a conforming
 /// client's timeout, which follows the flow's clock, took 3.6 s of real time to end its
@@ -29,4 +30,18 @@ struct StallJudgeStretchTests {
         // About 2 + 1/cores here; more on a machine already busy. Never below 1.
         #expect(stretch > 1.5, "a spin among \(2 * cores) spinning threads on \(cores) cores ran at \(stretch)x its CPU time")
     }
+
+    /// The judge's latest verdict, unstarved (the stretched grace, then a probe's wait), comes
+    /// before the authlib driver's wall-clock timeout could end the stalled request and pass
+    /// FLT-STALL, and that timeout before the runner's answer deadline: else the matrix cell
+    /// would depend on the machine's load.
+    @Test func theLatestVerdictComesBeforeTheShortestWallClockTimeoutWeRun() throws {
+        let source = try String(contentsOf: ProcessDriverTests.root.appendingPathComponent("Tests/Drivers/authlib/authlib_driver.py"), encoding: .utf8)
+        let line = try #require(source.split(separator: "\n").first { $0.hasPrefix("REAL_TIMEOUT = ") })
+        let timeout = try #require(Double(line.dropFirst("REAL_TIMEOUT = ".count).prefix { $0.isNumber || $0 == "." }))
+        let latest = StallJudge.grace * StallJudge.maxStretch + StallJudge.grace
+        #expect(latest + 4 <= timeout, "the judge may speak \(latest) s after the stall; authlib times out at \(timeout) s")
+        #expect(timeout < Double(FlowCheckProcessDriver.ProcessDriver.Deadlines().answer.components.seconds), "authlib's timeout must end a request before the answer deadline")
+    }
 }
+
