@@ -36,6 +36,9 @@ final class TappedSession: FlowSession {
     }
 
     func perform(_ call: AppCall) async throws -> CallOutcome { try await inner.perform(call) }
+    func performInBackground(_ call: AppCall, underway: @escaping @Sendable () -> Void) async throws -> CallOutcome {
+        try await inner.performInBackground(call, underway: underway)
+    }
     func storeContents() async throws -> [String: String] { try await inner.storeContents() }
     func storeLocation() async throws -> StoreLocation? { try await inner.storeLocation() }
     func armStoreCrash(_ point: StoreCrashPoint) async throws -> StoreCrashSupport { try await inner.armStoreCrash(point) }
