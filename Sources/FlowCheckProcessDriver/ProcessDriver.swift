@@ -146,13 +146,18 @@ final class ProcessSession: FlowSession {
     }
 
     func perform(_ call: AppCall) async throws -> CallOutcome {
-        try await performInBackground(call) {}
+        try await send(call, written: nil)
     }
 
     /// Under way once the call is on the driver's stdin: a question asked after it (a `store`
     /// check) is written after it, and a driver reads its messages in order.
     func performInBackground(_ call: AppCall, underway: @escaping @Sendable () -> Void) async throws -> CallOutcome {
-        let answer = try await connection.ask(what: "call \(call.name)", isCall: true, written: underway) { .call(id: $0, action: call.name, arguments: call.arguments) }
+        try await send(call, written: underway)
+    }
+
+    /// Writes the call, tells `written` once it is on the driver's stdin, and waits for its answer.
+    private func send(_ call: AppCall, written: (@Sendable () -> Void)?) async throws -> CallOutcome {
+        let answer = try await connection.ask(what: "call \(call.name)", isCall: true, written: written) { .call(id: $0, action: call.name, arguments: call.arguments) }
         switch answer {
         case .ok(_, let result): return .ok(result)
         case .error(_, let kind, let message): return .error(kind: kind, message: message)

@@ -213,7 +213,7 @@ struct ExpectationChecker {
     }
 
     /// The error's kind and message.
-    private mutating func checkError(_ checks: [ErrorCheck], _ call: CallOutcome?, eitherWay: Bool = false) {
+    private mutating func checkError(_ checks: [ErrorCheck], _ call: CallOutcome?, eitherWay: Bool) {
         // Either way allowed: the error checks say what a failure must be, and this succeeded.
         if case .ok? = call, eitherWay { return }
         guard case .error(let kind, let message)? = call else {
@@ -233,7 +233,7 @@ struct ExpectationChecker {
     }
 
     /// The fields of a successful call's result.
-    private mutating func checkResult(_ fields: [FieldMatcher], _ call: CallOutcome?, eitherWay: Bool = false) {
+    private mutating func checkResult(_ fields: [FieldMatcher], _ call: CallOutcome?, eitherWay: Bool) {
         // Either way allowed: the result is what a success must give, and this one failed.
         if case .error? = call, eitherWay { return }
         guard case .ok(let result)? = call else {

@@ -9,7 +9,8 @@ import FlowCheckFakeServer
 final class BackgroundCalls: Sendable {
     private struct Call {
         var task: Task<Void, Never>?
-        var started = false
+        /// The call is on its way to the SDK (`perform` said so).
+        var underway = false
         /// How many exchanges the server had recorded when the call started.
         var firstExchange = 0
         var outcome: Result<CallOutcome, any Error>?
@@ -69,14 +70,14 @@ final class BackgroundCalls: Sendable {
         }
         let task = Task { [self] in
             let result: Result<CallOutcome, any Error>
-            do { result = .success(try await perform { self.poke { $0.calls[label]?.started = true } }) } catch { result = .failure(error) }
+            do { result = .success(try await perform { self.poke { $0.calls[label]?.underway = true } }) } catch { result = .failure(error) }
             poke { $0.calls[label]?.outcome = result }
         }
         state.withLock { $0.calls[label]?.task = task }
         await wait { state in
             guard let call = state.calls[label] else { return true }
             if call.outcome != nil { return true }
-            return waitForHold ? state.held.count > heldBefore : call.started
+            return waitForHold ? state.held.count > heldBefore : call.underway
         }
         // The first request held since the call started is the one its `release` answers.
         state.withLock { state in

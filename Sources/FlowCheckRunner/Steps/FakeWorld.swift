@@ -37,8 +37,9 @@ package final class FakeWorld: Sendable {
     ///   - address: where the server binds (loopback unless `flowcheck serve --host`).
     ///   - front: wraps the persona before it is served (`flowcheck serve` answers `GET /`).
     ///   - judgeStalls: watch each stall whose `clockAdvance` moved the clock: a client still
-    ///     waiting ``StallJudge/grace`` later (stretched on a busy machine) is overdue (``takeOverdueStalls()``) and the stall
-    ///     is ended. A flow's world does; `flowcheck serve`, on the wall clock, does not.
+    ///     waiting ``StallJudge/grace`` later (stretched on a busy machine) is overdue
+    ///     (``takeOverdueStalls()``) and the stall is ended. A flow's world does;
+    ///     `flowcheck serve`, on the wall clock, does not.
     package init(kit: any ProviderKit, fixture: any ProviderFixture, now: @escaping @Sendable () -> Date, advanceClock: (@Sendable (TimeInterval) -> Void)? = nil, judgeStalls: Bool = false, port: Int = 0, address: BindAddress = .loopback, front: ((any FakeProvider) -> any FakeProvider)? = nil, limits: HTTPServerLimits = .init(), recording: RecordingBounds = .unbounded, observer: (@Sendable (RecordedExchange) -> Void)? = nil, onHold: (@Sendable (Int) -> Void)? = nil, onHoldEnd: (@Sendable (Int) -> Void)? = nil) throws {
         let advance = Locked<TimeInterval?>(nil)
         stallAdvance = advance
