@@ -51,10 +51,16 @@ package enum StallJudge {
             var allowed = grace
             while true {
                 // Never past the time allowed: the verdict is due then, not a whole grace later.
-                _ = pause.wait(timeout: .now() + max(0.05, min(grace, allowed - seconds(since: started))))
+                // Once it is due, only a starved probe brings the judge back here: it waits a
+                // whole grace then, the starved harness's excuse.
+                let left = allowed - seconds(since: started)
+                _ = pause.wait(timeout: .now() + (left > 0 ? min(grace, left) : grace))
                 guard handle.isWaiting else { return }
-                // How much slower than an idle machine is everything running now?
-                allowed = max(allowed, grace * min(cpuStretch(), maxStretch))
+                // How much slower than an idle machine is everything running now? (No need to
+                // measure again once the grace is stretched all it may be.)
+                if allowed < grace * maxStretch {
+                    allowed = max(allowed, grace * min(cpuStretch(), maxStretch))
+                }
                 if seconds(since: started) < allowed { continue }
                 // Could the harness (and so the client's clock task) run meanwhile?
                 let probe = DispatchSemaphore(value: 0)
