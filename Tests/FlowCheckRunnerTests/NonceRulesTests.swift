@@ -62,7 +62,8 @@ struct NonceRulesTests {
 
     /// One value in a version 4 UUID's layout may be 16 random bytes that happen to show its
     /// fixed digits (one time in 64): it counts as its 32 hex digits until the flow has shown
-    /// three in a row, which random bytes do one time in 262,144 and a UUID-making client always.
+    /// three of that kind, which random bytes do one time in 262,144 and a UUID-making client
+    /// always.
     @Test func aUUIDIsCountedAsOneOnlyInARunOfThree() {
         let uuid = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
         #expect(NonceRules.weakness(of: uuid, now: Self.now, version4UUIDsInFlow: 1) == nil)
